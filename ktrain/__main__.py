@@ -1,0 +1,3 @@
+from ktrain.cli import run
+
+run()

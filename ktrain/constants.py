@@ -1,0 +1,68 @@
+"""Kubernetes and Kubeflow Trainer strings, named once.
+
+Mirrors upstream `pkg/constants/constants.go` and the plugin constant files of
+kubeflow/trainer v2.3.0 (see ENGINE.md §14.1). No environment reads here.
+"""
+
+from __future__ import annotations
+
+# --- API groups / versions / kinds ---------------------------------------------------------
+TRAINER_GROUP = "trainer.kubeflow.org"
+TRAINER_VERSION = "v1alpha1"
+TRAINER_API_VERSION = f"{TRAINER_GROUP}/{TRAINER_VERSION}"
+TRAINJOB_KIND = "TrainJob"
+TRAINING_RUNTIME_KIND = "TrainingRuntime"
+CLUSTER_TRAINING_RUNTIME_KIND = "ClusterTrainingRuntime"
+RUNTIME_KINDS = (TRAINING_RUNTIME_KIND, CLUSTER_TRAINING_RUNTIME_KIND)
+
+JOBSET_GROUP = "jobset.x-k8s.io"
+JOBSET_API_VERSION = "jobset.x-k8s.io/v1alpha2"
+JOBSET_KIND = "JobSet"
+COSCHEDULING_API_VERSION = "scheduling.x-k8s.io/v1alpha1"
+VOLCANO_API_VERSION = "scheduling.volcano.sh/v1beta1"
+PODGROUP_KIND = "PodGroup"
+
+# --- labels / annotations ---------------------------------------------------------------------
+LABEL_ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
+LABEL_FRAMEWORK = "trainer.kubeflow.org/framework"
+LABEL_SUPPORT = "trainer.kubeflow.org/support"
+SUPPORT_DEPRECATED = "deprecated"
+LABEL_WEBHOOK_VALIDATION = "trainer.kubeflow.org/webhook-validation"
+WEBHOOK_VALIDATION_DISABLED = "disabled"
+
+ANCESTOR_TRAINER = "trainer"
+ANCESTOR_DATASET_INITIALIZER = "dataset-initializer"
+ANCESTOR_MODEL_INITIALIZER = "model-initializer"
+ANCESTORS = (ANCESTOR_DATASET_INITIALIZER, ANCESTOR_MODEL_INITIALIZER, ANCESTOR_TRAINER)
+
+COSCHEDULING_POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+VOLCANO_GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
+VOLCANO_QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"
+
+JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
+JOBSET_RJOB_NAME_LABEL = "jobset.sigs.k8s.io/replicatedjob-name"
+JOBSET_JOB_INDEX_LABEL = "jobset.sigs.k8s.io/job-index"
+JOB_COMPLETION_INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index"
+
+# --- names --------------------------------------------------------------------------------------
+NODE = "node"  # trainer container and trainer rJob name
+LAUNCHER = "launcher"
+DATASET_INITIALIZER = "dataset-initializer"
+MODEL_INITIALIZER = "model-initializer"
+INITIALIZER_VOLUME = "initializer"
+INITIALIZER_ENV_STORAGE_URI = "STORAGE_URI"
+
+CONTAINER_TRAINER_PORT = 29500
+COMPLETION_INDEX_FIELD_PATH = f"metadata.annotations['{JOB_COMPLETION_INDEX_ANNOTATION}']"
+
+MANAGED_BY_TRAINER = "trainer.kubeflow.org/trainjob-controller"
+MANAGED_BY_MULTIKUEUE = "kueue.x-k8s.io/multikueue"
+MANAGED_BY_VALUES = (MANAGED_BY_TRAINER, MANAGED_BY_MULTIKUEUE)
+
+RUNTIME_SNAPSHOT_SUFFIX = "-runtime-snapshot"
+FIELD_MANAGER = "ktrain"
+DEFAULT_PATCH_MANAGER = "ktrain.io/cli"
+
+DEPRECATION_POLICY_URL = (
+    "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy"
+)

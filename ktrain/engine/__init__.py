@@ -1,0 +1,23 @@
+"""The pure rendering engine: TrainJob + runtime (+ context) -> Kubernetes objects.
+
+No network, file system, clock, randomness or printing happens below this package;
+everything of that kind arrives in `RenderContext` (STYLE.md principle 1).
+"""
+
+from __future__ import annotations
+
+from ktrain.api.runtime import TrainingRuntime
+from ktrain.api.trainjob import TrainJob
+from ktrain.engine.context import RenderContext, SshKeyPair
+from ktrain.engine.framework import RenderResult, check_inputs, run
+
+
+def render(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext | None = None) -> RenderResult:
+    """Render the objects the Trainer controller would create for `job` on `runtime`.
+
+    Raises `ValidationFailedError` with every problem found when the inputs are invalid.
+    """
+    return run(job, runtime, ctx or RenderContext())
+
+
+__all__ = ["RenderContext", "RenderResult", "SshKeyPair", "check_inputs", "render"]

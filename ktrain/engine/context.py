@@ -1,0 +1,38 @@
+"""What a render needs besides the TrainJob and the runtime.
+
+Everything random or read from a cluster arrives here, so the engine stays pure
+(STYLE.md: the job name and the SSH key pair are passed in, never made inside).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class SshKeyPair:
+    private_key_pem: bytes
+    public_key_line: bytes  # "ecdsa-sha2-nistp521 AAAA...\n"
+
+    def __repr__(self) -> str:  # never leak key material through logs, errors or --debug
+        return "SshKeyPair(<redacted>)"
+
+
+@dataclass(frozen=True, slots=True)
+class RenderContext:
+    # MPI: a fresh key pair for the <job>-mpi-ssh-auth Secret ...
+    ssh_key: SshKeyPair | None = None
+    # ... or the name of an existing Secret to mount instead (no key material is emitted).
+    ssh_secret_name: str | None = None
+    # Names of Secrets known to exist in the job's namespace (upstream skips creating the MPI
+    # Secret when it already exists).
+    existing_secrets: frozenset[str] = frozenset()
+    # PriorityClass names known to exist; None = unknown (offline), so V31 is not checked.
+    priority_classes: frozenset[str] | None = None
+    # ktrain extensions beyond upstream (Intel MPI / MPICH hostfile formats).
+    allow_extensions: bool = False
+    # Also emit the controller's `<job>-runtime-snapshot` ConfigMap.
+    runtime_snapshot: bool = False
+    # The runtime object as the snapshot stores it (YAML text made at the edge).
+    runtime_snapshot_text: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)

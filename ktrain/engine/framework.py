@@ -1,0 +1,119 @@
+"""The phase runner: the fixed order in which plugins see a render.
+
+Upstream ranges over a Go map, so plugin order within a stage is random (ENGINE.md §3.2);
+here it is one explicit order:
+
+  0. schema checks (TrainJob and runtime CRDs, runtime webhook, runtimePatches V10–V14)
+  1. build RuntimeInfo (labels, runtimePatches merge, PodSets, resourcesPerNode)   — S1
+  2. validate: JobSet, the active ML plugin, the active gang plugins (all errors together)
+  3. enforce_ml_policy: the one active ML plugin                                    — S2
+  4. enforce_pod_group_policy: the active gang plugins                             — S3
+  5. build: JobSet, then the ML plugin's objects, then PodGroups                    — S4–S6
+  6. order objects by kind (Secret, ConfigMap, PodGroup, JobSet)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ktrain import constants as c
+from ktrain.api.runtime import TrainingRuntime
+from ktrain.api.trainjob import TrainJob
+from ktrain.engine import validation
+from ktrain.engine.context import RenderContext
+from ktrain.engine.info import RuntimeInfo, build_runtime_info
+from ktrain.engine.plugins import GANG_PLUGINS, JOBSET, ML_PLUGINS, PLAINML, Plugin
+from ktrain.engine.plugins.jobset import jobset_name_errors
+from ktrain.errors import FieldError, ValidationFailedError
+
+Obj = dict[str, Any]
+
+KIND_RANK = {"Secret": 0, "ConfigMap": 1, "PodGroup": 2, "JobSet": 3}
+
+
+@dataclass
+class RenderResult:
+    objects: list[Obj]
+    warnings: list[str] = field(default_factory=list)
+    # Names of the plugins that acted, in phase order (for `runtime show` and --explain).
+    plugins: list[str] = field(default_factory=list)
+
+
+def select_ml_plugin(runtime: TrainingRuntime) -> Plugin:
+    ml = runtime.spec.ml_policy
+    keys = ml.policy_keys if ml is not None else []
+    for plugin in ML_PLUGINS:
+        if plugin.policy_key in keys:
+            return plugin
+    return PLAINML
+
+
+def select_gang_plugins(runtime: TrainingRuntime) -> list[Plugin]:
+    pgp = runtime.spec.pod_group_policy
+    if pgp is None:
+        return []
+    return [p for p in GANG_PLUGINS if getattr(pgp, str(p.policy_key)) is not None]
+
+
+def check_inputs(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) -> list[FieldError]:
+    """Stage 0: what the API server and the webhooks reject before any plugin runs."""
+    errors = validation.validate_trainjob_schema(job)
+    errors += validation.validate_runtime_schema(runtime, allow_extensions=ctx.allow_extensions)
+    errors += validation.validate_runtime_webhook(runtime)
+    errors += validation.validate_runtime_patches(job, runtime)
+    return errors
+
+
+def deprecation_warnings(job: TrainJob, runtime: TrainingRuntime) -> list[str]:
+    if runtime.labels.get(c.LABEL_SUPPORT) != c.SUPPORT_DEPRECATED:
+        return []
+    return [
+        f'Referenced {runtime.kind} "{runtime.name}" is deprecated and will be removed in a future release of '
+        f"Kubeflow Trainer. See runtime deprecation policy: {c.DEPRECATION_POLICY_URL}"
+    ]
+
+
+def run(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) -> RenderResult:
+    errors = check_inputs(job, runtime, ctx)
+    if errors:
+        raise ValidationFailedError(errors)
+    warnings = deprecation_warnings(job, runtime)
+    if job.spec.managed_by != c.MANAGED_BY_TRAINER:
+        warnings.append(
+            f"spec.managedBy is {job.spec.managed_by}: the Trainer controller creates no objects for this TrainJob"
+        )
+        return RenderResult(objects=[], warnings=warnings)
+
+    info = build_runtime_info(job, runtime, ctx)
+    ml = select_ml_plugin(runtime)
+    gangs = select_gang_plugins(runtime)
+
+    errors = JOBSET.validate(info) + ml.validate(info)
+    for gang in gangs:
+        errors += gang.validate(info)
+    if errors:
+        raise ValidationFailedError(errors)
+
+    ml.enforce_ml_policy(info)
+    for gang in gangs:
+        gang.enforce_pod_group_policy(info)
+
+    errors = jobset_name_errors(info)
+    if errors:
+        raise ValidationFailedError(errors, subject="JobSet")
+
+    objects = ml.build(info) + [o for g in gangs for o in g.build(info)]
+    objects += JOBSET.build(info)
+    if ctx.runtime_snapshot and job.metadata.uid and ctx.runtime_snapshot_text is not None:
+        objects.append(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": info.object_meta(f"{info.name}{c.RUNTIME_SNAPSHOT_SUFFIX}"),
+                "data": {"runtime": ctx.runtime_snapshot_text},
+            }
+        )
+    objects.sort(key=lambda o: KIND_RANK.get(o["kind"], 99))  # stable: plugin order within a kind
+    plugins = [JOBSET.name, ml.name, *(g.name for g in gangs)]
+    return RenderResult(objects=objects, warnings=warnings + info.warnings, plugins=plugins)

@@ -1,0 +1,355 @@
+"""Checks the API server and the admission webhooks would make, done before rendering.
+
+- TrainJob CRD schema and CEL rules (ENGINE.md §2.1; the `numNodes >= 0` and
+  `numProcPerNode >= 1` rules are from upstream master, §15, and pinned by conformance cases);
+- runtime CRD schema and CEL rules (§2.2) and the runtime validating webhook (§11.3);
+- runtimePatches rules V10–V14, checked against the runtime *as written* (§16 item 31);
+- runtimeRef resolution against a given runtime object (V1–V3).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ktrain import constants as c
+from ktrain.api.runtime import TrainingRuntime
+from ktrain.api.trainjob import TrainJob
+from ktrain.errors import FieldError
+
+Obj = dict[str, Any]
+
+_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://.+$")
+_HTTP_PATH = re.compile(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")
+_DNS1123_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation "
+    "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+_HTTP_PATH_MSG = "Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')"
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def invalid(path: str, value: Any, detail: str) -> FieldError:
+    return FieldError(path, f"Invalid value: {_show(value)}: {detail}")
+
+
+def _minimum(path: str, value: int | None, minimum: int) -> list[FieldError]:
+    if value is not None and value < minimum:
+        return [invalid(path, value, f"{path} in body should be greater than or equal to {minimum}")]
+    return []
+
+
+def _max_items(path: str, items: list[Any] | None, limit: int) -> list[FieldError]:
+    if items is not None and len(items) > limit:
+        return [FieldError(path, f"Too many: {len(items)}: must have at most {limit} items", kind="TooMany")]
+    return []
+
+
+def _max_length(path: str, value: str | None, limit: int) -> list[FieldError]:
+    if value is not None and len(value) > limit:
+        return [FieldError(path, f"Too long: may not be more than {limit} bytes", kind="TooLong")]
+    return []
+
+
+def _unique_names(path: str, items: list[Any] | None, key: str = "name") -> list[FieldError]:
+    seen: set[Any] = set()
+    errors = []
+    for i, item in enumerate(items or []):
+        value = getattr(item, key, None) if not isinstance(item, dict) else item.get(key)
+        if value in seen:
+            errors.append(FieldError(f"{path}[{i}]", f"Duplicate value: {_show({key: value})}", kind="Duplicate"))
+        seen.add(value)
+    return errors
+
+
+def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
+    errors: list[FieldError] = []
+    name = job.metadata.name
+    if not name:
+        errors.append(FieldError("metadata.name", "Required value: name or generateName is required",
+                                 kind="Required"))
+    else:
+        if not _DNS1035_LABEL.match(name):
+            errors.append(FieldError("metadata.name", "metadata.name must match RFC 1035 DNS label format"))
+        if len(name) > 63:
+            errors.append(FieldError("metadata.name", "metadata.name must be no more than 63 characters"))
+    spec = job.spec
+    ref = spec.runtime_ref
+    if not ref.name:
+        errors.append(FieldError("spec.runtimeRef.name", "Invalid value: \"\": spec.runtimeRef.name in body "
+                                 "should be at least 1 chars long"))
+    errors += _max_length("spec.runtimeRef.name", ref.name, 253)
+    errors += _max_length("spec.runtimeRef.apiGroup", ref.api_group, 253)
+    errors += _max_length("spec.runtimeRef.kind", ref.kind, 253)
+    if spec.initializer is not None:
+        for kind in ("dataset", "model"):
+            source = getattr(spec.initializer, kind)
+            if source is None:
+                continue
+            base = f"spec.initializer.{kind}"
+            uri = source.storage_uri
+            errors += _max_length(f"{base}.storageUri", uri, 2048)
+            if uri is not None and uri != "" and not _URI.match(uri):
+                errors.append(invalid(f"{base}.storageUri", uri,
+                                      "storageUri may be empty, or it must be a valid URI (scheme://...)"))
+            errors += _max_items(f"{base}.env", source.env, 128)
+            errors += _unique_names(f"{base}.env", source.env)
+    trainer = spec.trainer
+    if trainer is not None:
+        errors += _max_length("spec.trainer.image", trainer.image, 500)
+        errors += _max_items("spec.trainer.command", trainer.command, 128)
+        errors += _max_items("spec.trainer.args", trainer.args, 128)
+        errors += _max_items("spec.trainer.env", trainer.env, 128)
+        errors += _unique_names("spec.trainer.env", trainer.env)
+        errors += _minimum("spec.trainer.numNodes", trainer.num_nodes, 0)
+        if trainer.num_proc_per_node is not None and trainer.num_proc_per_node < 1:
+            errors.append(invalid("spec.trainer.numProcPerNode", trainer.num_proc_per_node,
+                                  "numProcPerNode must be greater than or equal to 1"))
+        if trainer.resources_per_node is not None:
+            errors += _quantity_errors("spec.trainer.resourcesPerNode",
+                                       trainer.resources_per_node.model_dump(by_alias=True, exclude_none=True))
+    patches = spec.runtime_patches or []
+    errors += _max_items("spec.runtimePatches", spec.runtime_patches, 16)
+    errors += _unique_names("spec.runtimePatches", patches, key="manager")
+    for i, patch in enumerate(patches):
+        if not patch.manager:
+            errors.append(FieldError(f"spec.runtimePatches[{i}].manager",
+                                     "Invalid value: \"\": spec.runtimePatches[%d].manager in body should be at "
+                                     "least 1 chars long" % i))
+        errors += _max_length(f"spec.runtimePatches[{i}].manager", patch.manager, 253)
+    errors += _minimum("spec.activeDeadlineSeconds", spec.active_deadline_seconds, 1)
+    if spec.managed_by not in c.MANAGED_BY_VALUES:
+        errors.append(invalid("spec.managedBy", spec.managed_by,
+                              "ManagedBy must be trainer.kubeflow.org/trainjob-controller or "
+                              "kueue.x-k8s.io/multikueue if set"))
+    errors += _max_length("spec.managedBy", spec.managed_by, 253)
+    return errors
+
+
+def _quantity_errors(path: str, resources: Obj) -> list[FieldError]:
+    from ktrain.engine.quantity import Quantity, QuantityError
+
+    errors = []
+    for section in ("limits", "requests"):
+        for res, qty in (resources.get(section) or {}).items():
+            try:
+                Quantity.parse(qty)
+            except QuantityError:
+                errors.append(invalid(f"{path}.{section}[{res}]", qty,
+                                      "quantities must match the regular expression "
+                                      "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"))
+    return errors
+
+
+def _supported(path: str, value: str, allowed: tuple[str, ...]) -> FieldError:
+    shown = ", ".join(json.dumps(a) for a in allowed)
+    return FieldError(path, f"Unsupported value: {json.dumps(value)}: supported values: {shown}",
+                      kind="NotSupported")
+
+
+def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool = False) -> list[FieldError]:
+    """The runtime CRD's schema and CEL rules (what `kubectl apply` of the runtime would reject)."""
+    errors: list[FieldError] = []
+    spec = runtime.spec
+    ml = spec.ml_policy
+    if ml is not None:
+        if len(ml.policy_keys) > 1:
+            errors.append(invalid("spec.mlPolicy", "object", "Only one of the policy can be configured"))
+        if ml.mpi is not None:
+            allowed: tuple[str, ...] = ("OpenMPI", "")
+            if allow_extensions:
+                allowed = ("OpenMPI", "", "Intel", "MPICH")
+            if ml.mpi.mpi_implementation not in allowed:
+                errors.append(_supported("spec.mlPolicy.mpi.mpiImplementation", ml.mpi.mpi_implementation,
+                                         ("OpenMPI", "")))
+            if ml.mpi.num_proc_per_node < 1:
+                errors.append(invalid("spec.mlPolicy.mpi.numProcPerNode", ml.mpi.num_proc_per_node,
+                                      "NumProcPerNode in mpiPolicy must be >= 1"))
+            errors += _max_length("spec.mlPolicy.mpi.sshAuthMountPath", ml.mpi.ssh_auth_mount_path, 4096)
+        if ml.flux is not None and ml.flux.num_proc_per_node < 1:
+            errors.append(invalid("spec.mlPolicy.flux.numProcPerNode", ml.flux.num_proc_per_node,
+                                  "NumProcPerNode in fluxPolicy must be >= 1"))
+        injection = ml.torch.env_injection if ml.torch else None
+        if injection is not None and injection.targets:
+            errors += _max_items("spec.mlPolicy.torch.envInjection.targets", injection.targets, 16)
+            for i, target in enumerate(injection.targets):
+                base = f"spec.mlPolicy.torch.envInjection.targets[{i}]"
+                if not target.job_name:
+                    errors.append(FieldError(f"{base}.jobName", "Invalid value: \"\": should be at least 1 chars long"))
+                names = target.container_names
+                if not names:
+                    errors.append(FieldError(f"{base}.containerNames",
+                                             "Invalid value: 0: should have at least 1 items"))
+                errors += _max_items(f"{base}.containerNames", names, 8)
+                if c.NODE in names:
+                    errors.append(invalid(f"{base}.containerNames", names,
+                                          "containerNames must not include the main node container because PET_* "
+                                          "envs are always injected into it"))
+    pgp = spec.pod_group_policy
+    if pgp is not None and pgp.volcano is not None and pgp.volcano.network_topology is not None:
+        mode = pgp.volcano.network_topology.mode
+        if mode not in ("hard", "soft"):
+            errors.append(_supported("spec.podGroupPolicy.volcano.networkTopology.mode", mode, ("hard", "soft")))
+    template = spec.template.spec
+    rjobs = template.get("replicatedJobs")
+    if not isinstance(rjobs, list) or not rjobs:
+        errors.append(FieldError("spec.template.spec.replicatedJobs",
+                                 "Required value: a runtime needs at least one replicated job", kind="Required"))
+        rjobs = []
+    errors += _max_items("spec.template.spec.replicatedJobs", rjobs, 100)
+    errors += _unique_names("spec.template.spec.replicatedJobs", rjobs)
+    startup = template.get("startupPolicy") or {}
+    if startup.get("startupPolicyOrder") == "InOrder" and any(
+        isinstance(r, dict) and "dependsOn" in r for r in rjobs
+    ):
+        errors.append(invalid("spec.template.spec", "object", "StartupPolicy and DependsOn APIs are mutually exclusive"))
+    failure = template.get("failurePolicy") or {}
+    restart = failure.get("restartStrategy")
+    if restart is not None and restart not in ("Recreate", "BlockingRecreate", "InPlaceRestart"):
+        errors.append(_supported("spec.template.spec.failurePolicy.restartStrategy", restart,
+                                 ("Recreate", "BlockingRecreate", "InPlaceRestart")))
+    for i, rjob in enumerate(rjobs):
+        if not isinstance(rjob, dict):
+            errors.append(FieldError(f"spec.template.spec.replicatedJobs[{i}]", "Invalid value: must be an object"))
+            continue
+        base = f"spec.template.spec.replicatedJobs[{i}]"
+        if not rjob.get("name"):
+            errors.append(FieldError(f"{base}.name", "Required value", kind="Required"))
+        depends = rjob.get("dependsOn") or []
+        errors += _max_items(f"{base}.dependsOn", depends, 5)
+        for j, dep in enumerate(depends):
+            status = dep.get("status") if isinstance(dep, dict) else None
+            if status not in ("Ready", "Complete"):
+                errors.append(_supported(f"{base}.dependsOn[{j}].status", str(status), ("Ready", "Complete")))
+    return errors
+
+
+def validate_runtime_webhook(runtime: TrainingRuntime) -> list[FieldError]:
+    """The (Cluster)TrainingRuntime validating webhook (§11.3); skipped for runtimes labelled
+    `trainer.kubeflow.org/webhook-validation: disabled`, as the webhook's objectSelector does."""
+    if runtime.labels.get(c.LABEL_WEBHOOK_VALIDATION) == c.WEBHOOK_VALIDATION_DISABLED:
+        return []
+    errors: list[FieldError] = []
+    required = {
+        c.ANCESTOR_TRAINER: c.NODE,
+        c.ANCESTOR_MODEL_INITIALIZER: c.MODEL_INITIALIZER,
+        c.ANCESTOR_DATASET_INITIALIZER: c.DATASET_INITIALIZER,
+    }
+    for i, rjob in enumerate(runtime.spec.template.spec.get("replicatedJobs") or []):
+        if not isinstance(rjob, dict):
+            continue
+        labels = ((rjob.get("template") or {}).get("metadata") or {}).get("labels") or {}
+        ancestor = labels.get(c.LABEL_ANCESTOR)
+        if ancestor not in required:
+            continue
+        base = f"spec.template.spec.replicatedJobs[{i}]"
+        replicas = rjob.get("replicas", 1)
+        if replicas != 1:
+            errors.append(invalid(f"{base}.replicas", replicas, "always must be 1"))
+        pod_spec = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
+        names = [ct.get("name") for ct in pod_spec.get("containers") or [] if isinstance(ct, dict)]
+        if required[ancestor] not in names:
+            errors.append(invalid(f"{base}.template.spec.template.spec.containers", names,
+                                  f"must contain the required container for the ancestor: {ancestor}"))
+    return errors
+
+
+def _container_names(rjob: Obj) -> set[str]:
+    pod_spec = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
+    names = set()
+    for key in ("initContainers", "containers"):
+        for ct in pod_spec.get(key) or []:
+            if isinstance(ct, dict) and isinstance(ct.get("name"), str):
+                names.add(ct["name"])
+    return names
+
+
+def validate_domain_prefixed_path(path: str, value: str) -> list[FieldError]:
+    """k8s `validation.IsDomainPrefixedPath`."""
+    if not value:
+        return [FieldError(path, "Required value", kind="Required")]
+    host, sep, rest = value.partition("/")
+    if not sep or not host or not rest:
+        return [invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    errors = []
+    if len(host) > 253:
+        errors.append(invalid(path, host, "must be no more than 253 characters"))
+    if not _DNS1123_SUBDOMAIN.match(host):
+        errors.append(invalid(path, host, _DNS1123_SUBDOMAIN_MSG))
+    if not _HTTP_PATH.match(rest):
+        errors.append(invalid(path, rest, _HTTP_PATH_MSG))
+    return errors
+
+
+def validate_runtime_patches(job: TrainJob, runtime: TrainingRuntime) -> list[FieldError]:
+    """V10–V14 against the runtime as written (before patches are merged)."""
+    errors: list[FieldError] = []
+    rjobs = {
+        r.get("name"): _container_names(r)
+        for r in runtime.spec.template.spec.get("replicatedJobs") or []
+        if isinstance(r, dict)
+    }
+    reserved = (c.DATASET_INITIALIZER, c.MODEL_INITIALIZER, c.NODE)
+    for patch in job.spec.runtime_patches or []:
+        errors += validate_domain_prefixed_path("spec.runtimePatches.manager", patch.manager)
+        tmpl = patch.training_runtime_spec.template if patch.training_runtime_spec else None
+        spec = (tmpl.spec if tmpl else None) or {}
+        for prj in spec.get("replicatedJobs") or []:
+            if not isinstance(prj, dict):
+                continue
+            name = prj.get("name")
+            if name not in rjobs:
+                errors.append(FieldError("spec.runtimePatches",
+                                         "must not have replicated job that doesn't exist in the runtime job template"))
+                continue
+            known = rjobs[name]
+            pod_spec = (((prj.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
+            for ct in pod_spec.get("initContainers") or []:
+                if isinstance(ct, dict) and ct.get("name") not in known:
+                    errors.append(FieldError("spec.runtimePatches",
+                                             f"must not have initContainer that doesn't exist in the runtime job {name}"))
+            for ct in pod_spec.get("containers") or []:
+                if not isinstance(ct, dict):
+                    continue
+                if ct.get("name") not in known:
+                    errors.append(FieldError("spec.runtimePatches",
+                                             f"must not have container that doesn't exist in the runtime job {name}"))
+                elif ct.get("env") and ct.get("name") in reserved:
+                    errors.append(FieldError(
+                        "spec.runtimePatches",
+                        "must not have envs for the dataset-initializer, model-initializer, node containers",
+                    ))
+    return errors
+
+
+def validate_runtime_ref(job: TrainJob, runtime: TrainingRuntime | None) -> list[FieldError]:
+    """V1–V3: the reference must name a trainer runtime kind, and `runtime` must be the one it names."""
+    ref = job.spec.runtime_ref
+    if ref.api_group != c.TRAINER_GROUP or ref.kind not in c.RUNTIME_KINDS:
+        key = f"{ref.kind}.{ref.api_group}" if ref.api_group else ref.kind
+        return [FieldError("", f"unsupported runtime: {key}")]
+    matches = (
+        runtime is not None
+        and runtime.kind == ref.kind
+        and runtime.name == ref.name
+        and (
+            ref.kind == c.CLUSTER_TRAINING_RUNTIME_KIND
+            or runtime.metadata.namespace in (None, "", job.namespace)
+        )
+    )
+    if matches:
+        return []
+    if ref.kind == c.TRAINING_RUNTIME_KIND:
+        return [invalid("spec.runtimeRef", ref.name,
+                        f'trainingruntimes.trainer.kubeflow.org "{ref.name}" not found: specified trainingRuntime '
+                        "must be created before the TrainJob is created")]
+    return [invalid("spec.RuntimeRef", ref.name,
+                    f'clustertrainingruntimes.trainer.kubeflow.org "{ref.name}" not found: specified '
+                    "clusterTrainingRuntime must be created before the TrainJob is created")]

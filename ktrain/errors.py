@@ -1,0 +1,145 @@
+"""The ktrain exception tree and exit codes (httpie's status.py pattern)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0
+    ERROR = 1
+    USAGE = 2  # Click's convention
+    INVALID = 3  # invalid input / validation failed
+    NOT_FOUND = 4
+    CLUSTER = 5
+    INTERRUPTED = 130
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One validation problem, addressed by a Kubernetes-style field path."""
+
+    path: str
+    message: str
+    # `kind` follows k8s field.ErrorType names: Invalid, Required, Forbidden, NotSupported, ...
+    kind: str = "Invalid"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class KtrainError(Exception):
+    exit_code: ExitCode = ExitCode.ERROR
+    hint: str | None = None
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if hint is not None:
+            self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(KtrainError):
+    exit_code = ExitCode.USAGE
+
+
+class NotFoundError(KtrainError):
+    exit_code = ExitCode.NOT_FOUND
+
+
+class RuntimeNotFoundError(NotFoundError):
+    pass
+
+
+class InputError(KtrainError):
+    """A file we were given is malformed; carries file/line/col when known."""
+
+    exit_code = ExitCode.INVALID
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+        source_line: str | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.file = file
+        self.line = line
+        self.column = column
+        self.source_line = source_line
+
+    @property
+    def location(self) -> str:
+        parts = [self.file or "<input>"]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        return ":".join(parts)
+
+
+@dataclass
+class Located:
+    """Where a field error points in a source file (filled in by the loader edge)."""
+
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    source_line: str | None = None
+
+
+class ValidationFailedError(KtrainError):
+    """Every problem found in a job/runtime, reported together."""
+
+    exit_code = ExitCode.INVALID
+
+    def __init__(self, errors: list[FieldError], *, subject: str = "TrainJob") -> None:
+        self.errors = list(errors)
+        self.subject = subject
+        self.locations: dict[int, Located] = {}
+        super().__init__(self._summary())
+
+    def _summary(self) -> str:
+        if len(self.errors) == 1:
+            return f"{self.subject} is invalid: {self.errors[0]}"
+        return f"{self.subject} is invalid: [" + ", ".join(str(e) for e in self.errors) + "]"
+
+
+class ClusterError(KtrainError):
+    exit_code = ExitCode.CLUSTER
+
+
+class ClusterUnreachableError(ClusterError):
+    pass
+
+
+@dataclass
+class ApiErrorDetails:
+    status: int
+    reason: str
+    causes: list[dict[str, str]] = field(default_factory=list)
+
+
+class ApiError(ClusterError):
+    def __init__(self, message: str, *, status: int, reason: str = "", hint: str | None = None,
+                 causes: list[dict[str, str]] | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status
+        self.reason = reason
+        self.causes = causes or []
+
+
+class ConflictError(ApiError):
+    pass
+
+
+class InternalError(KtrainError):
+    pass

@@ -1,0 +1,254 @@
+"""Reading YAML inputs with positions, and turning them into typed API objects.
+
+YAML is parsed with YAML 1.1 rules, the way kubectl reads it (`on`, `yes`, `0777` are not
+strings), and every node keeps its line and column so an error can point at the source.
+"""
+
+from __future__ import annotations
+
+import difflib
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ktrain.errors import FieldError, InputError, ValidationFailedError
+
+Path = tuple[str | int, ...]
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass
+class Document:
+    """One YAML document: plain data plus where each node came from (1-based line/col)."""
+
+    data: Any
+    file: str
+    lines: list[str] = field(default_factory=list)
+    positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    key_positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
+
+    def locate(self, path: Path) -> tuple[int | None, int | None]:
+        """Position of `path`, or of its nearest ancestor that exists in the file."""
+        for end in range(len(path), -1, -1):
+            sub = path[:end]
+            if end == len(path) and sub in self.key_positions:
+                return self.key_positions[sub]
+            if sub in self.positions:
+                return self.positions[sub]
+            if sub in self.key_positions:
+                return self.key_positions[sub]
+        return None, None
+
+    def source_line(self, line: int | None) -> str | None:
+        if line is None or not (1 <= line <= len(self.lines)):
+            return None
+        return self.lines[line - 1]
+
+    def error(self, message: str, path: Path = (), *, hint: str | None = None) -> InputError:
+        line, col = self.locate(path)
+        return InputError(message, file=self.file, line=line, column=col, hint=hint,
+                          source_line=self.source_line(line))
+
+
+def _yaml():  # type: ignore[no-untyped-def]
+    from ruamel.yaml import YAML
+
+    y = YAML(typ="rt")
+    y.version = (1, 1)  # kubectl's parser follows YAML 1.1
+    y.allow_duplicate_keys = False
+    return y
+
+
+def _plain(node: Any, path: Path, doc: Document) -> Any:
+    """ruamel's round-trip nodes -> plain dict/list/scalars, recording positions."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    if isinstance(node, CommentedMap):
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            sub = (*path, key)
+            try:
+                kl, kc = node.lc.key(key)
+                doc.key_positions[sub] = (kl + 1, kc + 1)
+                vl, vc = node.lc.value(key)
+                doc.positions[sub] = (vl + 1, vc + 1)
+            except (KeyError, TypeError, AttributeError):
+                pass
+            out[key if isinstance(key, str) else str(key)] = _plain(value, sub, doc)
+        return out
+    if isinstance(node, CommentedSeq):
+        items = []
+        for i, value in enumerate(node):
+            sub = (*path, i)
+            try:
+                il, ic = node.lc.item(i)
+                doc.positions[sub] = (il + 1, ic + 1)
+            except (KeyError, TypeError, AttributeError, IndexError):
+                pass
+            items.append(_plain(value, sub, doc))
+        return items
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    if hasattr(node, "isoformat"):  # timestamps: keep the text the user wrote
+        return node.isoformat()
+    return node
+
+
+def load_documents(text: str, file: str) -> list[Document]:
+    """Parse multi-document YAML; a syntax error becomes an InputError at file:line:col."""
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    lines = text.splitlines()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            raw = list(_yaml().load_all(text))
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        col = mark.column + 1 if mark is not None else None
+        problem = exc.problem or exc.context or "invalid YAML"
+        source = lines[line - 1] if line is not None and 0 < line <= len(lines) else None
+        raise InputError(f"invalid YAML: {problem}", file=file, line=line, column=col, source_line=source) from None
+    except YAMLError as exc:
+        raise InputError(f"invalid YAML: {exc}", file=file) from None
+    docs = []
+    for node in raw:
+        if node is None:
+            continue
+        doc = Document(data=None, file=file, lines=lines)
+        doc.data = _plain(node, (), doc)
+        docs.append(doc)
+    return docs
+
+
+def _model_at(model: type[BaseModel], loc: Path) -> type[BaseModel] | None:
+    """The pydantic model class that holds the field at `loc` (for "did you mean")."""
+    import typing
+
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        found = None
+        for name, info in current.model_fields.items():
+            if part in (name, info.alias):
+                found = info.annotation
+                break
+        if found is None:
+            return None
+        # unwrap Optional[...] / list[...]
+        for _ in range(3):
+            args = [a for a in typing.get_args(found) if a is not type(None)]
+            if not args:
+                break
+            found = next((a for a in args if isinstance(a, type) and issubclass(a, BaseModel)), args[0])
+        current = found
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _field_names(model: type[BaseModel]) -> list[str]:
+    return [info.alias or name for name, info in model.model_fields.items()]
+
+
+_TYPE_WORDS = {
+    "string_type": "must be a string",
+    "int_type": "must be an integer",
+    "bool_type": "must be a boolean (true or false)",
+    "list_type": "must be a list",
+    "dict_type": "must be a mapping",
+    "model_type": "must be a mapping",
+    "float_type": "must be a number",
+    "missing": "is required",
+    "literal_error": "has an unsupported value",
+}
+
+
+def path_text(loc: Path) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def parse_model(doc: Document, model: type[M], *, what: str) -> M:
+    """Validate a document into a model; problems become one InputError naming every field."""
+    try:
+        return model.model_validate(doc.data)
+    except ValidationError as exc:
+        problems: list[tuple[Path, str, str | None]] = []
+        for err in exc.errors():
+            # pydantic appends union-member tags to loc; keep only real path parts
+            loc = tuple(p for p in err["loc"] if isinstance(p, int) or not str(p).startswith(("function-", "str", "int", "float")))
+            kind = err["type"]
+            hint = None
+            if kind == "extra_forbidden":
+                holder = _model_at(model, loc[:-1])
+                names = _field_names(holder) if holder else []
+                close = difflib.get_close_matches(str(loc[-1]), names, n=1)
+                msg = f"unknown field {loc[-1]!r}"
+                if close:
+                    hint = f"did you mean {close[0]!r}?"
+                    msg += f" (did you mean {close[0]!r}?)"
+            elif kind == "literal_error":
+                msg = f"must be {err.get('ctx', {}).get('expected', 'one of the allowed values')}"
+            else:
+                msg = _TYPE_WORDS.get(kind, err["msg"])
+                if kind.endswith("_type") and "input" in err:
+                    msg += f", got {type(err['input']).__name__} {err['input']!r}"[:200]
+            problems.append((loc, msg, hint))
+        # dedupe (unions report once per member)
+        seen: set[tuple[Path, str]] = set()
+        uniq = []
+        for loc, msg, hint in problems:
+            if (loc, msg) not in seen:
+                seen.add((loc, msg))
+                uniq.append((loc, msg, hint))
+        first_loc, first_msg, first_hint = uniq[0]
+        text = f"invalid {what}: {path_text(first_loc)}: {first_msg}"
+        if len(uniq) > 1:
+            text += "".join(f"\n  {path_text(loc)}: {msg}" for loc, msg, _ in uniq[1:])
+        raise doc.error(text, first_loc, hint=first_hint) from None
+
+
+def locate_field_errors(exc: ValidationFailedError, doc: Document, prefix: Path = ()) -> None:
+    """Attach file:line:col to each FieldError whose path exists in `doc`."""
+    from ktrain.errors import Located
+
+    for i, err in enumerate(exc.errors):
+        path = parse_field_path(err.path)
+        if not path:
+            continue
+        line, col = doc.locate((*prefix, *path))
+        if line is not None:
+            exc.locations[i] = Located(file=doc.file, line=line, column=col, source_line=doc.source_line(line))
+
+
+def parse_field_path(text: str) -> Path:
+    """"spec.trainer.env[1].name" -> ("spec", "trainer", "env", 1, "name")."""
+    out: list[str | int] = []
+    for part in text.replace("]", "").split("."):
+        if not part:
+            continue
+        head, *idx = part.split("[")
+        if head:
+            out.append(head)
+        for i in idx:
+            out.append(int(i) if i.isdigit() else i)
+    return tuple(out)
+
+
+__all__ = ["Document", "FieldError", "load_documents", "locate_field_errors", "parse_field_path", "parse_model"]

@@ -1,0 +1,35 @@
+"""Diagnostics on stderr: one paragraph per error, file:line:col, the line and a caret."""
+
+from __future__ import annotations
+
+from ktrain.errors import InputError, KtrainError, ValidationFailedError
+
+
+def _caret(source_line: str | None, column: int | None) -> list[str]:
+    if source_line is None:
+        return []
+    lines = ["    " + source_line.rstrip("\n")]
+    if column is not None and column >= 1:
+        lines.append("    " + " " * (column - 1) + "^")
+    return lines
+
+
+def format_error(exc: KtrainError) -> str:
+    lines: list[str] = []
+    if isinstance(exc, InputError):
+        lines.append(f"error: {exc.location}: {exc.message}")
+        lines += _caret(exc.source_line, exc.column)
+    elif isinstance(exc, ValidationFailedError):
+        count = len(exc.errors)
+        lines.append(f"error: {exc.subject} is invalid ({count} problem{'s' if count != 1 else ''}):")
+        for i, err in enumerate(exc.errors):
+            loc = exc.locations.get(i)
+            where = f"{loc.file}:{loc.line}:{loc.column}: " if loc and loc.line else ""
+            lines.append(f"  - {where}{err}")
+            if loc and loc.source_line:
+                lines += ["  " + x for x in _caret(loc.source_line, loc.column)]
+    else:
+        lines.append(f"error: {exc.message}")
+    if exc.hint:
+        lines.append(f"hint: {exc.hint}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,33 @@
+"""Rendered objects on stdout: -o yaml | json | name (kubectl conventions)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ktrain.errors import UsageError
+
+Obj = dict[str, Any]
+
+
+def resource_name(obj: Obj) -> str:
+    """kubectl's `-o name` form: `<resource>.<group>/<name>` (core group: `<resource>/<name>`)."""
+    kind = str(obj.get("kind", "")).lower()
+    api_version = str(obj.get("apiVersion", ""))
+    group = api_version.split("/")[0] if "/" in api_version else ""
+    name = (obj.get("metadata") or {}).get("name", "")
+    return f"{kind}.{group}/{name}" if group else f"{kind}/{name}"
+
+
+def format_objects(objects: list[Obj], output: str) -> str:
+    if output == "yaml":
+        from ktrain.output.yamltext import dump_all
+
+        return dump_all(objects)
+    if output == "json":
+        if len(objects) == 1:
+            return json.dumps(objects[0], indent=4) + "\n"
+        return json.dumps({"apiVersion": "v1", "kind": "List", "items": objects, "metadata": {}}, indent=4) + "\n"
+    if output == "name":
+        return "".join(resource_name(o) + "\n" for o in objects)
+    raise UsageError(f"unknown output format {output!r}: use yaml, json or name")

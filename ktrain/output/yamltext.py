@@ -1,0 +1,142 @@
+"""A small, deterministic YAML emitter for Kubernetes objects.
+
+Why not a YAML library: kubectl reads YAML 1.1, where `y`, `no`, `on`, `0777`, `12:30` or
+`1e-3` are not strings. We quote every string that any YAML 1.1 or 1.2 resolver would read
+as something else, keep key order as given (the engine builds objects in a fixed order),
+and write multi-line text as literal blocks so scripts and hostfiles stay readable.
+It is also far cheaper to import than a YAML library, which matters on the render path.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+# Implicit resolvers of YAML 1.1 (PyYAML / go-yaml v2) and YAML 1.2 core.
+_IMPLICIT = re.compile(
+    r"""^(?:
+      y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
+    | ~|null|Null|NULL|<<|=
+    | [-+]?0b[0-1_]+
+    | [-+]?0o?[0-7_]+
+    | [-+]?(?:0|[1-9][0-9_]*)
+    | [-+]?0x[0-9a-fA-F_]+
+    | [-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?
+    | [-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+    | [-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+
+    | [-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)
+    | [0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)?
+    )$""",
+    re.VERBOSE,
+)
+_INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
+_PRINTABLE = re.compile(r"^[\x20-\x7e\u00a0-\ud7ff\ue000-\ufffd]*$")
+
+
+def _plain_ok(s: str) -> bool:
+    if not s or s != s.strip() or s[0] in _INDICATORS:
+        return False
+    if _IMPLICIT.match(s):
+        return False
+    if ": " in s or " #" in s or s.endswith(":") or "\t" in s:
+        return False
+    return bool(_PRINTABLE.match(s))
+
+
+def quote(s: str) -> str:
+    """A scalar for `s` that every YAML reader reads back as exactly this string."""
+    if _plain_ok(s):
+        return s
+    if _PRINTABLE.match(s):
+        return "'" + s.replace("'", "''") + "'"
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _block_ok(s: str) -> bool:
+    if "\n" not in s or s[0] in " \n" or "\r" in s:
+        return False
+    return all(_PRINTABLE.match(line) for line in s.split("\n"))
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value:
+            return ".nan"
+        if value in (float("inf"), float("-inf")):
+            return ".inf" if value > 0 else "-.inf"
+        return repr(value)
+    return quote(str(value))
+
+
+def _block(s: str, indent: str) -> str:
+    if s.endswith("\n\n"):
+        head = "|+"
+    elif s.endswith("\n"):
+        head = "|"
+    else:
+        head = "|-"
+    body = s[:-1] if s.endswith("\n") else s
+    lines = [(indent + line) if line else "" for line in body.split("\n")]
+    return head + "\n" + "\n".join(lines)
+
+
+def _emit(value: Any, indent: str, out: list[str]) -> None:
+    """Append lines for a mapping or a sequence at `indent`."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            k = quote(str(key))
+            if isinstance(item, dict) and item:
+                out.append(f"{indent}{k}:")
+                _emit(item, indent + "  ", out)
+            elif isinstance(item, list) and item:
+                out.append(f"{indent}{k}:")
+                _emit(item, indent, out)  # kubectl style: "- " at the key's indentation
+            else:
+                out.append(f"{indent}{k}: {_inline(item, indent + '  ')}")
+        return
+    for item in value:
+        if isinstance(item, dict) and item:
+            sub: list[str] = []
+            _emit(item, indent + "  ", sub)
+            sub[0] = indent + "- " + sub[0][len(indent) + 2 :]
+            out.extend(sub)
+        elif isinstance(item, list) and item:
+            sub = []
+            _emit(item, indent + "  ", sub)
+            sub[0] = indent + "- " + sub[0][len(indent) + 2 :]
+            out.extend(sub)
+        else:
+            out.append(f"{indent}- {_inline(item, indent + '  ')}")
+
+
+def _inline(value: Any, indent: str) -> str:
+    if isinstance(value, dict):
+        return "{}"
+    if isinstance(value, list):
+        return "[]"
+    if isinstance(value, str) and _block_ok(value):
+        return _block(value, indent)
+    return _scalar(value)
+
+
+def dump(obj: Any) -> str:
+    """One YAML document (no leading `---`)."""
+    if isinstance(obj, (dict, list)) and obj:
+        lines: list[str] = []
+        _emit(obj, "", lines)
+        return "\n".join(lines) + "\n"
+    return _inline(obj, "") + "\n"
+
+
+def dump_all(objs: Iterable[Any]) -> str:
+    return "---\n".join(dump(o) for o in objs)

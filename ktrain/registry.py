@@ -1,0 +1,138 @@
+"""Runtime blueprints and where they come from.
+
+Precedence, highest first: `--runtime-file FILE`, each `--runtimes-dir DIR` in the order
+given, the directories in `KTRAIN_RUNTIMES_PATH` (colon-separated), then the bundled set.
+A runtime shadows one of the same kind and name from a lower source.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ktrain import constants as c
+from ktrain.api.runtime import TrainingRuntime
+from ktrain.errors import InputError, RuntimeNotFoundError
+from ktrain.loader import Document, load_documents, parse_model
+from ktrain.resources import builtin_runtimes_dir
+
+SOURCE_BUNDLED = "bundled"
+
+
+@dataclass
+class RuntimeEntry:
+    runtime: TrainingRuntime
+    source: str  # "bundled", "file", "dir", "env", "cluster"
+    path: str | None = None
+    document: Document | None = None
+    shadows: list[str] = field(default_factory=list)  # sources this entry hides
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.runtime.kind, self.runtime.name)
+
+    @property
+    def origin(self) -> str:
+        if self.path is None or self.source == SOURCE_BUNDLED:
+            return self.source
+        return f"{self.source}:{self.path}"
+
+
+def _yaml_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
+def load_runtime_file(path: str | Path, source: str) -> list[RuntimeEntry]:
+    """Every (Cluster)TrainingRuntime document in a file (other kinds are skipped)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8") if str(path) != "-" else __import__("sys").stdin.read()
+    except OSError as exc:
+        raise InputError(f"cannot read runtime file: {exc.strerror}", file=str(path)) from None
+    entries = []
+    for doc in load_documents(text, str(path)):
+        if not isinstance(doc.data, dict):
+            raise doc.error("a runtime document must be a mapping")
+        kind = doc.data.get("kind")
+        if kind not in c.RUNTIME_KINDS:
+            continue
+        runtime = parse_model(doc, TrainingRuntime, what=str(kind))
+        if not runtime.name:
+            raise doc.error(f"{kind} has no metadata.name", ("metadata",))
+        entries.append(RuntimeEntry(runtime=runtime, source=source, path=str(path), document=doc))
+    return entries
+
+
+class RuntimeRegistry:
+    def __init__(
+        self,
+        *,
+        files: list[str] | None = None,
+        dirs: list[str] | None = None,
+        env_path: str | None = None,
+        bundled: bool = True,
+    ) -> None:
+        self._files = list(files or [])
+        self._dirs = list(dirs or [])
+        self._env_dirs = [d for d in (env_path or "").split(":") if d]
+        self._bundled = bundled
+        self._entries: list[RuntimeEntry] | None = None
+
+    def _sources(self) -> list[tuple[str, Path, bool]]:
+        """(source, path, is_file) from highest to lowest precedence."""
+        out: list[tuple[str, Path, bool]] = [("file", Path(f), True) for f in self._files]
+        for source, dirs in (("dir", self._dirs), ("env", self._env_dirs)):
+            for d in dirs:
+                p = Path(d)
+                if not p.is_dir():
+                    raise InputError(f"runtimes directory {d!r} does not exist",
+                                     hint="check --runtimes-dir and KTRAIN_RUNTIMES_PATH")
+                out.append((source, p, False))
+        if self._bundled:
+            out.append((SOURCE_BUNDLED, builtin_runtimes_dir(), False))
+        return out
+
+    def all_entries(self) -> list[RuntimeEntry]:
+        """Every runtime found, highest precedence first, shadowed ones included."""
+        if self._entries is None:
+            entries: list[RuntimeEntry] = []
+            for source, path, is_file in self._sources():
+                files = [path] if is_file else _yaml_files(path)
+                for f in files:
+                    entries.extend(load_runtime_file(f, source))
+            self._entries = entries
+        return self._entries
+
+    def entries(self) -> list[RuntimeEntry]:
+        """The visible runtimes (one per kind and name), each noting what it shadows."""
+        winners: dict[tuple[str, str], RuntimeEntry] = {}
+        for entry in self.all_entries():
+            if entry.key in winners:
+                winners[entry.key].shadows.append(entry.origin)
+            else:
+                entry.shadows = []
+                winners[entry.key] = entry
+        return sorted(winners.values(), key=lambda e: (e.runtime.name, e.runtime.kind))
+
+    def names(self) -> list[str]:
+        return sorted({e.runtime.name for e in self.entries()})
+
+    def find(self, name: str, kind: str | None = None) -> RuntimeEntry | None:
+        for entry in self.entries():
+            if entry.runtime.name == name and (kind is None or entry.runtime.kind == kind):
+                return entry
+        return None
+
+    def get(self, name: str, kind: str | None = None) -> RuntimeEntry:
+        entry = self.find(name, kind)
+        if entry is not None:
+            return entry
+        names = self.names()
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+        what = kind or "runtime"
+        message = f"{what} {name!r} not found"
+        if names:
+            message += ". Known runtimes: " + ", ".join(names)
+        hint = f"did you mean {close[0]!r}?" if close else "see `ktrain runtime list`"
+        raise RuntimeNotFoundError(message, hint=hint)

@@ -1,0 +1,39 @@
+"""A Kubernetes API-server double for tests that need a cluster but must not need a real one.
+
+`ApiServerDouble` runs a threaded HTTP server on 127.0.0.1 (random port) that speaks enough of
+the Kubernetes REST protocol for the official `kubernetes` Python client to work unmodified:
+discovery, CRUD with label/field selectors, merge / strategic / JSON patches, server-side apply
+with managedFields and conflicts, dryRun, Status errors shaped like the real ones, ownerReference
+garbage collection, watches, pod logs (including `follow` streaming) and events. Custom resources
+are validated against the reference CRD schemas under ../shared when that directory exists.
+
+Deliberate simplifications: deletion is immediate (no graceful deletion or lingering
+finalizers), strategic merge replaces lists, server-side apply treats every list as atomic, and
+CEL rules (`x-kubernetes-validations`) are not evaluated.
+"""
+
+from .cluster import Cluster
+from .errors import ApiError, FieldError
+from .resources import CRD_SETS, ResourceType
+from .schema import DEFAULT_UPSTREAM
+from .server import (
+    ApiServerDouble,
+    Fault,
+    RecordedRequest,
+    double_fixture,
+    owner_reference,
+)
+
+__all__ = [
+    "ApiError",
+    "ApiServerDouble",
+    "CRD_SETS",
+    "Cluster",
+    "DEFAULT_UPSTREAM",
+    "Fault",
+    "FieldError",
+    "RecordedRequest",
+    "ResourceType",
+    "double_fixture",
+    "owner_reference",
+]

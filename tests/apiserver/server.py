@@ -1,0 +1,1274 @@
+"""An in-process Kubernetes API server double, spoken to over real HTTP.
+
+    with ApiServerDouble(crds={"jobset", "trainer"}, token="t0k3n") as srv:
+        srv.write_kubeconfig(tmp_path / "kubeconfig")
+        api = kubernetes.client.CoreV1Api(srv.api_client())
+
+The official `kubernetes` client works against it unmodified. See the package docstring for
+what is and is not modelled.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import secrets
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from urllib.parse import parse_qs, urlsplit
+
+import yaml
+
+from .cluster import DEFAULT_NAMESPACES, Cluster, Change, rfc3339, rfc3339_nano
+from .errors import (
+    REASON_FOR_CODE,
+    ApiError,
+    bad_request,
+    conflict,
+    forbidden_request,
+    generic,
+    invalid,
+    invalid_object,
+    method_not_supported,
+    no_such_resource,
+    not_found,
+    not_supported,
+    unauthorized,
+)
+from .resources import (
+    EVENTS,
+    NAMESPACES,
+    PODS,
+    ResourceType,
+    api_resource,
+    resolve_crd_sets,
+)
+from .schema import DEFAULT_UPSTREAM
+from .selectors import make_filter
+
+JSON = Dict[str, Any]
+THREAD_PREFIX = "apiserver-double"
+
+
+# --- fault injection ---------------------------------------------------------------------------
+
+
+@dataclass
+class Fault:
+    """A rule that delays and/or fails matching requests.
+
+    `verb` is the RBAC-style verb (get, list, watch, create, update, patch, delete,
+    deletecollection) or `apply` for server-side apply (which also matches `patch`).
+    `resource` is a plural, kind, short name, `plural.group` or `plural/subresource`
+    (e.g. `pods/log`); None matches every request, discovery included.
+    """
+
+    verb: Optional[str] = None
+    resource: Optional[str] = None
+    namespace: Optional[str] = None
+    name: Optional[str] = None
+    code: Optional[int] = None
+    message: Optional[str] = None
+    reason: Optional[str] = None
+    nth: Optional[int] = None  # fire only on the n-th matching request (1-based)
+    times: Optional[int] = None  # fire at most this many times
+    delay: float = 0.0
+    seen: int = 0  # matching requests so far
+    hits: int = 0  # times the fault fired
+
+
+@dataclass(frozen=True)
+class Route:
+    verb: str  # "" for discovery and other non-resource paths
+    rtype: Optional[ResourceType] = None
+    namespace: Optional[str] = None
+    name: Optional[str] = None
+    subresource: str = ""
+
+    @property
+    def rbac_verbs(self) -> Tuple[str, ...]:
+        return ("apply", "patch") if self.verb == "apply" else (self.verb,)
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str
+    query: Dict[str, List[str]]
+    headers: Dict[str, str]
+    body: bytes
+    verb: str
+    resource: str  # plural.group (plus /subresource), "" for discovery
+    namespace: Optional[str]
+    name: Optional[str]
+
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+    def param(self, key: str) -> Optional[str]:
+        values = self.query.get(key)
+        return values[0] if values else None
+
+
+def _matches_resource(spec: str, route: Route) -> bool:
+    rt = route.rtype
+    if rt is None:
+        return False
+    wanted = spec.lower()
+    base, _, sub = wanted.partition("/")
+    return base in rt.aliases() and sub == route.subresource
+
+
+# --- HTTP plumbing ------------------------------------------------------------------------------
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: Tuple[str, int], double: "ApiServerDouble") -> None:
+        self.double = double
+        self.tracking_lock = threading.Lock()
+        self.connections: Dict[socket.socket, threading.Thread] = {}
+        self.counter = 0
+        super().__init__(address, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # Without TCP_NODELAY, headers and body written separately meet the client's delayed
+        # ACK and every request costs ~40 ms.
+        request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        with self.tracking_lock:
+            self.counter += 1
+            thread = threading.Thread(
+                target=self._serve_connection,
+                args=(request, client_address),
+                name=f"{THREAD_PREFIX}-conn-{self.counter}",
+                daemon=True,
+            )
+            self.connections[request] = thread
+        thread.start()
+
+    def _serve_connection(self, request: Any, client_address: Any) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except OSError:
+            pass  # the client or stop() closed the socket
+        finally:
+            self.shutdown_request(request)
+            with self.tracking_lock:
+                self.connections.pop(request, None)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Swallow errors instead of printing tracebacks to stderr."""
+
+    def close_connections(self) -> List[threading.Thread]:
+        with self.tracking_lock:
+            items = list(self.connections.items())
+        for sock, _ in items:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        return [thread for _, thread in items]
+
+
+class _ClientGone(Exception):
+    pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+    streaming = False  # set once a chunked response has begun
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        """Silence the default access log on stderr."""
+
+    def do_GET(self) -> None:
+        self._handle("GET")
+
+    def do_POST(self) -> None:
+        self._handle("POST")
+
+    def do_PUT(self) -> None:
+        self._handle("PUT")
+
+    def do_PATCH(self) -> None:
+        self._handle("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._handle("DELETE")
+
+    # -- response helpers ---------------------------------------------------------------------
+
+    def _send(
+        self, code: int, body: bytes, content_type: str, warnings: Sequence[str] = ()
+    ) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-cache, private")
+        for warning in warnings:
+            self.send_header("Warning", f'299 - {json.dumps(warning)}')
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+
+    def send_json(self, code: int, payload: Any, warnings: Sequence[str] = ()) -> None:
+        self._send(code, json.dumps(payload).encode(), "application/json", warnings)
+
+    def start_chunked(self, content_type: str) -> None:
+        self.streaming = True
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache, private")
+        self.end_headers()
+        self.wfile.flush()
+
+    def chunk(self, data: bytes) -> None:
+        if not data:
+            return
+        try:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+        except OSError as exc:
+            raise _ClientGone() from exc
+
+    def end_chunks(self) -> None:
+        try:
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError as exc:
+            raise _ClientGone() from exc
+
+    # -- dispatch -------------------------------------------------------------------------------
+
+    def _handle(self, method: str) -> None:
+        double = self.server.double
+        split = urlsplit(self.path)
+        query = parse_qs(split.query, keep_blank_values=True)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        self.streaming = False
+        route = Route("")
+        route_error: Optional[ApiError] = None
+        try:
+            route = double._route(method, split.path, query, self.headers.get("Content-Type", ""))
+        except ApiError as err:
+            route_error = err  # answered below, after authentication
+        double._record(method, split.path, query, dict(self.headers.items()), body, route)
+        try:
+            double._authenticate(self.headers.get("Authorization"))
+            if route_error is not None:
+                raise route_error
+            double._run_faults(route)
+            double._dispatch(self, split.path, query, body, route)
+        except _ClientGone:
+            self.close_connection = True
+        except Exception as exc:
+            if self.streaming:
+                # Too late for a Status body: drop the connection mid-stream.
+                self.close_connection = True
+                return
+            if isinstance(exc, ApiError):
+                err = exc
+            else:  # a bug in the double: answer like the real server's 500
+                err = generic(500, f"Internal error occurred: {type(exc).__name__}: {exc}",
+                              "InternalError")
+            try:
+                self.send_json(err.code, err.status())
+            except OSError:
+                self.close_connection = True
+
+
+def _one(query: Mapping[str, List[str]], key: str) -> Optional[str]:
+    values = query.get(key)
+    return values[0] if values else None
+
+
+def _flag(query: Mapping[str, List[str]], key: str) -> bool:
+    return (_one(query, key) or "").lower() in ("true", "1")
+
+
+def _int_param(query: Mapping[str, List[str]], key: str) -> Optional[int]:
+    raw = _one(query, key)
+    if raw is None or raw == "":
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise bad_request(f'invalid value for {key}: "{raw}"') from None
+
+
+# --- the double ---------------------------------------------------------------------------------
+
+
+class ApiServerDouble:
+    """A fake kube-apiserver on 127.0.0.1 for tests; see the module docstring."""
+
+    def __init__(
+        self,
+        crds: Optional[Iterable[str]] = None,
+        token: Optional[str] = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        upstream_dir: Optional[Path] = DEFAULT_UPSTREAM,
+        validate_schemas: bool = True,
+        strict_namespaces: bool = True,
+        namespaces: Sequence[str] = DEFAULT_NAMESPACES,
+        full_crd_schemas: bool = True,
+        user: str = "system:serviceaccount:default:ktrain",
+        kube_version: Tuple[int, int, int] = (1, 33, 0),
+    ) -> None:
+        self.crd_sets = resolve_crd_sets(crds)
+        self.token = token
+        self.host = host
+        self.user = user
+        self.kube_version = kube_version
+        self.cluster = Cluster(
+            self.crd_sets,
+            upstream_dir,
+            validate_schemas=validate_schemas,
+            strict_namespaces=strict_namespaces,
+            namespaces=namespaces,
+            full_crd_schemas=full_crd_schemas,
+        )
+        self.faults: List[Fault] = []
+        self.requests: List[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._port = port
+        self._server: Optional[_Server] = None
+        self._serve_thread: Optional[threading.Thread] = None
+        self._stopping = threading.Event()
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    def start(self) -> "ApiServerDouble":
+        """Start serving; after stop() this rebinds the same port."""
+        if self._server is not None:
+            return self
+        self._stopping.clear()
+        with self.cluster.lock:
+            self.cluster.closing = False
+        server = _Server((self.host, self._port), self)
+        self._port = server.server_address[1]
+        self._server = server
+        self._serve_thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"{THREAD_PREFIX}-serve",
+            daemon=True,
+        )
+        self._serve_thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving: later requests get connection refused; streams end; threads exit."""
+        server = self._server
+        if server is None:
+            return
+        self._stopping.set()
+        with self.cluster.lock:
+            self.cluster.closing = True
+            self.cluster.changed.notify_all()
+        server.shutdown()
+        threads = server.close_connections()
+        server.server_close()
+        if self._serve_thread is not None:
+            self._serve_thread.join(timeout=5)
+        for thread in threads:
+            thread.join(timeout=5)
+        self._server = None
+        self._serve_thread = None
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    def __enter__(self) -> "ApiServerDouble":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self._port}"
+
+    @property
+    def schema_validation(self) -> bool:
+        """Whether custom resources are validated against the reference CRD schemas."""
+        return self.cluster.validate_schemas
+
+    # -- client configuration ---------------------------------------------------------------------
+
+    def kubeconfig(
+        self,
+        namespace: str = "default",
+        context: str = "double",
+        token: Optional[str] = None,
+        anonymous: bool = False,
+        user: str = "double-user",
+    ) -> JSON:
+        """A kubeconfig dict for this server; `token` defaults to the server's own."""
+        credentials: JSON = {}
+        bearer = token if token is not None else self.token
+        if bearer and not anonymous:
+            credentials["token"] = bearer
+        return {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": context, "cluster": {"server": self.url}}],
+            "users": [{"name": user, "user": credentials}],
+            "contexts": [
+                {
+                    "name": context,
+                    "context": {"cluster": context, "user": user, "namespace": namespace},
+                }
+            ],
+            "current-context": context,
+            "preferences": {},
+        }
+
+    def write_kubeconfig(
+        self,
+        path: Union[str, Path],
+        namespace: str = "default",
+        context: str = "double",
+        token: Optional[str] = None,
+        anonymous: bool = False,
+    ) -> Path:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        document = self.kubeconfig(namespace, context, token, anonymous)
+        target.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+        return target
+
+    def api_client(
+        self, namespace: str = "default", token: Optional[str] = None, anonymous: bool = False
+    ) -> Any:
+        """A `kubernetes.client.ApiClient` configured through the client's kubeconfig loader."""
+        from kubernetes import client, config
+
+        configuration = client.Configuration()
+        config.load_kube_config_from_dict(
+            self.kubeconfig(namespace, "double", token, anonymous),
+            context="double",
+            client_configuration=configuration,
+            persist_config=False,
+        )
+        return client.ApiClient(configuration)
+
+    # -- fault injection --------------------------------------------------------------------------
+
+    def inject(
+        self,
+        *,
+        verb: Optional[str] = None,
+        resource: Optional[str] = None,
+        namespace: Optional[str] = None,
+        name: Optional[str] = None,
+        code: Optional[int] = None,
+        message: Optional[str] = None,
+        reason: Optional[str] = None,
+        nth: Optional[int] = None,
+        times: Optional[int] = None,
+        delay: float = 0.0,
+    ) -> Fault:
+        """Add a Fault (see its docstring); returns it so tests can read `seen` / `hits`."""
+        fault = Fault(verb, resource, namespace, name, code, message, reason, nth, times, delay)
+        with self._lock:
+            self.faults.append(fault)
+        return fault
+
+    def forbid(
+        self,
+        verb: str,
+        resource: str,
+        *,
+        namespace: Optional[str] = None,
+        name: Optional[str] = None,
+    ) -> Fault:
+        """Answer 403 Forbidden (RBAC-style message) to `verb` on `resource`."""
+        return self.inject(verb=verb, resource=resource, namespace=namespace, name=name, code=403)
+
+    def fail_nth(
+        self, verb: str, resource: str, n: int, code: int = 422, message: Optional[str] = None
+    ) -> Fault:
+        return self.inject(verb=verb, resource=resource, nth=n, code=code, message=message)
+
+    def fail_nth_create(
+        self, resource: str, n: int, code: int = 422, message: Optional[str] = None
+    ) -> Fault:
+        """Fail only the n-th create of `resource` (a plural or a kind)."""
+        return self.fail_nth("create", resource, n, code, message)
+
+    def slow(
+        self, seconds: float, *, verb: Optional[str] = None, resource: Optional[str] = None
+    ) -> Fault:
+        """Delay matching requests (all requests by default) by `seconds`."""
+        return self.inject(verb=verb, resource=resource, delay=seconds)
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self.faults.clear()
+
+    # -- inspection and seeding -------------------------------------------------------------------
+
+    def requests_for(
+        self, verb: Optional[str] = None, resource: Optional[str] = None
+    ) -> List[RecordedRequest]:
+        """Recorded requests, filtered by verb and/or resource (plural or plural.group)."""
+        with self._lock:
+            found = list(self.requests)
+        out = []
+        for req in found:
+            if verb is not None and req.verb != verb:
+                continue
+            if resource is not None and resource not in (req.resource, req.resource.split(".")[0]):
+                continue
+            out.append(req)
+        return out
+
+    def clear_requests(self) -> None:
+        with self._lock:
+            self.requests.clear()
+
+    def resource_type(self, resource: str, group: Optional[str] = None) -> ResourceType:
+        return self.cluster.resolve(resource, group)
+
+    def objects(
+        self, resource: str, namespace: Optional[str] = None, group: Optional[str] = None
+    ) -> List[JSON]:
+        """Stored objects of a type (deep copies), in one namespace or all."""
+        return self.cluster.items(self.resource_type(resource, group), namespace, lambda _: True)
+
+    def get_object(
+        self,
+        resource: str,
+        name: str,
+        namespace: Optional[str] = "default",
+        group: Optional[str] = None,
+    ) -> Optional[JSON]:
+        rt = self.resource_type(resource, group)
+        try:
+            return self.cluster.get(rt, namespace, name)
+        except ApiError:
+            return None
+
+    def put_object(self, obj: JSON, manager: str = "apiserver-double") -> JSON:
+        """Store an object directly (no validation, no faults); create or replace."""
+        rt = self._type_of(obj)
+        return self.cluster.put(rt, obj, manager)
+
+    def delete_object(
+        self, resource: str, name: str, namespace: Optional[str] = "default",
+        propagation: Optional[str] = None, group: Optional[str] = None,
+    ) -> None:
+        self.cluster.delete(self.resource_type(resource, group), namespace, name, propagation)
+
+    def set_status(
+        self, resource: str, name: str, status: JSON, namespace: Optional[str] = "default",
+        group: Optional[str] = None,
+    ) -> JSON:
+        """Replace `.status` of a stored object, as its controller would."""
+        rt = self.resource_type(resource, group)
+        with self.cluster.lock:
+            obj = self.cluster.get(rt, namespace, name)
+            obj["status"] = status
+            return self.cluster.put(rt, obj)
+
+    def add_namespace(self, name: str, labels: Optional[Mapping[str, str]] = None) -> JSON:
+        meta: JSON = {"name": name}
+        if labels:
+            meta["labels"] = dict(labels)
+        return self.cluster.put(NAMESPACES, {"metadata": meta})
+
+    def compact(self) -> None:
+        """Drop watch history: watches resuming from an older resourceVersion get 410 Gone."""
+        self.cluster.compact()
+
+    def _type_of(self, obj: JSON) -> ResourceType:
+        for rt in self.cluster.types.values():
+            if rt.api_version == obj.get("apiVersion") and rt.kind == obj.get("kind"):
+                return rt
+        raise KeyError(f"not served: {obj.get('apiVersion')} {obj.get('kind')}")
+
+    # -- pods, logs and events --------------------------------------------------------------------
+
+    def add_pod(
+        self,
+        name: str,
+        namespace: str = "default",
+        *,
+        labels: Optional[Mapping[str, str]] = None,
+        annotations: Optional[Mapping[str, str]] = None,
+        phase: str = "Running",
+        node: Optional[str] = None,
+        containers: Sequence[Union[str, JSON]] = ("main",),
+        init_containers: Sequence[Union[str, JSON]] = (),
+        container_statuses: Optional[List[JSON]] = None,
+        owner: Optional[JSON] = None,
+        restart_count: int = 0,
+    ) -> JSON:
+        """Add a pod as the scheduler/kubelet would have left it.
+
+        Container statuses default from `phase`: Pending -> waiting (ContainerCreating),
+        Running -> running, Succeeded -> terminated 0, Failed -> terminated 1.
+        `owner` is a stored object that becomes the pod's controller ownerReference.
+        """
+        now = rfc3339()
+        specs = [_container_spec(c) for c in containers]
+        init_specs = [_container_spec(c) for c in init_containers]
+        meta: JSON = {"name": name, "namespace": namespace}
+        if labels:
+            meta["labels"] = dict(labels)
+        if annotations:
+            meta["annotations"] = dict(annotations)
+        if owner is not None:
+            meta["ownerReferences"] = [_owner_reference(owner)]
+        spec: JSON = {"containers": specs, "restartPolicy": "Never"}
+        if init_specs:
+            spec["initContainers"] = init_specs
+        if node:
+            spec["nodeName"] = node
+        if container_statuses is None:
+            container_statuses = [
+                _container_status(c, phase, now, restart_count) for c in specs
+            ]
+        status: JSON = {"phase": phase, "containerStatuses": container_statuses}
+        if phase != "Pending":
+            status["startTime"] = now
+        if init_specs:
+            status["initContainerStatuses"] = [
+                _container_status(c, "Succeeded" if phase != "Pending" else "Pending", now, 0)
+                for c in init_specs
+            ]
+        return self.cluster.put(PODS, {"metadata": meta, "spec": spec, "status": status})
+
+    def _single_container(self, namespace: str, pod: str) -> str:
+        obj = self.cluster.get(PODS, namespace, pod)
+        names = [c["name"] for c in obj["spec"]["containers"]]
+        if len(names) != 1:
+            raise ValueError(f"pod {pod} has containers {names}; pass container=")
+        return str(names[0])
+
+    def append_log(
+        self,
+        pod: str,
+        text: str,
+        *,
+        container: Optional[str] = None,
+        namespace: str = "default",
+        previous: bool = False,
+        timestamp: Optional[dt.datetime] = None,
+    ) -> None:
+        """Append log text (split into lines) to a container; wakes `follow` streams."""
+        name = container or self._single_container(namespace, pod)
+        self.cluster.append_log(namespace, pod, name, text, previous, timestamp)
+
+    def terminate_container(
+        self,
+        pod: str,
+        container: Optional[str] = None,
+        *,
+        namespace: str = "default",
+        exit_code: int = 0,
+        reason: Optional[str] = None,
+    ) -> JSON:
+        """Mark a container terminated (ends log follow streams); the pod's phase follows."""
+        name = container or self._single_container(namespace, pod)
+        now = rfc3339()
+        with self.cluster.lock:
+            obj = self.cluster.get(PODS, namespace, pod)
+            status = obj.setdefault("status", {})
+            statuses = status.setdefault("containerStatuses", [])
+            entry = next((s for s in statuses if s.get("name") == name), None)
+            if entry is None:
+                entry = {"name": name, "image": "busybox", "imageID": "", "restartCount": 0}
+                statuses.append(entry)
+            started = (entry.get("state") or {}).get("running", {}).get("startedAt", now)
+            entry["state"] = {
+                "terminated": {
+                    "exitCode": exit_code,
+                    "reason": reason or ("Completed" if exit_code == 0 else "Error"),
+                    "startedAt": started,
+                    "finishedAt": now,
+                }
+            }
+            entry["ready"] = False
+            entry["started"] = False
+            if all("terminated" in (s.get("state") or {}) for s in statuses):
+                failed = any(s["state"]["terminated"].get("exitCode", 0) != 0 for s in statuses)
+                status["phase"] = "Failed" if failed else "Succeeded"
+            return self.cluster.put(PODS, obj)
+
+    def add_event(
+        self,
+        involved: Union[JSON, Tuple[str, str]],
+        reason: str,
+        message: str,
+        *,
+        type: str = "Normal",  # noqa: A002 - mirrors the Event field name
+        namespace: Optional[str] = None,
+        count: int = 1,
+        component: str = "apiserver-double",
+        timestamp: Optional[dt.datetime] = None,
+    ) -> JSON:
+        """Record a core/v1 Event about `involved` (a stored object, or (kind, name))."""
+        if isinstance(involved, tuple):
+            kind, obj_name = involved
+            ref: JSON = {"kind": kind, "name": obj_name, "namespace": namespace or "default"}
+        else:
+            meta = involved.get("metadata") or {}
+            ref = {
+                "apiVersion": involved.get("apiVersion", ""),
+                "kind": involved.get("kind", ""),
+                "name": meta.get("name", ""),
+                "namespace": meta.get("namespace", namespace or "default"),
+                "uid": meta.get("uid", ""),
+            }
+            if meta.get("resourceVersion"):
+                ref["resourceVersion"] = meta["resourceVersion"]
+        ns = namespace or ref.get("namespace") or "default"
+        stamp = rfc3339(timestamp)
+        event = {
+            "metadata": {"name": f"{ref['name']}.{secrets.token_hex(8)}", "namespace": ns},
+            "involvedObject": ref,
+            "reason": reason,
+            "message": message,
+            "type": type,
+            "count": count,
+            "firstTimestamp": stamp,
+            "lastTimestamp": stamp,
+            "source": {"component": component},
+            "reportingComponent": component,
+            "reportingInstance": "",
+        }
+        return self.cluster.put(EVENTS, event)
+
+    # -- request handling (called from handler threads) -------------------------------------------
+
+    def _record(
+        self, method: str, path: str, query: Dict[str, List[str]], headers: Dict[str, str],
+        body: bytes, route: Route,
+    ) -> None:
+        resource = ""
+        if route.rtype is not None:
+            suffix = f"/{route.subresource}" if route.subresource else ""
+            resource = route.rtype.group_resource + suffix
+        req = RecordedRequest(method, path, query, headers, body, route.verb, resource,
+                              route.namespace, route.name)
+        with self._lock:
+            self.requests.append(req)
+
+    def _authenticate(self, header: Optional[str]) -> None:
+        if self.token is None:
+            return
+        if header != f"Bearer {self.token}":
+            raise unauthorized()
+
+    def _route(
+        self, method: str, path: str, query: Mapping[str, List[str]], content_type: str
+    ) -> Route:
+        segments = [s for s in path.split("/") if s]
+        if not segments or segments[0] not in ("api", "apis"):
+            return Route("get" if method == "GET" else "")
+        if segments[0] == "api":
+            if len(segments) < 2:
+                return Route("get")
+            if segments[1] != "v1":
+                raise no_such_resource()
+            group, version, rest = "", "v1", segments[2:]
+        else:
+            if len(segments) < 3:
+                return Route("get")
+            group, version, rest = segments[1], segments[2], segments[3:]
+        if not rest:
+            return Route("get")
+        namespace: Optional[str] = None
+        types = self.cluster.types
+        if rest[0] == "namespaces" and len(rest) >= 3:
+            candidate = types.get((group, rest[2]))
+            if candidate is not None and candidate.namespaced:
+                namespace, rest = rest[1], rest[2:]
+        if len(rest) > 3:
+            raise no_such_resource()
+        rt = self.cluster.lookup(group, version, rest[0])
+        name = rest[1] if len(rest) > 1 else None
+        sub = rest[2] if len(rest) > 2 else ""
+        if rt.namespaced and name is not None and namespace is None:
+            raise no_such_resource()
+        if not rt.namespaced and namespace is not None:
+            raise no_such_resource()
+        known_sub = (sub == "status" and rt.status_subresource) or (sub == "log" and rt is PODS)
+        if sub and not known_sub:
+            raise no_such_resource()
+        if sub == "log":
+            if method != "GET":
+                raise method_not_supported(rt.group, "pods/log")
+            return Route("get", rt, namespace, name, sub)
+        verb = self._verb(method, name, query, content_type)
+        if sub:
+            allowed: Tuple[str, ...] = ("get", "update", "patch", "apply")
+        else:
+            allowed = rt.verbs + (("apply",) if "patch" in rt.verbs else ())
+        if verb not in allowed:
+            raise method_not_supported(rt.group, rt.plural)
+        return Route(verb, rt, namespace, name, sub)
+
+    @staticmethod
+    def _verb(
+        method: str, name: Optional[str], query: Mapping[str, List[str]], content_type: str
+    ) -> str:
+        if method == "GET":
+            if name:
+                return "get"
+            return "watch" if _flag(query, "watch") else "list"
+        if method == "POST" and not name:
+            return "create"
+        if method == "PUT" and name:
+            return "update"
+        if method == "PATCH" and name:
+            return "apply" if content_type.startswith("application/apply-patch") else "patch"
+        if method == "DELETE":
+            return "delete" if name else "deletecollection"
+        return "unsupported"
+
+    def _run_faults(self, route: Route) -> None:
+        with self._lock:
+            rules = list(self.faults)
+        for fault in rules:
+            with self._lock:
+                if fault.verb is not None and fault.verb not in route.rbac_verbs:
+                    continue
+                if fault.resource is not None and not _matches_resource(fault.resource, route):
+                    continue
+                if fault.namespace is not None and fault.namespace != route.namespace:
+                    continue
+                if fault.name is not None and fault.name != route.name:
+                    continue
+                fault.seen += 1
+                if fault.nth is not None and fault.seen != fault.nth:
+                    continue
+                if fault.times is not None and fault.hits >= fault.times:
+                    continue
+                fault.hits += 1
+            if fault.delay:
+                self._stopping.wait(fault.delay)
+            if fault.code is not None:
+                raise self._fault_error(fault, route)
+
+    def _fault_error(self, fault: Fault, route: Route) -> ApiError:
+        code = fault.code or 500
+        rt = route.rtype
+        group = rt.group if rt else ""
+        plural = (rt.plural + (f"/{route.subresource}" if route.subresource else "")) if rt else ""
+        name = route.name or ""
+        if code == 403 and rt is not None and fault.message is None:
+            verb = "patch" if route.verb == "apply" else route.verb
+            if route.namespace:
+                scope = f'in the namespace "{route.namespace}"'
+            else:
+                scope = "at the cluster scope"
+            why = (
+                f'User "{self.user}" cannot {verb} resource "{plural}" '
+                f'in API group "{group}" {scope}'
+            )
+            return forbidden_request(group, plural, name, why)
+        if code == 422 and rt is not None and fault.reason is None:
+            detail = fault.message or "injected by the API server double"
+            return invalid_object(rt.group, rt.kind, name, [invalid("metadata.name", name, detail)])
+        if code == 404 and rt is not None and fault.message is None:
+            return not_found(group, plural, name)
+        if code == 409 and rt is not None and fault.message is None:
+            return conflict(group, plural, name, "the object has been modified; please apply your "
+                            "changes to the latest version and try again")
+        message = fault.message or (
+            "Internal error occurred: injected failure" if code == 500 else "injected failure"
+        )
+        return ApiError(code, message, fault.reason or REASON_FOR_CODE.get(code, "Unknown"))
+
+    def _dispatch(
+        self, handler: _Handler, path: str, query: Mapping[str, List[str]], body: bytes,
+        route: Route,
+    ) -> None:
+        if route.rtype is None:
+            self._discovery(handler, path)
+            return
+        rt = route.rtype
+        ns = route.namespace
+        cluster = self.cluster
+        dry_run = self._dry_run(query, route)
+        field_validation = _one(query, "fieldValidation") or ""
+        if field_validation not in ("", "Ignore", "Warn", "Strict"):
+            raise bad_request(f"fieldValidation parameter unsupported: {field_validation}")
+        manager = _one(query, "fieldManager")
+        default_manager = (handler.headers.get("User-Agent") or "unknown").split("/")[0][:128]
+        if route.subresource == "log":
+            assert route.name is not None
+            self._serve_log(handler, ns or "default", route.name, query)
+        elif route.verb == "get":
+            assert route.name is not None
+            handler.send_json(200, cluster.get(rt, ns, route.name))
+        elif route.verb == "list":
+            accept = make_filter(_one(query, "labelSelector"), _one(query, "fieldSelector"),
+                                 rt.allowed_field_labels())
+            handler.send_json(200, cluster.list(rt, ns, accept, _int_param(query, "limit") or 0,
+                                                _one(query, "continue") or ""))
+        elif route.verb == "watch":
+            self._serve_watch(handler, rt, ns, query)
+        elif route.verb == "create":
+            result = cluster.create(rt, ns, _parse_json(body), manager or default_manager,
+                                    dry_run, field_validation)
+            handler.send_json(201, result.obj, result.warnings)
+        elif route.verb == "update":
+            assert route.name is not None
+            result = cluster.update(
+                rt, ns, route.name, _parse_json(body), manager or default_manager,
+                dry_run, field_validation, route.subresource,
+            )
+            handler.send_json(200, result.obj, result.warnings)
+        elif route.verb in ("patch", "apply"):
+            assert route.name is not None
+            result = cluster.patch(
+                rt, ns, route.name, handler.headers.get("Content-Type", ""), body, manager,
+                default_manager, _flag(query, "force"), dry_run, field_validation,
+                route.subresource,
+            )
+            handler.send_json(201 if result.created else 200, result.obj, result.warnings)
+        elif route.verb == "delete":
+            assert route.name is not None
+            options = _parse_json(body) if body else {}
+            if not isinstance(options, dict):
+                raise bad_request("the body of a delete must be a DeleteOptions object")
+            dry_run = dry_run or options.get("dryRun") == ["All"]
+            policy = self._propagation(query, options)
+            handler.send_json(200, cluster.delete(rt, ns, route.name, policy, dry_run,
+                                                  options.get("preconditions")))
+        elif route.verb == "deletecollection":
+            options = _parse_json(body) if body else {}
+            accept = make_filter(_one(query, "labelSelector"), _one(query, "fieldSelector"),
+                                 rt.allowed_field_labels())
+            policy = self._propagation(query, options)
+            handler.send_json(
+                200, cluster.delete_collection(rt, ns, accept, policy, dry_run)
+            )
+        else:
+            raise method_not_supported(rt.group, rt.plural)
+
+    def _dry_run(self, query: Mapping[str, List[str]], route: Route) -> bool:
+        values = list(query.get("dryRun", []))
+        for value in values:
+            if value != "All":
+                options = {"create": "CreateOptions", "update": "UpdateOptions",
+                           "delete": "DeleteOptions"}.get(route.verb, "PatchOptions")
+                raise invalid_object("meta.k8s.io", options, "",
+                                     [not_supported("dryRun", value, ["All"])])
+        return bool(values)
+
+    @staticmethod
+    def _propagation(query: Mapping[str, List[str]], options: Any) -> Optional[str]:
+        policy = _one(query, "propagationPolicy")
+        if isinstance(options, dict):
+            if options.get("propagationPolicy"):
+                policy = str(options["propagationPolicy"])
+            elif options.get("orphanDependents") is not None:
+                policy = "Orphan" if options["orphanDependents"] else "Background"
+        if policy is None and _one(query, "orphanDependents") is not None:
+            policy = "Orphan" if _flag(query, "orphanDependents") else "Background"
+        return policy
+
+    # -- discovery --------------------------------------------------------------------------------
+
+    def _discovery(self, handler: _Handler, path: str) -> None:
+        segments = [s for s in path.split("/") if s]
+        groups = self.cluster.served_groups()
+        if segments in (["version"],):
+            major, minor, patch = self.kube_version
+            handler.send_json(200, {
+                "major": str(major), "minor": str(minor),
+                "gitVersion": f"v{major}.{minor}.{patch}", "gitCommit": "apiserver-double",
+                "gitTreeState": "clean", "buildDate": "2025-01-01T00:00:00Z",
+                "goVersion": "go1.24.0", "compiler": "gc", "platform": "linux/amd64",
+            })
+        elif segments in (["healthz"], ["livez"], ["readyz"]):
+            handler._send(200, b"ok", "text/plain; charset=utf-8")
+        elif segments == ["api"]:
+            handler.send_json(200, {
+                "kind": "APIVersions", "versions": ["v1"],
+                "serverAddressByClientCIDRs": [
+                    {"clientCIDR": "0.0.0.0/0", "serverAddress": f"{self.host}:{self._port}"}
+                ],
+            })
+        elif segments == ["api", "v1"]:
+            handler.send_json(200, self._resource_list("", "v1"))
+        elif segments == ["apis"]:
+            handler.send_json(200, {
+                "kind": "APIGroupList", "apiVersion": "v1",
+                "groups": [_group_doc(g, v) for g, v in sorted(groups.items())],
+            })
+        elif len(segments) == 2 and segments[0] == "apis" and segments[1] in groups:
+            doc = _group_doc(segments[1], groups[segments[1]])
+            handler.send_json(200, dict(doc, kind="APIGroup", apiVersion="v1"))
+        elif (
+            len(segments) == 3 and segments[0] == "apis"
+            and groups.get(segments[1]) == segments[2]
+        ):
+            handler.send_json(200, self._resource_list(segments[1], segments[2]))
+        else:
+            raise no_such_resource()
+
+    def _resource_list(self, group: str, version: str) -> JSON:
+        resources: List[JSON] = []
+        for rt in sorted(self.cluster.types_in(group, version), key=lambda r: r.plural):
+            resources.extend(api_resource(rt))
+        return {
+            "kind": "APIResourceList",
+            "apiVersion": "v1",
+            "groupVersion": f"{group}/{version}" if group else version,
+            "resources": resources,
+        }
+
+    # -- streaming: watch and log follow ----------------------------------------------------------
+
+    def _serve_watch(
+        self, handler: _Handler, rt: ResourceType, namespace: Optional[str],
+        query: Mapping[str, List[str]],
+    ) -> None:
+        cluster = self.cluster
+        accept = make_filter(_one(query, "labelSelector"), _one(query, "fieldSelector"),
+                             rt.allowed_field_labels())
+        timeout = _int_param(query, "timeoutSeconds")
+        rv_param = _one(query, "resourceVersion") or ""
+        initial: List[JSON] = []
+        if rv_param in ("", "0"):
+            with cluster.lock:
+                initial = cluster.items(rt, namespace, accept)
+                last = cluster.rv
+        else:
+            try:
+                last = int(rv_param)
+            except ValueError:
+                raise bad_request(f'invalid resource version: "{rv_param}"') from None
+        handler.start_chunked("application/json")
+        for obj in initial:
+            handler.chunk(_event_line("ADDED", obj))
+        deadline = None if timeout is None else time.monotonic() + timeout
+        scoped = namespace is not None and rt.namespaced
+        while True:
+            try:
+                changes = cluster.changes_after(last)
+            except ApiError as err:  # 410 Gone travels as an ERROR event, as on a real server
+                handler.chunk(_event_line("ERROR", err.status()))
+                break
+            if changes:
+                last = changes[-1].rv
+            for change in changes:
+                if change.rtype is not rt or (scoped and change.namespace != namespace):
+                    continue
+                event = _watch_event(change, accept)
+                if event is not None:
+                    handler.chunk(_event_line(*event))
+            with cluster.lock:
+                remaining = 0.5 if deadline is None else deadline - time.monotonic()
+                if cluster.closing or remaining <= 0:
+                    break
+                if cluster.rv == last:
+                    cluster.changed.wait(min(0.5, remaining))
+        handler.end_chunks()
+
+    def _serve_log(
+        self, handler: _Handler, namespace: str, pod_name: str, query: Mapping[str, List[str]]
+    ) -> None:
+        cluster = self.cluster
+        pod = cluster.get(PODS, namespace, pod_name)
+        spec = pod.get("spec") or {}
+        names = [c["name"] for c in spec.get("containers") or []]
+        init_names = [c["name"] for c in spec.get("initContainers") or []]
+        container = _one(query, "container")
+        if not container:
+            if len(names) != 1:
+                message = (
+                    f"a container name must be specified for pod {pod_name}, "
+                    f"choose one of: [{' '.join(names)}]"
+                )
+                if init_names:
+                    message += f" or one of the init containers: [{' '.join(init_names)}]"
+                raise bad_request(message)
+            container = names[0]
+        if container not in names + init_names:
+            raise bad_request(f"container {container} is not valid for pod {pod_name}")
+        previous = _flag(query, "previous")
+        timestamps = _flag(query, "timestamps")
+        follow = _flag(query, "follow") and not previous
+        tail = _int_param(query, "tailLines")
+        limit = _int_param(query, "limitBytes")
+        since = _int_param(query, "sinceSeconds")
+        since_time = _one(query, "sinceTime")
+        cutoff: Optional[dt.datetime] = None
+        if since is not None:
+            cutoff = dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=since)
+        elif since_time:
+            try:
+                cutoff = dt.datetime.fromisoformat(since_time.replace("Z", "+00:00"))
+            except ValueError:
+                raise bad_request(f'invalid sinceTime: "{since_time}"') from None
+        with cluster.lock:
+            lines = cluster.log_lines(namespace, pod_name, container, previous)
+            state = cluster.container_state(namespace, pod_name, container)
+        if previous and not lines:
+            raise bad_request(
+                f'previous terminated container "{container}" in pod "{pod_name}" not found'
+            )
+        if not lines and "waiting" in state:
+            reason = (state.get("waiting") or {}).get("reason", "ContainerCreating")
+            raise bad_request(
+                f'container "{container}" in pod "{pod_name}" is waiting to start: {reason}'
+            )
+        seen = len(lines)
+        shown = [line for line in lines if cutoff is None or line.time >= cutoff]
+        if tail is not None:
+            shown = shown[-tail:] if tail > 0 else []
+
+        def render(line: Any) -> bytes:
+            prefix = f"{rfc3339_nano(line.time)} " if timestamps else ""
+            return f"{prefix}{line.text}\n".encode()
+
+        payload = b"".join(render(line) for line in shown)
+        if limit is not None:
+            payload = payload[:limit]
+        if not follow:
+            handler._send(200, payload, "text/plain")
+            return
+        handler.start_chunked("text/plain")
+        sent = len(payload)
+        handler.chunk(payload)
+        while limit is None or sent < limit:
+            with cluster.lock:
+                lines = cluster.log_lines(namespace, pod_name, container, False)
+                state = cluster.container_state(namespace, pod_name, container)
+                fresh = lines[seen:]
+                seen = len(lines)
+                if not fresh:
+                    if "terminated" in state or cluster.closing:
+                        break
+                    cluster.changed.wait(0.5)
+                    continue
+            data = b"".join(render(line) for line in fresh)
+            if limit is not None:
+                data = data[: limit - sent]
+            sent += len(data)
+            handler.chunk(data)
+        handler.end_chunks()
+
+
+def _parse_json(body: bytes) -> Any:
+    try:
+        return json.loads(body or b"null")
+    except ValueError as exc:
+        raise bad_request(f"couldn't get version/kind; json parse error: {exc}") from None
+
+
+def _group_doc(group: str, version: str) -> JSON:
+    entry = {"groupVersion": f"{group}/{version}", "version": version}
+    return {"name": group, "versions": [entry], "preferredVersion": entry}
+
+
+def _event_line(kind: str, obj: JSON) -> bytes:
+    return json.dumps({"type": kind, "object": obj}).encode() + b"\n"
+
+
+def _watch_event(change: Change, accept: Any) -> Optional[Tuple[str, JSON]]:
+    """Translate a stored change into what a filtered watch sees (ADDED/MODIFIED/DELETED)."""
+    now_matches = accept(change.new)
+    before = change.old is not None and accept(change.old)
+    if change.type == "DELETED":
+        return ("DELETED", change.new) if before else None
+    if change.type == "ADDED":
+        return ("ADDED", change.new) if now_matches else None
+    if now_matches and before:
+        return ("MODIFIED", change.new)
+    if now_matches:
+        return ("ADDED", change.new)
+    if before:
+        return ("DELETED", change.new)
+    return None
+
+
+def _container_spec(container: Union[str, JSON]) -> JSON:
+    return container if isinstance(container, dict) else {"name": container, "image": "busybox"}
+
+
+def _owner_reference(owner: JSON) -> JSON:
+    meta = owner.get("metadata") or {}
+    return {
+        "apiVersion": owner.get("apiVersion", ""),
+        "kind": owner.get("kind", ""),
+        "name": meta.get("name", ""),
+        "uid": meta.get("uid", ""),
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def _container_status(spec: JSON, phase: str, now: str, restart_count: int) -> JSON:
+    if phase == "Pending":
+        state: JSON = {"waiting": {"reason": "ContainerCreating"}}
+    elif phase == "Running":
+        state = {"running": {"startedAt": now}}
+    else:
+        code = 0 if phase == "Succeeded" else 1
+        state = {"terminated": {"exitCode": code, "reason": "Completed" if code == 0 else "Error",
+                                "startedAt": now, "finishedAt": now}}
+    return {
+        "name": spec["name"],
+        "image": spec.get("image", "busybox"),
+        "imageID": "",
+        "ready": phase == "Running",
+        "started": phase == "Running",
+        "restartCount": restart_count,
+        "state": state,
+    }
+
+
+def owner_reference(owner: JSON, controller: bool = True) -> JSON:
+    """An ownerReference pointing at a stored object (for building dependents in tests)."""
+    ref = _owner_reference(owner)
+    ref["controller"] = controller
+    return ref
+
+
+def double_fixture(**options: Any) -> Any:
+    """Build a pytest fixture yielding a started ApiServerDouble, e.g.
+
+        apiserver = double_fixture(crds={"jobset"}, token="t0k3n")
+    """
+    import pytest
+
+    @pytest.fixture
+    def _double() -> Iterator[ApiServerDouble]:
+        with ApiServerDouble(**options) as srv:
+            yield srv
+
+    return _double
+
+
+__all__ = [
+    "ApiServerDouble",
+    "Fault",
+    "RecordedRequest",
+    "double_fixture",
+    "owner_reference",
+]
