@@ -29,11 +29,12 @@ class Document:
     positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
     key_positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
 
-    def locate(self, path: Path) -> tuple[int | None, int | None]:
-        """Position of `path`, or of its nearest ancestor that exists in the file."""
+    def locate(self, path: Path, *, key: bool = False) -> tuple[int | None, int | None]:
+        """Position of `path` (its value, or its key with key=True), or of its nearest
+        ancestor that exists in the file."""
         for end in range(len(path), -1, -1):
             sub = path[:end]
-            if end == len(path) and sub in self.key_positions:
+            if end == len(path) and key and sub in self.key_positions:
                 return self.key_positions[sub]
             if sub in self.positions:
                 return self.positions[sub]
@@ -46,8 +47,8 @@ class Document:
             return None
         return self.lines[line - 1]
 
-    def error(self, message: str, path: Path = (), *, hint: str | None = None) -> InputError:
-        line, col = self.locate(path)
+    def error(self, message: str, path: Path = (), *, hint: str | None = None, key: bool = False) -> InputError:
+        line, col = self.locate(path, key=key)
         return InputError(message, file=self.file, line=line, column=col, hint=hint,
                           source_line=self.source_line(line))
 
@@ -218,10 +219,11 @@ def parse_model(doc: Document, model: type[M], *, what: str) -> M:
                 seen.add((loc, msg))
                 uniq.append((loc, msg, hint))
         first_loc, first_msg, first_hint = uniq[0]
+        unknown_field = first_msg.startswith("unknown field")
         text = f"invalid {what}: {path_text(first_loc)}: {first_msg}"
         if len(uniq) > 1:
             text += "".join(f"\n  {path_text(loc)}: {msg}" for loc, msg, _ in uniq[1:])
-        raise doc.error(text, first_loc, hint=first_hint) from None
+        raise doc.error(text, first_loc, hint=first_hint, key=unknown_field) from None
 
 
 def locate_field_errors(exc: ValidationFailedError, doc: Document, prefix: Path = ()) -> None:
