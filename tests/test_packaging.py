@@ -1,0 +1,19 @@
+"""The wheel carries the bundled runtimes and schemas inside the package."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+
+from conftest import REPO
+
+
+def test_wheel_contains_runtimes_and_schemas(tmp_path) -> None:
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                    str(tmp_path), str(REPO)], check=True, capture_output=True)
+    (wheel,) = tmp_path.glob("ktrain-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "ktrain/_bundled/runtimes/torch-distributed.yaml" in names
+    assert "ktrain/_bundled/schemas/trainjob.schema.json" in names
+    assert "ktrain/engine/plugins/torch.py" in names
