@@ -12,6 +12,7 @@ from typing import Any
 from ktrain import constants as c
 from ktrain.api.runtime import MLPolicy, PodGroupPolicy, TrainingRuntime, default_jobset_spec
 from ktrain.api.trainjob import TrainJob
+from ktrain.engine.apply import find_container
 from ktrain.engine.context import RenderContext
 from ktrain.engine.merge import merge_runtime_patches
 from ktrain.engine.quantity import Quantity, pod_requests
@@ -49,15 +50,7 @@ class PodSet:
         return pod_spec_of(self.rjob)
 
     def container(self, name: str, *, include_init: bool = False) -> Obj | None:
-        spec = self.pod_spec
-        for item in spec.get("containers") or []:
-            if item.get("name") == name:
-                return item
-        if include_init:
-            for item in spec.get("initContainers") or []:
-                if item.get("name") == name:
-                    return item
-        return None
+        return find_container(self.pod_spec, name, include_init=include_init)
 
 
 @dataclass(slots=True)
