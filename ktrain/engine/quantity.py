@@ -1,188 +1,507 @@
-"""Kubernetes resource quantities with exact arithmetic (k8s.io/apimachinery resource.Quantity).
+"""Kubernetes resource quantities, reproducing k8s.io/apimachinery/pkg/api/resource.Quantity.
 
-Values are exact fractions rounded up to nano units as the API server does; the printed
-form follows Go's CanonicalizeBytes, so sums such as PodGroup minResources come out as
-upstream prints them (3 × "500m" -> "1500m", 2 × "1.5Gi" -> "3Gi").
+ktrain prints PodGroup ``minResources`` (sums of per-pod requests × pod counts) and the
+container resources of the JobSet it renders; both must be byte-identical to what the
+upstream controller serialises. This module therefore mirrors the Go type rather than
+"some" quantity arithmetic:
+
+* ``Quantity.parse`` follows ``ParseQuantity``: the same scanner (including its quirks,
+  e.g. ``"."``, ``"-"`` and ``"Ki"`` parse as zero), nano round-up away from zero, the
+  BinarySI cap at 2^63-1 and the BinarySI→DecimalSI switch for values below one.
+* A parsed string that is already canonical is remembered and printed back verbatim, as
+  Go caches it in ``Quantity.s`` (``"+1"`` prints ``+1``, ``"1.500"`` prints ``1.500``).
+  Arithmetic forgets it, as Go's ``Add``/``Sub``/``Mul`` clear ``s``.
+* ``canonical()`` is ``String()`` / ``CanonicalizeBytes``.
+* ``+`` and ``-`` keep the left operand's format unless it is zero, in which case the result
+  takes the right operand's format (Go ``Add``/``Sub``); ``*`` keeps the format (``Mul``).
+
+Values are held as exact ``decimal.Decimal`` numbers under an unbounded context, so there
+is no float anywhere and no int64 overflow (Go falls back to ``inf.Dec`` for those).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from fractions import Fraction
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, ROUND_UP, Context, Decimal
 from typing import Any
 
 DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
 DECIMAL_EXPONENT = "DecimalExponent"
+FORMATS = (DECIMAL_SI, BINARY_SI, DECIMAL_EXPONENT)
 
-_NUMBER = re.compile(r"^([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(.*)$")
-_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_DECIMAL_SUFFIX = {v: k for k, v in _DECIMAL.items()}
-_BINARY_SUFFIX = {v: k for k, v in _BINARY.items()}
-_EXPONENT = re.compile(r"^[eE]([+-]?[0-9]+)$")
-_NANO = Fraction(1, 10**9)
+# Go's error texts (quantity.go ErrFormatWrong / ErrNumeric / ErrSuffix).
+SPLIT_RE_STRING = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
+ERR_FORMAT_WRONG = f"quantities must match the regular expression '{SPLIT_RE_STRING}'"
+ERR_NUMERIC = "unable to parse numeric part of quantity"
+ERR_SUFFIX = "unable to parse quantity's suffix"
+
+# The OpenAPI pattern every quantity field carries in CRDs (TrainJob, runtimes, JobSet).
+# The API server rejects strings that do not match it before ParseQuantity ever runs, and
+# it is stricter than ParseQuantity (no ".", no "Ki" alone, no whitespace).
+CRD_QUANTITY_PATTERN = (
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|"
+    r"([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+)
+_CRD_QUANTITY_RE = re.compile(CRD_QUANTITY_PATTERN)
+
+_DIGITS = frozenset("0123456789")
+_SUFFIX_CHARS = frozenset("eEinumkKMGTP")
+_DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL_SUFFIX_BY_EXP = {exp: sfx for sfx, exp in _DECIMAL_SUFFIXES.items()}
+_BINARY_SUFFIX_BY_POWER = {exp // 10: sfx for sfx, exp in _BINARY_SUFFIXES.items()}
+_EXPONENT_RE = re.compile(r"[+-]?[0-9]+")
+
+_MAX_INT64 = 2**63 - 1
+_MAX_INT64_FACTORS = 18  # maxInt64Factors: decimal digits that always fit an int64
+_NANO_SCALE = -9
+_NANO = Decimal("1e-9")
+_MAX_ALLOWED = Decimal(_MAX_INT64)
+
+# Exact arithmetic: with the maximum precision, add/multiply never round.
+_EXACT = Context(prec=MAX_PREC, Emax=MAX_EMAX, Emin=MIN_EMIN)
+
+# Go's unicode.IsSpace set, which strings.TrimSpace strips in UnmarshalJSON.
+_GO_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 class QuantityError(ValueError):
-    pass
+    """A value that ParseQuantity rejects. ``reason`` is Go's error text."""
+
+    def __init__(self, value: object, reason: str) -> None:
+        super().__init__(f"invalid quantity {value!r}: {reason}")
+        self.value = value
+        self.reason = reason
 
 
-def _ceil_to_nano(value: Fraction) -> Fraction:
-    scaled = value / _NANO
-    if scaled.denominator == 1:
-        return value
-    return Fraction(math.ceil(scaled)) * _NANO
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Quantity:
-    value: Fraction
+    """An immutable resource.Quantity: exact ``amount``, a ``format`` and, when parsed from an
+    already-canonical string, that string (printed back as is)."""
+
+    amount: Decimal = Decimal(0)
     format: str = DECIMAL_SI
+    # Go's cached ``s``: the input text when ParseQuantity found it canonical (fast path only).
+    cached: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.format not in FORMATS:
+            raise ValueError(f"unknown quantity format {self.format!r}; expected one of {FORMATS}")
+        if not isinstance(self.amount, Decimal) or not self.amount.is_finite():
+            raise ValueError(f"quantity amount must be a finite Decimal, not {self.amount!r}")
+
+    # --- construction ---------------------------------------------------------------------------
+    @classmethod
+    def of(cls, value: int | Decimal, fmt: str = DECIMAL_SI) -> Quantity:
+        """NewQuantity / NewDecimalQuantity: a quantity with this exact value (no rounding)."""
+        if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+            raise TypeError(f"quantity value must be an int or Decimal, not {value!r}")
+        return cls(Decimal(value), fmt)
 
     @classmethod
-    def parse(cls, raw: Any) -> Quantity:
-        if isinstance(raw, Quantity):
-            return raw
-        if isinstance(raw, bool):
-            raise QuantityError(f"quantity must be a number or a string, not {raw!r}")
-        if isinstance(raw, int):
-            return cls(Fraction(raw), DECIMAL_SI)
-        if isinstance(raw, float):
-            raw = repr(raw)
-        if not isinstance(raw, str):
-            raise QuantityError(f"quantity must be a number or a string, not {raw!r}")
-        text = raw.strip()
-        match = _NUMBER.match(text)
-        if not match or text != raw:
-            raise QuantityError(f"{raw!r} is not a valid quantity")
-        number, suffix = match.group(1), match.group(2)
-        try:
-            base = Fraction(number)
-        except (ValueError, ZeroDivisionError):
-            raise QuantityError(f"{raw!r} is not a valid quantity") from None
-        if suffix in _BINARY:
-            value, fmt = base * 2 ** _BINARY[suffix], BINARY_SI
-        elif suffix in _DECIMAL:
-            value, fmt = base * Fraction(10) ** _DECIMAL[suffix], DECIMAL_SI
-        else:
-            exp = _EXPONENT.match(suffix)
-            if not exp:
-                raise QuantityError(f"{raw!r} is not a valid quantity (unknown suffix {suffix!r})")
-            value, fmt = base * Fraction(10) ** int(exp.group(1)), DECIMAL_EXPONENT
-        return cls(_ceil_to_nano(value), fmt)
+    def parse(cls, value: str | int | float | Quantity) -> Quantity:
+        """ParseQuantity. Strings are parsed strictly (no surrounding whitespace); ints and
+        floats are read as the JSON number Go's YAML→JSON conversion would produce."""
+        if isinstance(value, Quantity):
+            return value
+        if isinstance(value, str):
+            return _parse_string(value)
+        return _parse_string(_json_number_text(value))
 
-    # --- arithmetic (formats as Go: the left operand's, unless it is zero) ---------------------
+    @classmethod
+    def from_json(cls, value: str | int | float | Quantity | None) -> Quantity:
+        """UnmarshalJSON: like ``parse`` but surrounding whitespace is trimmed and ``null``
+        (None) is the zero quantity. This is how a typed pod spec reads its requests."""
+        if value is None:
+            return cls()
+        if isinstance(value, str):
+            return _parse_string(value.strip(_GO_SPACE))
+        return cls.parse(value)
+
+    # --- arithmetic -----------------------------------------------------------------------------
     def __add__(self, other: Quantity) -> Quantity:
-        fmt = other.format if self.value == 0 else self.format
-        return Quantity(self.value + other.value, fmt)
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        # Go Add: a zero receiver adopts the operand's format.
+        fmt = other.format if self.is_zero() else self.format
+        return Quantity(_EXACT.add(self.amount, other.amount), fmt)
+
+    def __sub__(self, other: Quantity) -> Quantity:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        fmt = other.format if self.is_zero() else self.format
+        return Quantity(_EXACT.subtract(self.amount, other.amount), fmt)
+
+    def __neg__(self) -> Quantity:
+        return Quantity(_EXACT.minus(self.amount), self.format)
 
     def __mul__(self, n: int) -> Quantity:
-        return Quantity(self.value * n, self.format)
+        if isinstance(n, bool) or not isinstance(n, int):
+            return NotImplemented
+        return Quantity(_EXACT.multiply(self.amount, Decimal(n)), self.format)
 
     __rmul__ = __mul__
 
-    def __lt__(self, other: Quantity) -> bool:
-        return self.value < other.value
-
-    def __le__(self, other: Quantity) -> bool:
-        return self.value <= other.value
+    # --- comparison (Go Cmp: by value only, format and cached text are ignored) ------------------
+    def cmp(self, other: Quantity) -> int:
+        return int(_EXACT.compare(self.amount, other.amount))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Quantity) and self.value == other.value
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return self.cmp(other) == 0
+
+    def __lt__(self, other: Quantity) -> bool:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return self.cmp(other) < 0
+
+    def __le__(self, other: Quantity) -> bool:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return self.cmp(other) <= 0
+
+    def __gt__(self, other: Quantity) -> bool:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return self.cmp(other) > 0
+
+    def __ge__(self, other: Quantity) -> bool:
+        if not isinstance(other, Quantity):
+            return NotImplemented
+        return self.cmp(other) >= 0
 
     def __hash__(self) -> int:
-        return hash(self.value)
+        return hash(self.amount)  # Decimal hashes by value, consistent with __eq__
 
+    # --- accessors ------------------------------------------------------------------------------
     def is_zero(self) -> bool:
-        return self.value == 0
+        return self.amount.is_zero()
+
+    def sign(self) -> int:
+        return 0 if self.amount.is_zero() else (-1 if self.amount.is_signed() else 1)
 
     def ceil_int(self) -> int:
-        """Go's Value(): the value rounded up to an integer."""
-        return math.ceil(self.value)
+        """Go ``Value()``: the value rounded to an integer away from zero (2500m -> 3)."""
+        return int(self.amount.to_integral_value(rounding=ROUND_UP, context=_EXACT))
 
-    # --- printing -----------------------------------------------------------------------------
+    def milli_value(self) -> int:
+        """Go ``MilliValue()``: value × 1000, rounded away from zero."""
+        return int(self.amount.scaleb(3, _EXACT).to_integral_value(rounding=ROUND_UP, context=_EXACT))
+
+    # --- printing -------------------------------------------------------------------------------
     def canonical(self) -> str:
+        """Exactly what Go's ``String()`` (and ``MarshalJSON``) prints."""
+        if self.cached is not None:
+            return self.cached
+        if self.is_zero():
+            return "0"
         fmt = self.format
-        if fmt == BINARY_SI and (-1024 < self.value < 1024 or self.value.denominator != 1):
-            fmt = DECIMAL_SI  # small or fractional binary values print as decimal, without rounding
         if fmt == BINARY_SI:
-            mantissa, exp = int(self.value), 0
-            while mantissa != 0 and mantissa % 1024 == 0 and exp < 60:
-                mantissa //= 1024
-                exp += 10
-            return f"{mantissa}{_BINARY_SUFFIX.get(exp, '')}" if exp in _BINARY_SUFFIX or exp == 0 else str(int(self.value))
-        mantissa, exp = self._decimal_mantissa()
-        if fmt == DECIMAL_EXPONENT:
-            return f"{mantissa}e{exp}" if exp != 0 else str(mantissa)
-        if exp in _DECIMAL_SUFFIX:
-            return f"{mantissa}{_DECIMAL_SUFFIX[exp]}"
-        return f"{mantissa}e{exp}"
-
-    def _decimal_mantissa(self) -> tuple[int, int]:
-        """value = mantissa × 10^exp with exp a multiple of 3, as large as keeps mantissa whole."""
-        if self.value == 0:
-            return 0, 0
-        exp = -9
-        mantissa = self.value * 10**9
-        assert mantissa.denominator == 1
-        m = int(mantissa)
-        while m % 1000 == 0:
-            m //= 1000
-            exp += 3
-        return m, exp
+            if -1024 < self.amount < 1024:
+                fmt = DECIMAL_SI  # small binary values print as decimal, without rounding
+            elif self.amount != self.amount.to_integral_value(rounding=ROUND_UP, context=_EXACT):
+                fmt = DECIMAL_SI  # fractional: BinarySI would lose precision
+        if fmt == BINARY_SI:
+            return _binary_text(int(self.amount))
+        return _decimal_text(self.amount, fmt)
 
     def __str__(self) -> str:
         return self.canonical()
 
+    def __repr__(self) -> str:
+        return f"Quantity({self.canonical()!r}, {self.format})"
+
+
+ZERO = Quantity()
+
+
+# --- printing helpers -------------------------------------------------------------------------------
+def _decimal_text(amount: Decimal, fmt: str) -> str:
+    """AsCanonicalBytes + the decimal suffix: mantissa × 10^e with e a multiple of 3, as large
+    as keeps the mantissa whole."""
+    sign, digits, exp = amount.normalize(_EXACT).as_tuple()
+    assert isinstance(exp, int)
+    exp3 = exp - exp % 3  # floor to a multiple of three
+    mantissa = "".join(map(str, digits)) + "0" * (exp - exp3)
+    number = ("-" if sign else "") + mantissa
+    if fmt == DECIMAL_EXPONENT:
+        return number if exp3 == 0 else f"{number}e{exp3}"
+    suffix = _DECIMAL_SUFFIX_BY_EXP.get(exp3)
+    # DecimalSI has no suffix beyond "E": apimachinery falls back to exponent notation.
+    return number + (suffix if suffix is not None else f"e{exp3}")
+
+
+def _binary_text(value: int) -> str:
+    """AsCanonicalBase1024Bytes + the binary suffix. Above Ei there is no suffix, and Go then
+    prints the reduced mantissa alone (its behaviour, kept as is)."""
+    power = 0
+    while abs(value) >= 1024 and value % 1024 == 0:
+        value //= 1024
+        power += 1
+    return f"{value}{_BINARY_SUFFIX_BY_POWER.get(power, '')}"
+
+
+# --- parsing ----------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _Scanned:
+    positive: bool
+    value: str  # the numeric text including sign, as Go hands it to inf.Dec.SetString
+    num: str  # integer digits without leading zeros ("0" when none)
+    denom: str  # fraction digits
+    suffix: str
+
+
+def _scan(text: str) -> _Scanned:
+    """parseQuantityString: split sign, number and suffix the way Go's scanner does."""
+    positive = True
+    pos = 0
+    end = len(text)
+    if pos < end and text[0] in "+-":
+        positive = text[0] == "+"
+        pos += 1
+    # strip leading zeros; a number made only of zeros ends the scan here
+    while True:
+        if pos >= end:
+            return _Scanned(positive, "0", "0", "", "")
+        if text[pos] != "0":
+            break
+        pos += 1
+    start = pos
+    while pos < end and text[pos] in _DIGITS:
+        pos += 1
+    if pos >= end:
+        return _Scanned(positive, text, text[start:], "", "")
+    num = text[start:pos] or "0"
+    denom = ""
+    if text[pos] == ".":
+        pos += 1
+        start = pos
+        while pos < end and text[pos] in _DIGITS:
+            pos += 1
+        denom = text[start:pos]
+        if pos >= end:
+            return _Scanned(positive, text, num, denom, "")
+    value = text[:pos]
+    suffix_start = pos
+    while pos < end and text[pos] in _SUFFIX_CHARS:
+        pos += 1
+    if pos < end and text[pos] in "+-":
+        pos += 1
+    while pos < end and text[pos] in _DIGITS:
+        pos += 1
+    if pos < end:
+        raise QuantityError(text, ERR_FORMAT_WRONG)
+    return _Scanned(positive, value, num, denom, text[suffix_start:])
+
+
+def _wrap_int32(n: int) -> int:
+    return (n + 2**31) % 2**32 - 2**31
+
+
+def _interpret(text: str, suffix: str) -> tuple[int, int, str]:
+    """suffixer.interpret: (base, exponent, format)."""
+    if suffix in _DECIMAL_SUFFIXES:
+        return 10, _DECIMAL_SUFFIXES[suffix], DECIMAL_SI
+    if suffix in _BINARY_SUFFIXES:
+        return 2, _BINARY_SUFFIXES[suffix], BINARY_SI
+    if len(suffix) > 1 and suffix[0] in "eE" and _EXPONENT_RE.fullmatch(suffix[1:]):
+        parsed = int(suffix[1:])
+        if -(2**63) <= parsed <= _MAX_INT64:  # strconv.ParseInt(.., 10, 64)
+            return 10, _wrap_int32(parsed), DECIMAL_EXPONENT  # Go narrows it with int32(...)
+    raise QuantityError(text, ERR_SUFFIX)
+
+
+def _parse_string(text: str) -> Quantity:
+    if text == "":
+        raise QuantityError(text, ERR_FORMAT_WRONG)
+    if text == "0":
+        return Quantity(Decimal(0), DECIMAL_SI, "0")
+    scanned = _scan(text)
+    base, exponent, fmt = _interpret(text, scanned.suffix)
+    num, denom = scanned.num, scanned.denom
+
+    # Fast path (int64Amount). Only here does Go keep the input text as the printed form.
+    mantissa = 1
+    if fmt == BINARY_SI:
+        if not denom:
+            mantissa = 1 << exponent
+            # float32(exponent)*3/10 is exact for the binary exponents 10..60
+            precision = 15 - len(num) - exponent * 3 // 10 - 1
+        else:
+            precision = -1
+        scale = 0
+    else:
+        precision = _MAX_INT64_FACTORS - (len(num) + len(denom))
+        scale = exponent
+    if precision >= 0:
+        scale = _wrap_int32(scale - len(denom))
+        if scale >= _NANO_SCALE:
+            shifted = num + denom
+            unscaled = int(shifted)
+            result = unscaled * mantissa
+            if result <= _MAX_INT64:  # int64Multiply did not overflow
+                if fmt == BINARY_SI:
+                    canonical_text = exponent % 10 == 0 and unscaled & 0x07 != 0
+                else:
+                    canonical_text = scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
+                amount = Decimal(result if scanned.positive else -result).scaleb(scale, _EXACT)
+                return Quantity(amount, fmt, text if canonical_text else None)
+
+    # Slow path (inf.Dec).
+    if not any(ch in _DIGITS for ch in scanned.value):
+        raise QuantityError(text, ERR_NUMERIC)
+    amount = Decimal(scanned.value)
+    if base == 10:
+        amount = amount.scaleb(exponent, _EXACT)
+    else:
+        amount = _EXACT.multiply(amount, Decimal(1 << exponent))
+    # Decimal's abs() and unary minus round to the context precision: use the copy_* forms.
+    negative = amount.is_signed()
+    amount = amount.copy_abs()
+    exp = amount.as_tuple().exponent
+    assert isinstance(exp, int)
+    if not amount.is_zero() and exp < _NANO_SCALE:
+        # "if you want some resources, you should get some": round up, away from zero
+        amount = amount.quantize(_NANO, rounding=ROUND_UP, context=_EXACT)
+    if fmt == BINARY_SI and amount > _MAX_ALLOWED:
+        amount = _MAX_ALLOWED  # Go silently caps binary quantities at 2^63-1
+    if fmt == BINARY_SI and 0 < amount < 1:
+        fmt = DECIMAL_SI
+    return Quantity(amount.copy_negate() if negative else amount, fmt)
+
+
+def _json_number_text(value: object) -> str:
+    """The text Go's encoding/json writes for a YAML number (sigs.k8s.io/yaml converts YAML
+    to JSON before the API types parse it)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise QuantityError(value, "a quantity must be a string or a number")
+    if isinstance(value, int):
+        return str(int(value))
+    number = float(value)
+    if not math.isfinite(number):
+        raise QuantityError(value, "a quantity must be a finite number")
+    if number == 0:
+        return "-0" if math.copysign(1.0, number) < 0 else "0"
+    # repr gives the shortest round-trip digits, as Go's strconv does with precision -1
+    sign, digit_tuple, exp = Decimal(float.__repr__(number)).as_tuple()
+    assert isinstance(exp, int)
+    digits = "".join(map(str, digit_tuple)).rstrip("0")
+    exp += len(digit_tuple) - len(digits)
+    prefix = "-" if sign else ""
+    if abs(number) < 1e-6 or abs(number) >= 1e21:
+        point_exp = exp + len(digits) - 1
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        # strconv writes two exponent digits at least; encoding/json turns e-07 into e-7
+        exp_text = f"{'-' if point_exp < 0 else '+'}{abs(point_exp):02d}"
+        if point_exp < 0 and abs(point_exp) < 10:
+            exp_text = f"-{abs(point_exp)}"
+        return f"{prefix}{mantissa}e{exp_text}"
+    if exp >= 0:
+        return prefix + digits + "0" * exp
+    point = len(digits) + exp
+    if point > 0:
+        return f"{prefix}{digits[:point]}.{digits[point:]}"
+    return f"{prefix}0.{'0' * -point}{digits}"
+
+
+def matches_crd_pattern(text: str) -> bool:
+    """Whether a quantity string passes the CRD schema pattern (what the API server checks)."""
+    return _CRD_QUANTITY_RE.match(text) is not None
+
+
+# --- combining quantities ------------------------------------------------------------------------
+def sum_quantities(quantities: Iterable[Quantity]) -> Quantity:
+    """Σ as Go accumulates into a zero ``Quantity``: the result takes the format of the first
+    non-zero term and is always printed canonically."""
+    total = ZERO
+    for q in quantities:
+        total = total + q
+    return total
+
 
 def max_quantity(a: Quantity, b: Quantity) -> Quantity:
-    return b if b.value > a.value else a
+    """The larger of two quantities; on a tie the first one is kept, format included
+    (component-helpers maxResourceList only replaces on ``Cmp > 0``)."""
+    return b if b.cmp(a) > 0 else a
 
 
-def _add_into(total: dict[str, Quantity], requests: dict[str, Any] | None) -> None:
-    for name, raw in (requests or {}).items():
-        q = Quantity.parse(raw)
-        total[name] = total[name] + q if name in total else q
+def add_resource_list(target: dict[str, Quantity], new: Mapping[str, Quantity]) -> None:
+    """component-helpers addResourceList: the first value of a name is taken as is (Go deep
+    copies it, keeping its printed form); later ones are added."""
+    for name, q in new.items():
+        target[name] = target[name] + q if name in target else q
 
 
-def _max_into(total: dict[str, Quantity], other: dict[str, Quantity]) -> None:
-    for name, q in other.items():
-        total[name] = max_quantity(total[name], q) if name in total else q
+def max_resource_list(target: dict[str, Quantity], new: Mapping[str, Quantity]) -> None:
+    """component-helpers maxResourceList: per name, keep the larger, the existing on a tie."""
+    for name, q in new.items():
+        if name not in target or q.cmp(target[name]) > 0:
+            target[name] = q
 
 
-def _requests(container: dict[str, Any]) -> dict[str, Any]:
-    return dict(((container.get("resources") or {}).get("requests")) or {})
+def _resource_list(raw: object) -> dict[str, Quantity]:
+    if not isinstance(raw, Mapping):
+        return {}
+    return {str(name): Quantity.from_json(value) for name, value in raw.items()}
 
 
-def pod_requests(pod_spec: dict[str, Any]) -> dict[str, Quantity]:
-    """Resource requests of one pod by the Kubernetes rule (component-helpers PodRequests):
-    sum of containers plus sidecars (restartable init containers); each regular init
-    container needs its own requests plus the sidecars started before it, and the pod needs
-    the element-wise max of both; then overhead. Limits never count."""
-    pod_level = ((pod_spec.get("resources") or {}).get("requests")) or {}
-    total: dict[str, Quantity] = {}
-    for container in pod_spec.get("containers") or []:
-        _add_into(total, _requests(container))
+def _requests_of(holder: object) -> dict[str, Quantity]:
+    resources = holder.get("resources") if isinstance(holder, Mapping) else None
+    return _resource_list(resources.get("requests") if isinstance(resources, Mapping) else None)
+
+
+def _containers(pod_spec: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    items = pod_spec.get(key)
+    return [c for c in items if isinstance(c, Mapping)] if isinstance(items, list) else []
+
+
+def is_supported_pod_level_resource(name: str) -> bool:
+    """component-helpers IsSupportedPodLevelResource: cpu, memory and hugepages-*."""
+    return name in ("cpu", "memory") or name.startswith("hugepages-")
+
+
+def pod_requests(pod_spec: Mapping[str, Any]) -> dict[str, Quantity]:
+    """component-helpers ``PodRequests(pod, PodResourcesOptions{})`` on a plain pod-spec mapping.
+
+    Regular containers are summed; restartable init containers (``restartPolicy: Always``,
+    sidecars) are added to that sum; every other init container needs its own requests plus
+    the sidecars started before it, and the pod needs the per-resource max of the sum and
+    those init peaks. Pod-level ``resources.requests`` then replace supported resources, and
+    ``overhead`` is added. Only requests count, never limits.
+    """
+    result: dict[str, Quantity] = {}
+    for container in _containers(pod_spec, "containers"):
+        add_resource_list(result, _requests_of(container))
+
     sidecars: dict[str, Quantity] = {}
     init_peak: dict[str, Quantity] = {}
-    for container in pod_spec.get("initContainers") or []:
-        reqs = _requests(container)
+    for container in _containers(pod_spec, "initContainers"):
+        requests = _requests_of(container)
         if container.get("restartPolicy") == "Always":
-            _add_into(total, reqs)
-            _add_into(sidecars, reqs)
-            need = dict(sidecars)
+            add_resource_list(result, requests)
+            add_resource_list(sidecars, requests)
+            needed = sidecars
         else:
-            need = {}
-            _add_into(need, reqs)  # the init container's own requests first, as upstream adds them
-            for name, q in sidecars.items():
-                need[name] = need[name] + q if name in need else q
-        _max_into(init_peak, need)
-    _max_into(total, init_peak)
-    for name, raw in pod_level.items():
-        if name in ("cpu", "memory", "hugepages") or name.startswith("hugepages-"):
-            total[name] = Quantity.parse(raw)
-    _add_into(total, pod_spec.get("overhead"))
-    return total
+            needed = {}
+            add_resource_list(needed, requests)  # its own requests first: they set the format
+            add_resource_list(needed, sidecars)
+        max_resource_list(init_peak, needed)
+    max_resource_list(result, init_peak)
+
+    pod_level = _requests_of(pod_spec)
+    if any(is_supported_pod_level_resource(name) for name in pod_level):
+        for name, q in pod_level.items():
+            if is_supported_pod_level_resource(name):
+                result[name] = q
+
+    add_resource_list(result, _resource_list(pod_spec.get("overhead")))
+    return result
