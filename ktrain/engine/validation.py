@@ -134,13 +134,16 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
 
 
 def _quantity_errors(path: str, resources: Obj) -> list[FieldError]:
-    from ktrain.engine.quantity import Quantity, QuantityError
+    from ktrain.engine.quantity import Quantity, QuantityError, matches_crd_pattern
 
     errors = []
     for section in ("limits", "requests"):
         for res, qty in (resources.get(section) or {}).items():
             try:
                 Quantity.parse(qty)
+                # The API server checks the CRD's stricter pattern before parsing ("Ki" parses as 0).
+                if isinstance(qty, str) and not matches_crd_pattern(qty):
+                    raise QuantityError(qty)
             except QuantityError:
                 errors.append(invalid(f"{path}.{section}[{res}]", qty,
                                       "quantities must match the regular expression "
