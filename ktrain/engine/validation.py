@@ -143,7 +143,7 @@ def _quantity_errors(path: str, resources: Obj) -> list[FieldError]:
                 Quantity.parse(qty)
                 # The API server checks the CRD's stricter pattern before parsing ("Ki" parses as 0).
                 if isinstance(qty, str) and not matches_crd_pattern(qty):
-                    raise QuantityError(qty)
+                    raise QuantityError(qty, "does not match the CRD quantity pattern")
             except QuantityError:
                 errors.append(invalid(f"{path}.{section}[{res}]", qty,
                                       "quantities must match the regular expression "

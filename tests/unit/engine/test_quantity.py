@@ -544,3 +544,10 @@ def test_pod_requests_read_values_as_a_typed_pod_spec_would() -> None:
     assert _printed(pod_requests(spec)) == {"cpu": "2500m", "memory": "1Gi"}
     with pytest.raises(QuantityError):
         pod_requests({"containers": [_container({"cpu": "lots"})]})
+
+
+def test_resources_per_node_rejects_what_the_crd_pattern_rejects() -> None:
+    from ktrain.engine.validation import _quantity_errors
+
+    errors = _quantity_errors("spec.trainer.resourcesPerNode", {"limits": {"cpu": "Ki", "memory": "2Gi"}})
+    assert [e.path for e in errors] == ["spec.trainer.resourcesPerNode.limits[cpu]"]
