@@ -70,9 +70,7 @@ def list_command(
     if output in ("yaml", "json"):
         from ktrain.output.manifests import format_objects
 
-        objs = [e.runtime.to_dict() for e in entries]
-        sys.stdout.write(format_objects(objs if len(objs) != 1 else objs, output) if output == "yaml"
-                         else format_objects(objs, output))
+        sys.stdout.write(format_objects([e.runtime.to_dict() for e in entries], output))
         return
     if output == "name":
         for e in entries:

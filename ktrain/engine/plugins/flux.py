@@ -25,12 +25,12 @@ INSTALL_VOLUME = "flux-install"
 SPACK_VOLUME = "spack-install"
 SHM_VOLUME = "shared-memory"
 CONFIG_DIR = "/etc/flux-config"
-VIEW_PATH = "/opt/view"
+VIEW_PATH = assets.FLUX_VIEW_PATH
 
 SETTING_DEFAULTS = {
     "FLUX_VIEW_IMAGE": assets.FLUX_VIEW_IMAGE_DEFAULT,
-    "FLUX_NETWORK_DEVICE": "eth0",
-    "FLUX_QUEUE_POLICY": "fcfs",
+    "FLUX_NETWORK_DEVICE": assets.FLUX_NETWORK_DEVICE_DEFAULT,
+    "FLUX_QUEUE_POLICY": assets.FLUX_QUEUE_POLICY_DEFAULT,
 }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ktrain import constants as c
-from ktrain.engine.apply import upsert_env_vars
+from ktrain.engine.apply import env_var, upsert_env_vars
 from ktrain.engine.info import RuntimeInfo
 from ktrain.engine.plugins import torchtune
 from ktrain.engine.plugins.base import (
@@ -19,7 +19,6 @@ from ktrain.engine.plugins.base import (
     trainer_count,
     trainer_env,
 )
-from ktrain.engine.apply import env_var
 from ktrain.errors import FieldError
 
 PET_NNODES = "PET_NNODES"
