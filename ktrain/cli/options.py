@@ -129,3 +129,25 @@ def job_input_options(func: Callable[..., Any]) -> Callable[..., Any]:
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     del wrapper.__wrapped__
     return wrapper
+
+
+# --- connecting to a cluster (kubectl's flags) -------------------------------------------------
+KubeconfigOpt = Annotated[
+    Optional[str], typer.Option("--kubeconfig", help="Path to the kubeconfig file(s) (default: $KUBECONFIG, ~/.kube/config).")
+]
+ContextOpt = Annotated[Optional[str], typer.Option("--context", help="The kubeconfig context to use.")]
+NamespaceOpt = Annotated[
+    Optional[str], typer.Option("-n", "--namespace", help="Namespace (default: the context's, else default).")
+]
+RequestTimeoutOpt = Annotated[
+    float, typer.Option("--request-timeout", help="Seconds to wait for each API request.")
+]
+
+
+def connection(kubeconfig: str | None, context: str | None, namespace: str | None,
+               request_timeout: float = 30.0) -> Any:
+    """A `ConnectionOptions` from the kubectl-style flags (no cluster is contacted)."""
+    from ktrain.cluster.connection import ConnectionOptions
+
+    return ConnectionOptions(kubeconfig=kubeconfig, context=context, namespace=namespace,
+                             request_timeout=request_timeout)

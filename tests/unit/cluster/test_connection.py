@@ -1,0 +1,98 @@
+"""Connecting as kubectl would, and every client failure turned into a one-line cause."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from apiserver import ApiServerDouble
+from ktrain.cluster.connection import ConnectionOptions
+from ktrain.cluster.kube import ApiNotFoundError, connect, kubeconfig_paths
+from ktrain.errors import ApiError, ClusterUnreachableError, ExitCode, UsageError
+
+TOKEN = "s3cr3t-token-value"
+
+
+@pytest.fixture
+def srv():
+    with ApiServerDouble(token=TOKEN) as double:
+        yield double
+
+
+def test_namespace_comes_from_flag_then_context_then_default(srv, tmp_path: Path) -> None:
+    kc = srv.write_kubeconfig(tmp_path / "kc", namespace="team-a")
+    assert connect(ConnectionOptions(kubeconfig=str(kc))).namespace == "team-a"
+    assert connect(ConnectionOptions(kubeconfig=str(kc), namespace="other")).namespace == "other"
+    plain = srv.kubeconfig()
+    del plain["contexts"][0]["context"]["namespace"]
+    import yaml
+
+    (tmp_path / "kc2").write_text(yaml.safe_dump(plain))
+    assert connect(ConnectionOptions(kubeconfig=str(tmp_path / "kc2"))).namespace == "default"
+
+
+def test_kubeconfig_env_with_several_files_is_merged(srv, tmp_path: Path, monkeypatch) -> None:
+    first = srv.write_kubeconfig(tmp_path / "a", context="alpha", namespace="ns-alpha")
+    second = srv.write_kubeconfig(tmp_path / "b", context="beta", namespace="ns-beta")
+    monkeypatch.setenv("KUBECONFIG", f"{first}:{second}")
+    assert kubeconfig_paths(None) == [str(first), str(second)]
+    cluster = connect(ConnectionOptions(context="beta"))
+    assert (cluster.context, cluster.namespace) == ("beta", "ns-beta")
+    # the first file's current-context wins, as in kubectl
+    assert connect(ConnectionOptions()).context == "alpha"
+    assert cluster.call(cluster.core().list_namespace).items
+
+
+def test_unknown_context_lists_the_known_ones(srv, tmp_path: Path) -> None:
+    kc = srv.write_kubeconfig(tmp_path / "kc", context="prod")
+    with pytest.raises(UsageError, match=r"context 'staging' not found in kubeconfig \(known: prod\)"):
+        connect(ConnectionOptions(kubeconfig=str(kc), context="staging"))
+
+
+def test_missing_kubeconfig_says_where_it_looked(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    with pytest.raises(ClusterUnreachableError, match="no kubeconfig found") as info:
+        connect(ConnectionOptions(kubeconfig=str(tmp_path / "missing")))
+    assert str(tmp_path / "missing") in str(info.value)
+    assert "--kubeconfig" in (info.value.hint or "")
+
+
+def test_server_down_is_connection_refused_not_a_timeout(tmp_path: Path) -> None:
+    srv = ApiServerDouble(token=TOKEN).start()
+    kc = srv.write_kubeconfig(tmp_path / "kc")
+    srv.stop()
+    cluster = connect(ConnectionOptions(kubeconfig=str(kc)))
+    with pytest.raises(ClusterUnreachableError, match="connection refused") as info:
+        cluster.call(cluster.core().list_namespace)
+    assert info.value.exit_code == ExitCode.CLUSTER
+
+
+def test_slow_server_times_out_with_the_limit_in_the_message(srv, tmp_path: Path) -> None:
+    kc = srv.write_kubeconfig(tmp_path / "kc")
+    srv.slow(2.0, resource="namespaces")
+    cluster = connect(ConnectionOptions(kubeconfig=str(kc), request_timeout=0.3))
+    with pytest.raises(ClusterUnreachableError, match=r"did not answer within 0.3s"):
+        cluster.call(cluster.core().list_namespace)
+
+
+def test_rejected_token_is_401_and_never_echoed(srv, tmp_path: Path) -> None:
+    kc = srv.write_kubeconfig(tmp_path / "kc", token="wrong-" + TOKEN)
+    cluster = connect(ConnectionOptions(kubeconfig=str(kc)))
+    with pytest.raises(ApiError) as info:
+        cluster.call(cluster.core().list_namespace)
+    assert info.value.status == 401
+    assert TOKEN not in str(info.value) and TOKEN not in (info.value.hint or "")
+
+
+def test_403_keeps_the_server_message_and_404_exits_not_found(srv, tmp_path: Path) -> None:
+    kc = srv.write_kubeconfig(tmp_path / "kc")
+    cluster = connect(ConnectionOptions(kubeconfig=str(kc)))
+    srv.forbid("list", "configmaps")
+    with pytest.raises(ApiError, match="forbidden") as info:
+        cluster.call(cluster.core().list_namespaced_config_map, "default", what="ConfigMaps in default")
+    assert info.value.status == 403 and "RBAC" in (info.value.hint or "")
+    with pytest.raises(ApiNotFoundError, match='"nope" not found') as missing:
+        cluster.call(cluster.custom().get_namespaced_custom_object, "jobset.x-k8s.io", "v1alpha2", "default",
+                     "jobsets", "nope", what="JobSet default/nope")
+    assert missing.value.exit_code == ExitCode.NOT_FOUND
