@@ -66,15 +66,19 @@ def add_cluster_runtimes(registry: RuntimeRegistry, cluster: Any, *, prefer: boo
     return warnings
 
 
-def try_add_cluster_runtimes(registry: RuntimeRegistry, options: Any, *, prefer: bool) -> list[str]:
+def try_add_cluster_runtimes(registry: RuntimeRegistry, options: Any, *, prefer: bool,
+                             request: Any = None) -> list[str]:
     """As `add_cluster_runtimes`, but a cluster that cannot be reached is one warning, and no
-    kubeconfig at all is silence (and `kubernetes` is then never imported)."""
+    kubeconfig at all is silence (and `kubernetes` is then never imported). A `request` given
+    takes the context's namespace as its default, where the cluster's TrainingRuntimes live."""
     if not kubeconfig_available(options.kubeconfig):
         return []
     from ktrain.cluster.kube import connect
 
     try:
         cluster = connect(options)
+        if request is not None:
+            request.default_namespace = cluster.namespace
         return add_cluster_runtimes(registry, cluster, prefer=prefer)
     except KtrainError as exc:  # unreachable, timed out, forbidden, a broken kubeconfig...
         return [f"cluster runtimes not shown: {exc.message}"]
@@ -97,13 +101,13 @@ def render_resolving(request: Any, registry: RuntimeRegistry, options: Any, *, c
     if cluster is not None:
         warnings += add_cluster_runtimes(registry, cluster, prefer=True)
     elif prefer_cluster:
-        warnings += try_add_cluster_runtimes(registry, options, prefer=True)
+        warnings += try_add_cluster_runtimes(registry, options, prefer=True, request=request)
     try:
         return render_request(request, registry), warnings
     except RuntimeNotFoundError:
         if cluster is not None or prefer_cluster or not kubeconfig_available(options.kubeconfig):
             raise
-        fallback = try_add_cluster_runtimes(registry, options, prefer=False)
+        fallback = try_add_cluster_runtimes(registry, options, prefer=False, request=request)
         try:
             return render_request(request, registry), warnings
         except RuntimeNotFoundError as exc:
