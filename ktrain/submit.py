@@ -155,7 +155,8 @@ def create_job(cluster: KubeCluster, objects: list[Obj], *, name: str, namespace
         if not dry_run:
             removed = delete_job(cluster, name, namespace, extra=[(w.resource, w.name) for w in existing])
             wait_deleted(cluster, removed, timeout=60.0)
-            result.warnings.append(f"replaced the existing job {name} ({len(removed)} objects deleted)")
+            result.warnings.append(f"--overwrite: deleted the existing job {name} first ("
+                                   + ", ".join(w.ref for w in removed) + ")")
     written: list[Written] = []
     try:
         if target == TARGET_TRAINJOB:
@@ -168,6 +169,7 @@ def create_job(cluster: KubeCluster, objects: list[Obj], *, name: str, namespace
             owner = _apply(cluster, first, dry_run)
             written.append(owner)
             if not owner.obj.get("metadata", {}).get("uid"):
+                # A server dry run normally returns a uid; if one does not, the dependents still need one.
                 owner.obj.setdefault("metadata", {})["uid"] = "00000000-0000-0000-0000-000000000000"
             for obj in objects:
                 if obj is jobset:
