@@ -28,13 +28,14 @@ TARGET_TRAINJOB = "trainjob"
 INSTALL_HINTS = {
     c.JOBSET_GROUP: "kubectl apply --server-side -f "
                     "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml",
-    "scheduling.x-k8s.io": "install scheduler-plugins with its coscheduling PodGroup CRD, e.g. kubectl apply "
-                           "--server-side -f https://raw.githubusercontent.com/kubernetes-sigs/scheduler-plugins/"
-                           "master/manifests/crds/scheduling.x-k8s.io_podgroups.yaml",
-    "scheduling.volcano.sh": "install Volcano, e.g. kubectl apply -f https://raw.githubusercontent.com/"
-                             "volcano-sh/volcano/master/installer/volcano-development.yaml",
+    "scheduling.x-k8s.io": "kubectl apply --server-side -f https://raw.githubusercontent.com/kubernetes-sigs/"
+                           "scheduler-plugins/v0.35.4-devel/config/crd/bases/scheduling.x-k8s.io_podgroups.yaml "
+                           "(and run the scheduler-plugins scheduler)",
+    "scheduling.volcano.sh": "kubectl apply --server-side -f https://raw.githubusercontent.com/volcano-sh/volcano/"
+                             "v1.13.3/config/crd/volcano/bases/scheduling.volcano.sh_podgroups.yaml "
+                             "(and install the Volcano scheduler)",
     c.TRAINER_GROUP: 'kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/'
-                     'manifests/overlays/manager?ref=v2.3.0"',
+                     'manifests/base/crds?ref=v2.3.0"',
 }
 
 # Objects a job may have besides its JobSet / TrainJob, by name (ENGINE.md §1).

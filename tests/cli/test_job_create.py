@@ -253,3 +253,12 @@ def _bundled_runtime(name: str) -> dict:
     from ktrain.resources import builtin_runtimes_dir
 
     return yaml.safe_load((builtin_runtimes_dir() / f"{name}.yaml").read_text())
+
+
+def test_trainjob_target_needs_the_trainer_crds(cli, tmp_path: Path) -> None:
+    with ApiServerDouble(crds={"jobset"}) as srv:
+        kc = srv.write_kubeconfig(tmp_path / "kc")
+        r = cli("job", "create", "--kubeconfig", str(kc), "--runtime", "torch-distributed", "--target", "trainjob")
+        assert r.exit_code == 5
+        assert "does not serve TrainJob (trainer.kubeflow.org/v1alpha1)" in r.stderr
+        assert "kubeflow/trainer.git/manifests/base/crds?ref=v2.3.0" in r.stderr
