@@ -158,41 +158,50 @@ def create_job(cluster: KubeCluster, objects: list[Obj], *, name: str, namespace
             wait_deleted(cluster, removed, timeout=60.0)
             result.warnings.append(f"--overwrite: deleted the existing job {name} first ("
                                    + ", ".join(w.ref for w in removed) + ")")
+    if not dry_run:
+        # Preflight: the server validates every object (schemas, admission) before anything is stored,
+        # so a bad object costs no rollback.
+        _submit(cluster, objects, target, dry_run=True, written=[])
     written: list[Written] = []
     try:
-        if target == TARGET_TRAINJOB:
-            written.append(_apply(cluster, objects[0], dry_run))
-        else:
-            jobset = next(o for o in objects if o["kind"] == c.JOBSET_KIND)
-            stay_suspended = bool((jobset.get("spec") or {}).get("suspend"))
-            first = copy.deepcopy(jobset)
-            first["spec"]["suspend"] = True
-            owner = _apply(cluster, first, dry_run)
-            written.append(owner)
-            if not owner.obj.get("metadata", {}).get("uid"):
-                # A server dry run normally returns a uid; if one does not, the dependents still need one.
-                owner.obj.setdefault("metadata", {})["uid"] = "00000000-0000-0000-0000-000000000000"
-            for obj in objects:
-                if obj is jobset:
-                    continue
-                dependent = copy.deepcopy(obj)
-                dependent["metadata"]["ownerReferences"] = [k.owner_reference(owner.obj)]
-                written.append(_apply(cluster, dependent, dry_run))
-            if not stay_suspended and not dry_run:
-                # Re-apply the whole JobSet: with server-side apply, omitting a field we own would remove it.
-                resumed = _apply(cluster, jobset, dry_run)
-                owner.obj = resumed.obj
-            elif not stay_suspended:
-                owner.obj["spec"]["suspend"] = False
-            # JobSet last, as rendered, so output reads in the same order as `job render`.
-            written.append(written.pop(0))
+        _submit(cluster, objects, target, dry_run=dry_run, written=written)
     except BaseException as exc:  # Ctrl-C too: never leave a half-made job behind
         note = _roll_back(cluster, [w for w in written if w.created], dry_run)
         if isinstance(exc, KtrainError) and note:
             exc.hint = f"{exc.hint}; {note}" if exc.hint else note
         raise
-    result.written = written
+    # JobSet last, as rendered, so output reads in the same order as `job render`.
+    result.written = sorted(written, key=lambda w: w.resource is k.JOBSET)
     return result
+
+
+def _submit(cluster: KubeCluster, objects: list[Obj], target: str, *, dry_run: bool,
+            written: list[Written]) -> None:
+    """Apply in order, appending to `written` as each object is stored (for the rollback)."""
+    if target == TARGET_TRAINJOB:
+        written.append(_apply(cluster, objects[0], dry_run))
+        return
+    jobset = next(o for o in objects if o["kind"] == c.JOBSET_KIND)
+    stay_suspended = bool((jobset.get("spec") or {}).get("suspend"))
+    first = copy.deepcopy(jobset)
+    first["spec"]["suspend"] = True
+    owner = _apply(cluster, first, dry_run)
+    written.append(owner)
+    if not owner.obj.get("metadata", {}).get("uid"):
+        # A server dry run normally returns a uid; if one does not, the dependents still need one.
+        owner.obj.setdefault("metadata", {})["uid"] = "00000000-0000-0000-0000-000000000000"
+    for obj in objects:
+        if obj is not jobset:
+            dependent = copy.deepcopy(obj)
+            dependent["metadata"]["ownerReferences"] = [k.owner_reference(owner.obj)]
+            written.append(_apply(cluster, dependent, dry_run))
+    if stay_suspended:
+        return
+    if dry_run:
+        owner.obj["spec"]["suspend"] = False  # what the resume would store
+    else:
+        # Re-apply the whole JobSet: with server-side apply, omitting a field we own would remove it.
+        owner.obj = _apply(cluster, jobset, dry_run).obj
 
 
 def _apply(cluster: KubeCluster, obj: Obj, dry_run: bool) -> Written:

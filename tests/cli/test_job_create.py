@@ -39,9 +39,10 @@ def test_torch_job_is_applied_in_the_context_namespace_and_resumed(cli, kube) ->
     assert jobset["spec"]["suspend"] is False
     assert jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] == 2
     applies = kube.srv.requests_for("apply", "jobsets")
-    assert [req.param("fieldManager") for req in applies] == ["ktrain", "ktrain"]
-    # first applied suspended, then resumed
-    assert [req.json()["spec"]["suspend"] for req in applies] == [True, False]
+    assert [req.param("fieldManager") for req in applies] == ["ktrain"] * 3
+    # a server dry run first, then applied suspended, then resumed
+    assert [(req.param("dryRun"), req.json()["spec"]["suspend"]) for req in applies] == [
+        ("All", True), (None, True), (None, False)]
     assert jobset["metadata"]["managedFields"][0]["manager"] == "ktrain"
 
 
@@ -58,8 +59,9 @@ def test_deepspeed_companions_are_owned_by_the_jobset_and_the_key_is_not_printed
         assert ref == {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "name": "ds",
                        "uid": jobset["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
     # the JobSet exists (suspended) before anything that points at it
-    order = [req.resource.split(".")[0] for req in kube.srv.requests if req.verb == "apply"]
-    assert order == ["jobsets", "secrets", "configmaps", "jobsets"]
+    order = [(req.resource.split(".")[0], req.param("dryRun")) for req in kube.srv.requests if req.verb == "apply"]
+    assert order == [("jobsets", "All"), ("secrets", "All"), ("configmaps", "All"),
+                     ("jobsets", None), ("secrets", None), ("configmaps", None), ("jobsets", None)]
 
 
 def test_output_yaml_shows_the_stored_objects_and_warns_about_the_key(cli, kube) -> None:
@@ -116,7 +118,7 @@ def test_existing_job_is_an_error_unless_overwrite(cli, kube) -> None:
 
 
 def test_409_from_the_server_is_reported_and_nothing_is_left(cli, kube) -> None:
-    kube.srv.inject(verb="apply", resource="configmaps", code=409)
+    kube.srv.fail_nth("apply", "configmaps", 2, code=409)  # the real apply, after the dry run passed
     r = create(cli, kube, "--runtime", "deepspeed-distributed", "--name", "ds")
     assert r.exit_code == 5
     assert "ConfigMap team-a/ds-mpi-hostfile" in r.stderr and "the object has been modified" in r.stderr
@@ -125,8 +127,8 @@ def test_409_from_the_server_is_reported_and_nothing_is_left(cli, kube) -> None:
 
 
 def test_422_on_the_jobset_after_the_configmap_was_made_rolls_everything_back(cli, kube) -> None:
-    # the second JobSet apply (the resume) fails: the Secret and ConfigMap exist by then
-    kube.srv.fail_nth("apply", "jobsets", 2, code=422, message="spec.replicatedJobs is immutable")
+    # the third JobSet apply (dry run, create, resume) fails: the Secret and ConfigMap exist by then
+    kube.srv.fail_nth("apply", "jobsets", 3, code=422, message="spec.replicatedJobs is immutable")
     r = create(cli, kube, "--runtime", "deepspeed-distributed", "--name", "ds")
     assert r.exit_code == 5
     assert "JobSet team-a/ds" in r.stderr and "spec.replicatedJobs is immutable" in r.stderr
@@ -147,6 +149,9 @@ def test_object_the_crd_schema_rejects_is_a_clear_error_and_nothing_is_left(cli,
     assert r.exit_code == 5, r.stdout
     assert 'JobSet.jobset.x-k8s.io "bad" is invalid: spec.network.enableDNSHostnames' in r.stderr
     assert "Traceback" not in r.stderr and stored(kube.srv) == {}
+    # caught by the preflight dry run: nothing was written, so nothing had to be rolled back
+    assert all(req.param("dryRun") == "All" for req in kube.srv.requests_for("apply"))
+    assert kube.srv.requests_for("delete") == []
 
 
 def test_forbidden_says_who_may_not_do_what(cli, kube) -> None:
