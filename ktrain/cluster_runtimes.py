@@ -99,13 +99,20 @@ def render_resolving(request: Any, registry: RuntimeRegistry, options: Any, *, c
 
     warnings: list[str] = []
     if cluster is not None:
-        warnings += add_cluster_runtimes(registry, cluster, prefer=True)
-    elif prefer_cluster:
+        # Runtimes we may not list (403) matter only when the name is then not found at all.
+        unreadable = add_cluster_runtimes(registry, cluster, prefer=True)
+        try:
+            return render_request(request, registry), warnings
+        except RuntimeNotFoundError as exc:
+            if unreadable:
+                exc.hint = "; ".join([*([exc.hint] if exc.hint else []), *unreadable])
+            raise
+    if prefer_cluster:
         warnings += try_add_cluster_runtimes(registry, options, prefer=True, request=request)
     try:
         return render_request(request, registry), warnings
     except RuntimeNotFoundError:
-        if cluster is not None or prefer_cluster or not kubeconfig_available(options.kubeconfig):
+        if prefer_cluster or not kubeconfig_available(options.kubeconfig):
             raise
         fallback = try_add_cluster_runtimes(registry, options, prefer=False, request=request)
         try:

@@ -242,12 +242,14 @@ def select_jobs(cluster: KubeCluster, namespace: str, label_selector: str | None
     """Names of the jobs (Trainer-shaped JobSets and TrainJobs) matching a selector (None: all)."""
     from ktrain.cluster.kube import ApiNotFoundError
 
-    names = {str(o["metadata"]["name"]) for o in k.list_objects(cluster, k.JOBSET, namespace, label_selector)
-             if _looks_like_trainer_jobset(o)}
-    try:
-        names |= {str(o["metadata"]["name"]) for o in k.list_objects(cluster, k.TRAINJOB, namespace, label_selector)}
-    except ApiNotFoundError:
-        pass  # no Trainer CRDs: only JobSets
+    names: set[str] = set()
+    for resource in (k.JOBSET, k.TRAINJOB):
+        try:
+            items = k.list_objects(cluster, resource, namespace, label_selector)
+        except ApiNotFoundError:
+            continue  # that CRD is not installed: no jobs of that kind
+        names |= {str(o["metadata"]["name"]) for o in items
+                  if resource is k.TRAINJOB or _looks_like_trainer_jobset(o)}
     return sorted(names)
 
 

@@ -267,3 +267,12 @@ def test_trainjob_target_needs_the_trainer_crds(cli, tmp_path: Path) -> None:
         assert r.exit_code == 5
         assert "does not serve TrainJob (trainer.kubeflow.org/v1alpha1)" in r.stderr
         assert "kubeflow/trainer.git/manifests/base/crds?ref=v2.3.0" in r.stderr
+
+
+def test_runtimes_we_may_not_list_are_mentioned_only_when_the_name_is_unknown(cli, kube) -> None:
+    kube.srv.forbid("list", "clustertrainingruntimes")
+    ok = create(cli, kube, "--runtime", "torch-distributed", "--name", "t")
+    assert ok.exit_code == 0 and ok.stderr == ""
+    unknown = create(cli, kube, "--runtime", "site-torch", "--name", "u")
+    assert unknown.exit_code == 4
+    assert "'site-torch' not found" in unknown.stderr and "cannot list ClusterTrainingRuntimes" in unknown.stderr
