@@ -29,6 +29,8 @@ def main(argv: list[str]) -> int:
             cluster._delete_tree = lambda rt, obj, policy: cluster._remove(rt, obj)
         kubeconfig = srv.write_kubeconfig(Path(tmp) / "kubeconfig")
         os.environ["KTRAIN_E2E_KUBECONFIG"] = str(kubeconfig)
+        if not srv.schema_validation:  # ../shared (the CRD schemas) is absent
+            os.environ["KTRAIN_E2E_NO_CRD_SCHEMAS"] = "1"
         return int(pytest.main(["-m", "e2e", "-p", "no:cacheprovider", str(TESTS / "e2e"), *args]))
 
 

@@ -4,6 +4,7 @@ double: `python tests/e2e/run_against_double.py`."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +138,8 @@ def test_objects_the_server_rejects_are_clear_errors_with_nothing_left(cli, clea
     assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr
     assert "metadata.labels" in r.stderr
     assert inventory(e2e) == []
+    if os.environ.get("KTRAIN_E2E_NO_CRD_SCHEMAS"):
+        return  # a stand-in server without the CRD schemas cannot reject the next object
     # a field the JobSet CRD schema rejects
     runtime = write_runtime(tmp_path, VOLCANO)
     runtime.write_text(runtime.read_text().replace(
