@@ -78,6 +78,15 @@ class RuntimeRegistry:
         self._env_dirs = [d for d in (env_path or "").split(":") if d]
         self._bundled = bundled
         self._entries: list[RuntimeEntry] | None = None
+        self._cluster: list[RuntimeEntry] = []
+        self._cluster_first = False
+
+    def add_cluster_entries(self, entries: list[RuntimeEntry], *, prefer: bool) -> None:
+        """Runtimes read from a cluster: above every local source when `prefer` (what the
+        controller would use), else below them all (a fallback for names not found locally)."""
+        self._cluster = list(entries)
+        self._cluster_first = prefer
+        self._entries = None
 
     def _sources(self) -> list[tuple[str, Path, bool]]:
         """(source, path, is_file) from highest to lowest precedence."""
@@ -101,7 +110,7 @@ class RuntimeRegistry:
                 files = [path] if is_file else _yaml_files(path)
                 for f in files:
                     entries.extend(load_runtime_file(f, source))
-            self._entries = entries
+            self._entries = [*self._cluster, *entries] if self._cluster_first else [*entries, *self._cluster]
         return self._entries
 
     def entries(self) -> list[RuntimeEntry]:

@@ -58,6 +58,8 @@ class RenderRequest:
     ssh_secret: str | None = None
     allow_extensions: bool = False
     runtime_snapshot: bool = False
+    # When neither -n nor the file names one: the kubeconfig context's namespace for `job create`.
+    default_namespace: str = "default"
 
 
 @dataclass
@@ -262,7 +264,7 @@ def build_job(request: RenderRequest, registry: RuntimeRegistry) -> tuple[TrainJ
     meta = data["metadata"]
     if not meta.get("name"):
         meta["name"] = derive_name(entry.runtime, data)
-    meta.setdefault("namespace", "default")
+    meta.setdefault("namespace", request.default_namespace)
     if doc is not None:
         doc = Document(data=data, file=doc.file, lines=doc.lines, positions=doc.positions,
                        key_positions=doc.key_positions)

@@ -43,3 +43,43 @@ def cli(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
         return Result(code, out.getvalue(), err.getvalue())
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_cluster(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """Tests never see the developer's cluster: KUBECONFIG points at nothing, no in-cluster env.
+
+    Set through os.environ (not monkeypatch): the `cli` fixture undoes its monkeypatches."""
+    import os
+
+    saved = {key: os.environ.get(key) for key in ("KUBECONFIG", "KUBERNETES_SERVICE_HOST")}
+    os.environ["KUBECONFIG"] = str(tmp_path_factory.getbasetemp() / "no-kubeconfig")
+    os.environ.pop("KUBERNETES_SERVICE_HOST", None)
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@dataclass
+class Kube:
+    """An API-server double and a kubeconfig whose context namespace is `team-a`."""
+
+    srv: object
+    kubeconfig: str
+    namespace: str = "team-a"
+
+    def args(self) -> list[str]:
+        return ["--kubeconfig", self.kubeconfig]
+
+
+@pytest.fixture
+def kube(tmp_path: Path):  # type: ignore[no-untyped-def]
+    from apiserver import ApiServerDouble
+
+    with ApiServerDouble() as srv:
+        srv.add_namespace("team-a")
+        path = srv.write_kubeconfig(tmp_path / "kubeconfig", namespace="team-a")
+        yield Kube(srv, str(path))

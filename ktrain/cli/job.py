@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ktrain.cli import job_create, job_delete
 from ktrain.cli.common import warn
 from ktrain.cli.options import JobInput, job_input_options
 
@@ -19,11 +20,13 @@ def render_command(
     output: Annotated[str, typer.Option("-o", "--output", help="yaml | json | name")] = "yaml",
 ) -> None:
     """Render the objects the Trainer controller would create, without a cluster."""
+    from ktrain.cluster_runtimes import render_resolving
     from ktrain.output.manifests import format_objects
-    from ktrain.service import render_request
 
-    outcome = render_request(job_input.render_request(), job_input.registry())
-    for message in outcome.result.warnings:
+    explicit_cluster = bool(job_input.kubeconfig or job_input.context)
+    outcome, notes = render_resolving(job_input.render_request(), job_input.registry(), job_input.connection(),
+                                      prefer_cluster=explicit_cluster)
+    for message in [*notes, *outcome.result.warnings]:
         warn(message)
     if outcome.secret_printed and output != "name":
         warn(
@@ -35,3 +38,5 @@ def render_command(
 
 
 app.command("render", context_settings={"help_option_names": ["-h", "--help"]})(render_command)
+app.command("create", context_settings={"help_option_names": ["-h", "--help"]})(job_create.create_command)
+app.command("delete", context_settings={"help_option_names": ["-h", "--help"]})(job_delete.delete_command)

@@ -58,6 +58,12 @@ class JobInput:
     allow_extensions: Annotated[
         bool, typer.Option("--allow-extensions", help="Allow ktrain extensions (Intel MPI / MPICH hostfiles).")
     ] = False
+    kubeconfig: Annotated[
+        Optional[str],
+        typer.Option("--kubeconfig", help="Kubeconfig file(s) (default: $KUBECONFIG, ~/.kube/config); "
+                                          "render: also take --runtime from this cluster."),
+    ] = None
+    context: Annotated[Optional[str], typer.Option("--context", help="The kubeconfig context to use.")] = None
 
     def overrides(self) -> Any:
         """The flags as a `service.JobOverrides`."""
@@ -99,6 +105,10 @@ class JobInput:
 
     def registry(self) -> Any:
         return registry_from(self.runtime_file, self.runtimes_dir)
+
+    def connection(self, request_timeout: float = 30.0) -> Any:
+        """The `ConnectionOptions` these inputs name (no cluster is contacted)."""
+        return connection(self.kubeconfig, self.context, self.namespace, request_timeout)
 
 
 _INPUT_FIELDS = [f.name for f in fields(JobInput)]

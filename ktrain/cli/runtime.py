@@ -8,11 +8,50 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ktrain.cli.common import registry_from
+from ktrain.cli.options import ContextOpt, KubeconfigOpt, NamespaceOpt
 
 app = typer.Typer(help="Runtime blueprints (ClusterTrainingRuntime / TrainingRuntime).", no_args_is_help=True)
 
 RuntimeFileOpt = Annotated[Optional[list[str]], typer.Option("--runtime-file", help="A runtime YAML file.")]
 RuntimesDirOpt = Annotated[Optional[list[str]], typer.Option("--runtimes-dir", help="A directory of runtimes.")]
+SourceOpt = Annotated[
+    str, typer.Option("--source", help="all | local | cluster: where to read runtimes from (the cluster's "
+                                       "ClusterTrainingRuntimes and the namespace's TrainingRuntimes).")
+]
+ListTimeoutOpt = Annotated[float, typer.Option("--request-timeout", help="Seconds to wait for the cluster.")]
+SOURCES = ("all", "local", "cluster")
+
+
+def registry_for(source: str, runtime_file: list[str] | None, runtimes_dir: list[str] | None,
+                 kubeconfig: str | None, context: str | None, namespace: str | None,
+                 request_timeout: float) -> Any:
+    """The runtimes of `--source`. `all`: local ones plus the cluster's, which win over a local
+    one of the same kind and name (the controller would use them); an unreachable cluster is
+    one warning, no kubeconfig is silence. `cluster`: only the cluster's, and failing loudly.
+    `local` never imports the kubernetes client."""
+    from ktrain.cli.common import warn
+    from ktrain.cli.options import connection
+    from ktrain.errors import UsageError
+
+    if source not in SOURCES:
+        raise UsageError(f"--source must be all, local or cluster, got {source!r}")
+    options = connection(kubeconfig, context, namespace, request_timeout)
+    if source == "local":
+        return registry_from(runtime_file, runtimes_dir)
+    from ktrain import cluster_runtimes
+
+    if source == "cluster":
+        from ktrain.cluster.kube import connect
+        from ktrain.registry import RuntimeRegistry
+
+        registry = RuntimeRegistry(bundled=False)
+        notes = cluster_runtimes.add_cluster_runtimes(registry, connect(options), prefer=True)
+    else:
+        registry = registry_from(runtime_file, runtimes_dir)
+        notes = cluster_runtimes.try_add_cluster_runtimes(registry, options, prefer=True)
+    for note in notes:
+        warn(note)
+    return registry
 
 
 def _trainer_container(runtime: Any) -> dict[str, Any]:
@@ -63,9 +102,14 @@ def list_command(
     runtime_file: RuntimeFileOpt = None,
     runtimes_dir: RuntimesDirOpt = None,
     output: Annotated[str, typer.Option("-o", "--output", help="table | wide | yaml | json | name")] = "table",
+    source: SourceOpt = "all",
+    namespace: NamespaceOpt = None,
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+    request_timeout: ListTimeoutOpt = 10.0,
 ) -> None:
-    """List the runtime blueprints ktrain can render against."""
-    registry = registry_from(runtime_file, runtimes_dir)
+    """List the runtime blueprints ktrain can render against (local, and the cluster's)."""
+    registry = registry_for(source, runtime_file, runtimes_dir, kubeconfig, context, namespace, request_timeout)
     entries = registry.entries()
     if output in ("yaml", "json"):
         from ktrain.output.manifests import format_objects
@@ -108,12 +152,17 @@ def show_command(
     runtime_file: RuntimeFileOpt = None,
     runtimes_dir: RuntimesDirOpt = None,
     output: Annotated[str, typer.Option("-o", "--output", help="text | yaml | json")] = "text",
+    source: SourceOpt = "all",
+    namespace: NamespaceOpt = None,
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+    request_timeout: ListTimeoutOpt = 10.0,
 ) -> None:
     """Show a blueprint, and what the engine injects when a job runs on it."""
     from ktrain.output.manifests import format_objects
     from ktrain.output.yamltext import dump
 
-    registry = registry_from(runtime_file, runtimes_dir)
+    registry = registry_for(source, runtime_file, runtimes_dir, kubeconfig, context, namespace, request_timeout)
     entry = registry.get(name)
     if output in ("yaml", "json"):
         sys.stdout.write(format_objects([entry.runtime.to_dict()], output))

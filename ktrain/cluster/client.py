@@ -1,0 +1,181 @@
+"""Generic object operations on a connected cluster: get, list, server-side apply, delete,
+and discovery of the served CRDs.
+
+Objects stay plain dicts (what ktrain renders and prints). Requests go through the client's
+`ApiClient` (auth, TLS, proxies as configured by `kube.connect`), and every failure through
+`KubeCluster.call`, so callers only ever see `KtrainError`s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ktrain import constants as c
+from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
+from ktrain.errors import InternalError
+
+Obj = dict[str, Any]
+
+APPLY_CONTENT_TYPE = "application/apply-patch+yaml"
+
+
+@dataclass(frozen=True)
+class Resource:
+    """Where a kind lives in the REST API."""
+
+    api_version: str
+    kind: str
+    plural: str
+    namespaced: bool = True
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def version(self) -> str:
+        return self.api_version.rpartition("/")[2]
+
+    @property
+    def type_name(self) -> str:
+        """kubectl's `<kind>.<group>` spelling, as in `jobset.jobset.x-k8s.io/NAME`."""
+        return f"{self.kind.lower()}.{self.group}" if self.group else self.kind.lower()
+
+    def path(self, namespace: str | None, name: str | None = None) -> str:
+        base = f"/apis/{self.api_version}" if self.group else f"/api/{self.api_version}"
+        if self.namespaced and namespace is not None:  # None: across all namespaces
+            base += f"/namespaces/{namespace}"
+        base += f"/{self.plural}"
+        return f"{base}/{name}" if name else base
+
+
+CONFIGMAP = Resource("v1", "ConfigMap", "configmaps")
+SECRET = Resource("v1", "Secret", "secrets")
+NAMESPACE = Resource("v1", "Namespace", "namespaces", namespaced=False)
+JOBSET = Resource(c.JOBSET_API_VERSION, c.JOBSET_KIND, "jobsets")
+COSCHEDULING_PODGROUP = Resource(c.COSCHEDULING_API_VERSION, c.PODGROUP_KIND, "podgroups")
+VOLCANO_PODGROUP = Resource(c.VOLCANO_API_VERSION, c.PODGROUP_KIND, "podgroups")
+TRAINJOB = Resource(c.TRAINER_API_VERSION, c.TRAINJOB_KIND, "trainjobs")
+TRAINING_RUNTIME = Resource(c.TRAINER_API_VERSION, c.TRAINING_RUNTIME_KIND, "trainingruntimes")
+CLUSTER_TRAINING_RUNTIME = Resource(c.TRAINER_API_VERSION, c.CLUSTER_TRAINING_RUNTIME_KIND,
+                                    "clustertrainingruntimes", namespaced=False)
+
+KNOWN = {(r.api_version, r.kind): r for r in (
+    CONFIGMAP, SECRET, NAMESPACE, JOBSET, COSCHEDULING_PODGROUP, VOLCANO_PODGROUP, TRAINJOB, TRAINING_RUNTIME,
+    CLUSTER_TRAINING_RUNTIME,
+)}
+
+
+def resource_of(obj: Obj) -> Resource:
+    key = (str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+    try:
+        return KNOWN[key]
+    except KeyError:
+        raise InternalError(f"ktrain does not know where {key[1]} ({key[0]}) lives in the API") from None
+
+
+def describe(resource: Resource, name: str, namespace: str | None) -> str:
+    """How messages name an object: `JobSet team-a/my-job`."""
+    return f"{resource.kind} {namespace}/{name}" if resource.namespaced else f"{resource.kind} {name}"
+
+
+def _request(cluster: KubeCluster, method: str, path: str, *, query: list[tuple[str, str]] | None = None,
+             body: Any = None, content_type: str | None = None, _request_timeout: float | None = None,
+             ) -> tuple[Any, int]:
+    """One REST request through the configured ApiClient; returns (decoded body, HTTP status)."""
+    api = cluster.api_client
+    headers = {"Accept": "application/json"}
+    if content_type:
+        headers["Content-Type"] = content_type
+    params = api.param_serialize(method=method, resource_path=path, query_params=query or [],
+                                 header_params=headers, body=body, auth_settings=["BearerToken"])
+    response = api.call_api(*params, _request_timeout=_request_timeout)
+    response.read()
+    result = api.response_deserialize(response_data=response, response_types_map={"2XX": "object"})
+    return result.data, int(result.status_code)
+
+
+def get(cluster: KubeCluster, resource: Resource, name: str, namespace: str | None = None) -> Obj | None:
+    """The object, or None when it does not exist."""
+    ns = namespace or cluster.namespace
+    try:
+        data, _ = cluster.call(_request, cluster, "GET", resource.path(ns, name),
+                               what=describe(resource, name, ns))
+    except ApiNotFoundError:
+        return None
+    return dict(data)
+
+
+def list_objects(cluster: KubeCluster, resource: Resource, namespace: str | None = None,
+                 label_selector: str | None = None, all_namespaces: bool = False) -> list[Obj]:
+    ns = None if all_namespaces or not resource.namespaced else (namespace or cluster.namespace)
+    path = resource.path(ns)
+    query = [("labelSelector", label_selector)] if label_selector else []
+    data, _ = cluster.call(_request, cluster, "GET", path, query=query,
+                           what=f"{resource.kind} list" + (f" in {ns}" if ns else ""))
+    return [dict(item) for item in (data or {}).get("items") or []]
+
+
+def apply(cluster: KubeCluster, obj: Obj, *, dry_run: bool = False,
+          field_manager: str = c.FIELD_MANAGER) -> tuple[Obj, bool]:
+    """Server-side apply `obj`; returns (the server's object, whether it was created)."""
+    resource = resource_of(obj)
+    meta = obj.get("metadata") or {}
+    name, ns = str(meta.get("name")), meta.get("namespace") or cluster.namespace
+    query = [("fieldManager", field_manager)]
+    if dry_run:
+        query.append(("dryRun", "All"))
+    data, status = cluster.call(_request, cluster, "PATCH", resource.path(ns, name), query=query, body=obj,
+                                content_type=APPLY_CONTENT_TYPE, what=describe(resource, name, ns))
+    return dict(data), status == 201
+
+
+def delete(cluster: KubeCluster, resource: Resource, name: str, namespace: str | None = None, *,
+           propagation: str | None = None, dry_run: bool = False) -> bool:
+    """Delete one object; False when it was not there."""
+    ns = namespace or cluster.namespace
+    body: Obj = {"apiVersion": "v1", "kind": "DeleteOptions"}
+    if propagation:
+        body["propagationPolicy"] = propagation
+    if dry_run:
+        body["dryRun"] = ["All"]
+    try:
+        cluster.call(_request, cluster, "DELETE", resource.path(ns, name), body=body,
+                     content_type="application/json", what=describe(resource, name, ns))
+    except ApiNotFoundError:
+        return False
+    return True
+
+
+def served_kinds(cluster: KubeCluster, api_version: str) -> set[str] | None:
+    """The kinds a group/version serves (discovery), or None when the version is not served."""
+    path = f"/apis/{api_version}" if "/" in api_version else f"/api/{api_version}"
+    try:
+        data, _ = cluster.call(_request, cluster, "GET", path, what=f"API discovery of {api_version}")
+    except ApiNotFoundError:
+        return None
+    return {str(r.get("kind")) for r in (data or {}).get("resources") or [] if "/" not in str(r.get("name"))}
+
+
+def owner_reference(owner: Obj) -> Obj:
+    """An ownerReference to a stored object: its deletion garbage-collects the dependent, and
+    `blockOwnerDeletion` makes a foreground deletion of the owner wait for it."""
+    meta = owner["metadata"]
+    return {
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": meta["name"],
+        "uid": meta["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def strip_server_fields(obj: Obj) -> Obj:
+    """What `kubectl get -o yaml` shows by default: no managedFields."""
+    out = dict(obj)
+    meta = dict(out.get("metadata") or {})
+    meta.pop("managedFields", None)
+    out["metadata"] = meta
+    return out

@@ -1,0 +1,123 @@
+"""Runtime blueprints read from a cluster: its ClusterTrainingRuntimes and the namespace's
+TrainingRuntimes, as registry entries with source "cluster".
+
+Which source wins over which is the callers' choice (see README, "Runtimes from the cluster"):
+`job create` and `runtime list/show` prefer the cluster's copy, as that is what the Trainer
+controller would use; `job render` prefers local files unless told about a cluster.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ktrain.api.runtime import TrainingRuntime
+from ktrain.errors import ApiError, KtrainError
+from ktrain.loader import Document, parse_model
+from ktrain.registry import RuntimeEntry, RuntimeRegistry
+
+SOURCE_CLUSTER = "cluster"
+
+
+def kubeconfig_available(kubeconfig: str | None) -> bool:
+    """Whether a cluster is configured at all (without importing the kubernetes client)."""
+    from ktrain.cluster.kube import _in_cluster_available, kubeconfig_paths
+
+    return any(os.path.isfile(p) for p in kubeconfig_paths(kubeconfig)) or _in_cluster_available()
+
+
+def fetch_runtime_entries(cluster: Any) -> tuple[list[RuntimeEntry], list[str]]:
+    """(entries, warnings). A Trainer that is not installed means no entries, silently; a
+    kind we may not list (403) or an object that does not parse is a warning, not a failure."""
+    from ktrain.cluster import client as k
+    from ktrain.cluster.kube import ApiNotFoundError
+
+    entries: list[RuntimeEntry] = []
+    warnings: list[str] = []
+    for resource in (k.CLUSTER_TRAINING_RUNTIME, k.TRAINING_RUNTIME):
+        try:
+            items = k.list_objects(cluster, resource, cluster.namespace)
+        except ApiNotFoundError:
+            continue  # the Trainer CRDs are not installed
+        except ApiError as exc:
+            if exc.status != 403:
+                raise
+            warnings.append(f"cannot list {resource.kind}s on the cluster: {exc.message}")
+            continue
+        for item in items:
+            data = {key: item[key] for key in ("apiVersion", "kind", "metadata", "spec") if key in item}
+            data["metadata"] = {key: value for key, value in (data.get("metadata") or {}).items()
+                                if key != "managedFields"}
+            name = data["metadata"].get("name", "?")
+            where = f"cluster:{resource.kind.lower()}/{name}"
+            try:
+                runtime = parse_model(Document(data=data, file=where), TrainingRuntime, what=resource.kind)
+            except KtrainError as exc:
+                warnings.append(f"skipping {resource.kind} {name} from the cluster: {exc.message}")
+                continue
+            entries.append(RuntimeEntry(runtime=runtime, source=SOURCE_CLUSTER))
+    return entries, warnings
+
+
+def add_cluster_runtimes(registry: RuntimeRegistry, cluster: Any, *, prefer: bool) -> list[str]:
+    """Read the cluster's runtimes into `registry`; returns warnings."""
+    entries, warnings = fetch_runtime_entries(cluster)
+    registry.add_cluster_entries(entries, prefer=prefer)
+    return warnings
+
+
+def try_add_cluster_runtimes(registry: RuntimeRegistry, options: Any, *, prefer: bool,
+                             request: Any = None) -> list[str]:
+    """As `add_cluster_runtimes`, but a cluster that cannot be reached is one warning, and no
+    kubeconfig at all is silence (and `kubernetes` is then never imported). A `request` given
+    takes the context's namespace as its default, where the cluster's TrainingRuntimes live."""
+    if not kubeconfig_available(options.kubeconfig):
+        return []
+    from ktrain.cluster.kube import connect
+
+    try:
+        cluster = connect(options)
+        if request is not None:
+            request.default_namespace = cluster.namespace
+        return add_cluster_runtimes(registry, cluster, prefer=prefer)
+    except KtrainError as exc:  # unreachable, timed out, forbidden, a broken kubeconfig...
+        return [f"cluster runtimes not shown: {exc.message}"]
+
+
+def render_resolving(request: Any, registry: RuntimeRegistry, options: Any, *, cluster: Any = None,
+                     prefer_cluster: bool = False) -> tuple[Any, list[str]]:
+    """`service.render_request`, with runtimes from the cluster where the caller wants them.
+
+    - `cluster` given (job create): the cluster's runtimes win over local ones of the same name.
+    - `prefer_cluster` (render with --kubeconfig/--context): the same, but an unreachable
+      cluster is only a warning.
+    - otherwise local runtimes are used, and the cluster (when a kubeconfig exists) is asked
+      only for a name that is not found locally.
+    """
+    from ktrain.errors import RuntimeNotFoundError
+    from ktrain.service import render_request
+
+    warnings: list[str] = []
+    if cluster is not None:
+        # Runtimes we may not list (403) matter only when the name is then not found at all.
+        unreadable = add_cluster_runtimes(registry, cluster, prefer=True)
+        try:
+            return render_request(request, registry), warnings
+        except RuntimeNotFoundError as exc:
+            if unreadable:
+                exc.hint = "; ".join([*([exc.hint] if exc.hint else []), *unreadable])
+            raise
+    if prefer_cluster:
+        warnings += try_add_cluster_runtimes(registry, options, prefer=True, request=request)
+    try:
+        return render_request(request, registry), warnings
+    except RuntimeNotFoundError:
+        if prefer_cluster or not kubeconfig_available(options.kubeconfig):
+            raise
+        fallback = try_add_cluster_runtimes(registry, options, prefer=False, request=request)
+        try:
+            return render_request(request, registry), warnings
+        except RuntimeNotFoundError as exc:
+            if fallback:
+                exc.hint = f"{exc.hint}; {fallback[0]}" if exc.hint else fallback[0]
+            raise
