@@ -126,6 +126,9 @@ def load_documents(text: str, file: str) -> list[Document]:
         if node is None:
             continue
         doc = Document(data=None, file=file, lines=lines)
+        lc = getattr(node, "lc", None)
+        if lc is not None and lc.line is not None:  # the document itself, for errors about its shape
+            doc.positions[()] = (lc.line + 1, lc.col + 1)
         doc.data = _plain(node, (), doc)
         docs.append(doc)
     return docs

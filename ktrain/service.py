@@ -22,6 +22,7 @@ from ktrain.engine.validation import validate_runtime_ref
 from ktrain.errors import InputError, UsageError, ValidationFailedError
 from ktrain.loader import Document, load_documents, locate_field_errors, parse_model
 from ktrain.registry import RuntimeEntry, RuntimeRegistry
+from ktrain.setpath import Assignment, apply_assignment, closest_field, is_job_path, nest, parse_assignment, template_value
 
 Obj = dict[str, Any]
 
@@ -49,6 +50,9 @@ class JobOverrides:
     queue: str | None = None
     suspend: bool | None = None
     patch_files: list[str] = field(default_factory=list)
+    # `--values FILE` (template variables) and `--set PATH=VALUE` (job fields or template variables).
+    values_files: list[str] = field(default_factory=list)
+    sets: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -78,8 +82,24 @@ def read_text(path: str) -> str:
         raise InputError(f"cannot read file: {exc.strerror}", file=path) from None
 
 
-def load_job_document(path: str) -> Document:
-    docs = [d for d in load_documents(read_text(path), "<stdin>" if path == "-" else path)]
+def load_job_document(path: str, values_files: list[str] | None = None,
+                      template_sets: list[Assignment] | None = None) -> Document:
+    """The TrainJob document of a file; a template is rendered first with the given values."""
+    from ktrain.templating import is_template
+
+    label = "<stdin>" if path == "-" else path
+    text = read_text(path)
+    if is_template(path, text):
+        from ktrain.templating import load_values, render_template, rendered_label
+
+        values = load_values([(f, read_text(f)) for f in values_files or []])
+        for assignment in template_sets or []:
+            nest(values, *template_value(assignment))
+        rendered = render_template(text, label, values)
+        docs = load_documents(rendered, rendered_label(label, text, rendered))
+    else:
+        _reject_template_inputs(label, values_files, template_sets)
+        docs = load_documents(text, label)
     jobs = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") == c.TRAINJOB_KIND]
     if not jobs:
         if docs:
@@ -89,6 +109,22 @@ def load_job_document(path: str) -> Document:
     if len(jobs) > 1:
         raise jobs[1].error("more than one TrainJob in this file; ktrain renders one job at a time")
     return jobs[0]
+
+
+def _reject_template_inputs(file: str | None, values_files: list[str] | None,
+                            template_sets: list[Assignment] | None) -> None:
+    """--values and non-job --set keys only mean something for a template."""
+    what = f"{file} is not a template" if file else "there is no job template (-f)"
+    if values_files:
+        raise UsageError(f"--values needs a job template: {what}",
+                         hint="a template is a *.j2 file or one that uses {{ ... }}")
+    for assignment in template_sets or []:
+        head = str(assignment.parts[0])
+        close = closest_field(head)
+        raise InputError(f"{head!r} is not a TrainJob field, and {what} that could use it as a value",
+                         file="--set", column=1, source_line=assignment.text,
+                         hint=f"did you mean {close!r}?" if close else
+                         "job fields: trainer.numNodes, trainer.env[name=X].value, runtimeRef.name, ...")
 
 
 def _ensure(d: Obj, *keys: str) -> Obj:
@@ -249,14 +285,20 @@ def resolve_runtime(registry: RuntimeRegistry, data: Obj, override: str | None) 
 def build_job(request: RenderRequest, registry: RuntimeRegistry) -> tuple[TrainJob, RuntimeEntry, Document | None]:
     ov = request.overrides
     doc: Document | None = None
+    assignments = [parse_assignment(text) for text in ov.sets]
+    job_sets = [a for a in assignments if is_job_path(a.parts)]
+    template_sets = [a for a in assignments if not is_job_path(a.parts)]
     if request.file:
-        doc = load_job_document(request.file)
+        doc = load_job_document(request.file, ov.values_files, template_sets)
         data: Obj = doc.data
     else:
-        if not ov.runtime:
-            raise UsageError("nothing to render: give a job file with -f, or --runtime NAME",
-                             hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py")
+        _reject_template_inputs(None, ov.values_files, template_sets)
         data = {}
+    for assignment in job_sets:
+        apply_assignment(data, assignment, TrainJob)
+    if not request.file and not ov.runtime and not job_sets:
+        raise UsageError("nothing to render: give a job file with -f, or --runtime NAME",
+                             hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py")
     entry = resolve_runtime(registry, data, ov.runtime)
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None)
     meta = data["metadata"]
