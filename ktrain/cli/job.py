@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -35,3 +35,27 @@ def render_command(
 
 
 app.command("render", context_settings={"help_option_names": ["-h", "--help"]})(render_command)
+
+
+@app.command("init", context_settings={"help_option_names": ["-h", "--help"]})
+def init_command(
+    runtime: Annotated[str, typer.Option("--runtime", "-r", help="Runtime blueprint name.")],
+    runtime_file: Annotated[
+        Optional[list[str]], typer.Option("--runtime-file", help="A runtime YAML file (repeatable).")
+    ] = None,
+    runtimes_dir: Annotated[
+        Optional[list[str]], typer.Option("--runtimes-dir", help="A directory of runtime YAML files (repeatable).")
+    ] = None,
+    schema: Annotated[
+        Optional[str],
+        typer.Option("--schema", help="URL or path for the `$schema` line (default: the installed trainjob schema)."),
+    ] = None,
+) -> None:
+    """Print a commented starter TrainJob for a runtime: `ktrain job init -r torch-distributed > job.yaml`."""
+    from ktrain.cli.common import registry_from
+    from ktrain.resources import schemas_dir
+    from ktrain.starter import render_starter
+
+    entry = registry_from(runtime_file, runtimes_dir).get(runtime)
+    url = schema or (schemas_dir() / "trainjob.schema.json").as_uri()
+    sys.stdout.write(render_starter(entry, url))
