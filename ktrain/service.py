@@ -283,6 +283,14 @@ def resolve_runtime(registry: RuntimeRegistry, data: Obj, override: str | None) 
 
 
 def build_job(request: RenderRequest, registry: RuntimeRegistry) -> tuple[TrainJob, RuntimeEntry, Document | None]:
+    doc, entry = job_document(request, registry)
+    job = parse_model(doc, TrainJob, what="TrainJob")
+    return job, entry, (doc if request.file else None)
+
+
+def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Document, RuntimeEntry]:
+    """The TrainJob mapping as it will be submitted (file, template, --set and flags applied,
+    name derived), with the file's positions for errors; and its runtime."""
     ov = request.overrides
     doc: Document | None = None
     assignments = [parse_assignment(text) for text in ov.sets]
@@ -306,12 +314,9 @@ def build_job(request: RenderRequest, registry: RuntimeRegistry) -> tuple[TrainJ
         meta["name"] = derive_name(entry.runtime, data)
     meta.setdefault("namespace", "default")
     if doc is not None:
-        doc = Document(data=data, file=doc.file, lines=doc.lines, positions=doc.positions,
-                       key_positions=doc.key_positions)
-        job = parse_model(doc, TrainJob, what="TrainJob")
-    else:
-        job = parse_model(Document(data=data, file="<flags>"), TrainJob, what="TrainJob")
-    return job, entry, doc
+        return Document(data=data, file=doc.file, lines=doc.lines, positions=doc.positions,
+                        key_positions=doc.key_positions), entry
+    return Document(data=data, file="<flags>"), entry
 
 
 def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderOutcome:
@@ -354,3 +359,40 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
         o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects
     )
     return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed)
+
+
+@dataclass
+class ValidateOutcome:
+    job: TrainJob
+    runtime: RuntimeEntry
+    warnings: list[str]
+
+
+def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> ValidateOutcome:
+    """Offline validation: the TrainJob JSON Schema first, then everything the engine checks
+    (CRD rules, webhooks, plugins). Raises ValidationFailedError with every problem found."""
+    from ktrain.engine import SshKeyPair
+    from ktrain.schemas import schema_errors
+
+    doc, entry = job_document(request, registry)
+    located = schema_errors(doc, "trainjob.schema.json")
+    if located:
+        exc = ValidationFailedError([err for err, _ in located])
+        for i, (_, where) in enumerate(located):
+            if where is not None:
+                exc.locations[i] = where
+        raise exc
+    job = parse_model(doc, TrainJob, what="TrainJob")
+    errors = validate_runtime_ref(job, entry.runtime)
+    # The output is thrown away, so a placeholder key pair stands in for a generated one.
+    ctx = RenderContext(ssh_key=SshKeyPair(b"<validate>", b"<validate>\n"), ssh_secret_name=request.ssh_secret,
+                        allow_extensions=request.allow_extensions)
+    try:
+        if errors:
+            raise ValidationFailedError(errors)
+        result = render(job, entry.runtime, ctx)
+    except ValidationFailedError as exc:
+        if request.file:
+            locate_field_errors(exc, doc)
+        raise
+    return ValidateOutcome(job=job, runtime=entry, warnings=list(result.warnings))

@@ -37,6 +37,21 @@ def render_command(
 app.command("render", context_settings={"help_option_names": ["-h", "--help"]})(render_command)
 
 
+@app.command("validate", context_settings={"help_option_names": ["-h", "--help"]})
+@job_input_options
+def validate_command(job_input: JobInput) -> None:
+    """Check a job offline: the TrainJob schema, then every rule the CRDs, webhooks and plugins apply.
+
+    Prints `trainjob.trainer.kubeflow.org/NAME valid` (exit 0), or every problem at once (exit 3).
+    """
+    from ktrain.service import validate_request
+
+    outcome = validate_request(job_input.render_request(), job_input.registry())
+    for message in outcome.warnings:
+        warn(message)
+    sys.stdout.write(f"trainjob.trainer.kubeflow.org/{outcome.job.name} valid\n")
+
+
 @app.command("init", context_settings={"help_option_names": ["-h", "--help"]})
 def init_command(
     runtime: Annotated[str, typer.Option("--runtime", "-r", help="Runtime blueprint name.")],
