@@ -19,7 +19,7 @@ from ktrain.api.runtime import TrainingRuntime
 from ktrain.api.trainjob import TrainJob
 from ktrain.engine import RenderContext, RenderResult, render
 from ktrain.engine.validation import validate_runtime_ref
-from ktrain.errors import InputError, UsageError, ValidationFailedError
+from ktrain.errors import InputError, RuntimeNotFoundError, UsageError, ValidationFailedError
 from ktrain.loader import Document, load_documents, locate_field_errors, parse_model
 from ktrain.registry import RuntimeEntry, RuntimeRegistry
 from ktrain.setpath import Assignment, apply_assignment, closest_field, is_job_path, nest, parse_assignment, template_value
@@ -162,8 +162,22 @@ def _patch_documents(paths: list[str]) -> list[Obj]:
                 manager = c.DEFAULT_PATCH_MANAGER if c.DEFAULT_PATCH_MANAGER not in used else \
                     f"{c.DEFAULT_PATCH_MANAGER}-{i + 1}"
             used.add(str(manager))
-            patches.append({"manager": manager, **{k: v for k, v in data.items() if k != "manager"}})
+            patch = {"manager": manager, **{k: v for k, v in data.items() if k != "manager"}}
+            _check_patch(doc, patch, bare=data is not doc.data)
+            patches.append(patch)
     return patches
+
+
+def _check_patch(doc: Document, patch: Obj, *, bare: bool) -> None:
+    """A --patch file is checked against the RuntimePatch model with its own positions, so a
+    typo is reported in the patch file, not somewhere in the job."""
+    from ktrain.api.trainjob import RuntimePatch, TrainingRuntimeSpecPatch
+
+    if bare:
+        parse_model(doc, TrainingRuntimeSpecPatch, what="runtime patch (trainingRuntimeSpec)")
+    else:
+        parse_model(Document(data=patch, file=doc.file, lines=doc.lines, positions=doc.positions,
+                             key_positions=doc.key_positions), RuntimePatch, what="runtime patch")
 
 
 def apply_overrides(data: Obj, ov: JobOverrides, runtime_kind: str | None) -> Obj:
@@ -265,7 +279,8 @@ def derive_name(runtime: TrainingRuntime, data: Obj) -> str:
     return f"{prefix}-{digest}" if prefix else f"j{digest}"
 
 
-def resolve_runtime(registry: RuntimeRegistry, data: Obj, override: str | None) -> RuntimeEntry:
+def resolve_runtime(registry: RuntimeRegistry, data: Obj, override: str | None,
+                    doc: Document | None = None) -> RuntimeEntry:
     ref = ((data.get("spec") or {}).get("runtimeRef") or {})
     name = override or ref.get("name")
     if not name:
@@ -278,7 +293,14 @@ def resolve_runtime(registry: RuntimeRegistry, data: Obj, override: str | None) 
         # the way the webhook does (V2/V3) rather than as a lookup failure.
         entry = registry.find(str(name))
     if entry is None:
-        return registry.get(str(name), kind)
+        try:
+            return registry.get(str(name), kind)
+        except RuntimeNotFoundError as exc:
+            if doc is not None and not override:  # the name came from the file: point at it
+                line, col = doc.locate(("spec", "runtimeRef", "name"))
+                if line is not None:
+                    exc.at(doc.file, line, col, doc.source_line(line))
+            raise
     return entry
 
 
@@ -307,7 +329,7 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     if not request.file and not ov.runtime and not job_sets:
         raise UsageError("nothing to render: give a job file with -f, or --runtime NAME",
                              hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py")
-    entry = resolve_runtime(registry, data, ov.runtime)
+    entry = resolve_runtime(registry, data, ov.runtime, doc)
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None)
     meta = data["metadata"]
     if not meta.get("name"):
@@ -319,8 +341,23 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     return Document(data=data, file="<flags>"), entry
 
 
+def check_runtime(entry: RuntimeEntry, *, allow_extensions: bool) -> None:
+    """The runtime's own CRD and webhook rules, reported against the runtime's file (the engine
+    checks them again; here they are located where the user can fix them)."""
+    from ktrain.engine.validation import validate_runtime_schema, validate_runtime_webhook
+
+    runtime = entry.runtime
+    errors = validate_runtime_schema(runtime, allow_extensions=allow_extensions) + validate_runtime_webhook(runtime)
+    if errors:
+        exc = ValidationFailedError(errors, subject=f"{runtime.kind} {runtime.name}")
+        if entry.document is not None:
+            locate_field_errors(exc, entry.document)
+        raise exc
+
+
 def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderOutcome:
     job, entry, doc = build_job(request, registry)
+    check_runtime(entry, allow_extensions=request.allow_extensions)
     errors = validate_runtime_ref(job, entry.runtime)
     if errors:
         exc = ValidationFailedError(errors)
@@ -383,6 +420,7 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
                 exc.locations[i] = where
         raise exc
     job = parse_model(doc, TrainJob, what="TrainJob")
+    check_runtime(entry, allow_extensions=request.allow_extensions)
     errors = validate_runtime_ref(job, entry.runtime)
     # The output is thrown away, so a placeholder key pair stands in for a generated one.
     ctx = RenderContext(ssh_key=SshKeyPair(b"<validate>", b"<validate>\n"), ssh_secret_name=request.ssh_secret,
