@@ -28,6 +28,8 @@ class Document:
     lines: list[str] = field(default_factory=list)
     positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
     key_positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    # A job document: the mapping as the file (or template) said it, before --set and flags.
+    original: Any = None
 
     def locate(self, path: Path, *, key: bool = False) -> tuple[int | None, int | None]:
         """Position of `path` (its value, or its key with key=True), or of its nearest

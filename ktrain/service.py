@@ -71,6 +71,7 @@ class RenderOutcome:
     result: RenderResult
     document: Document | None = None
     secret_printed: bool = False
+    ctx: RenderContext | None = None  # what the engine was given (--explain renders again with it)
 
 
 def read_text(path: str) -> str:
@@ -318,9 +319,11 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     assignments = [parse_assignment(text) for text in ov.sets]
     job_sets = [a for a in assignments if is_job_path(a.parts)]
     template_sets = [a for a in assignments if not is_job_path(a.parts)]
+    original = None
     if request.file:
         doc = load_job_document(request.file, ov.values_files, template_sets)
         data: Obj = doc.data
+        original = copy.deepcopy(data)
     else:
         _reject_template_inputs(None, ov.values_files, template_sets)
         data = {}
@@ -337,7 +340,7 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     meta.setdefault("namespace", "default")
     if doc is not None:
         return Document(data=data, file=doc.file, lines=doc.lines, positions=doc.positions,
-                        key_positions=doc.key_positions), entry
+                        key_positions=doc.key_positions, original=original), entry
     return Document(data=data, file="<flags>"), entry
 
 
@@ -395,7 +398,8 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
     secret_printed = any(
         o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects
     )
-    return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed)
+    return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed,
+                         ctx=ctx)
 
 
 @dataclass
@@ -434,3 +438,20 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
             locate_field_errors(exc, doc)
         raise
     return ValidateOutcome(job=job, runtime=entry, warnings=list(result.warnings))
+
+
+def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
+    """For each rendered object, path -> where the field came from (`job render --explain`)."""
+    from ktrain.explain import explain
+
+    original = outcome.document.original if outcome.document is not None else None
+    file_spec = (original.get("spec") or {}) if isinstance(original, dict) else None
+    if request.overrides.name:
+        name_source = "flag --name"
+    elif isinstance(original, dict) and (original.get("metadata") or {}).get("name"):
+        name_source = "TrainJob metadata"
+    else:
+        name_source = "derived from the job's content"
+    assert outcome.ctx is not None
+    return explain(outcome.result.objects, outcome.job, outcome.runtime.runtime, outcome.ctx,
+                   file_spec if isinstance(file_spec, dict) else None, name_source)

@@ -17,12 +17,20 @@ app = typer.Typer(help="Render and manage TrainJobs.", no_args_is_help=True)
 def render_command(
     job_input: JobInput,
     output: Annotated[str, typer.Option("-o", "--output", help="yaml | json | name")] = "yaml",
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Comment each field with where it came from (YAML only).")
+    ] = False,
 ) -> None:
     """Render the objects the Trainer controller would create, without a cluster."""
     from ktrain.output.manifests import format_objects
     from ktrain.service import render_request
 
-    outcome = render_request(job_input.render_request(), job_input.registry())
+    if explain and output != "yaml":
+        from ktrain.errors import UsageError
+
+        raise UsageError("--explain writes YAML comments: use it with -o yaml")
+    request = job_input.render_request()
+    outcome = render_request(request, job_input.registry())
     for message in outcome.result.warnings:
         warn(message)
     if outcome.secret_printed and output != "name":
@@ -31,6 +39,12 @@ def render_command(
             f"{outcome.job.name}-mpi-ssh-auth); do not commit it to a repository — "
             "use --ssh-secret NAME to mount an existing Secret instead"
         )
+    if explain:
+        from ktrain.output.yamltext import dump_all
+        from ktrain.service import explain_notes
+
+        sys.stdout.write(dump_all(outcome.result.objects, explain_notes(request, outcome)))
+        return
     sys.stdout.write(format_objects(outcome.result.objects, output))
 
 
