@@ -46,6 +46,13 @@ def test_only_a_template_imports_jinja2() -> None:
     assert "CODE 0 LOADED ['jinja2']" in out, out
 
 
+def test_validate_init_and_explain_stay_off_the_cluster_client() -> None:
+    for argv in (["job", "validate", "--runtime", "torch-distributed"], ["job", "init", "-r", "torch-distributed"],
+                 ["render", "--runtime", "torch-distributed", "--explain"]):
+        out = _modules_after(argv)
+        assert "CODE 0" in out and "kubernetes" not in out.split("LOADED", 1)[1], (argv, out)
+
+
 def test_engine_does_no_io() -> None:
     forbidden = re.compile(r"^\s*(import|from)\s+(os|pathlib|io|socket|subprocess|random|secrets|uuid|time|kubernetes|"
                            r"rich|typer|ruamel|jinja2|jsonschema)\b", re.M)
