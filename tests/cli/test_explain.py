@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
 import yaml
 
 from conftest import REPO
@@ -88,3 +91,36 @@ def test_volcano_explain_credits_the_scheduler_plugin(cli, tmp_path) -> None:
 def test_explain_needs_yaml_output(cli) -> None:
     r = cli("render", "--runtime", "torch-distributed", "--explain", "-o", "json")
     assert r.exit_code == ExitCode.USAGE and "--explain" in r.stderr
+
+
+BUNDLED = sorted(p.stem for p in (REPO / "runtimes").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("runtime", BUNDLED)
+def test_explain_comments_every_leaf_of_every_bundled_runtime(cli, runtime: str) -> None:
+    args: tuple[str, ...] = ("render", "--runtime", runtime, "--name", "x", "--ssh-secret", "keys", "--nodes", "1")
+    if runtime.startswith("torchtune"):
+        args += ("--dataset", "hf://a/b", "--", "tune", "run")
+    plain, explained = cli(*args), cli(args[0], "--explain", *args[1:])
+    assert plain.exit_code == 0 and explained.exit_code == 0, explained.stderr
+    assert list(yaml.safe_load_all(explained.stdout)) == list(yaml.safe_load_all(plain.stdout))
+    assert _uncommented_leaves(explained.stdout) == []
+
+
+def _uncommented_leaves(text: str) -> list[str]:
+    """Scalar lines without a `# source` comment (mapping headers and block-scalar bodies skipped)."""
+    missing = []
+    block_indent = None
+    for line in text.splitlines():
+        indent = len(line) - len(line.lstrip(" "))
+        if block_indent is not None and (not line.strip() or indent > block_indent):
+            continue  # inside a literal block
+        block_indent = None
+        body = line.split("  # ", 1)[0]
+        if body.rstrip().endswith(("|", "|-", "|+")):
+            block_indent = indent if not body.lstrip().startswith("- ") else indent
+        if line == "---" or body.rstrip().endswith(":"):
+            continue
+        if "  # " not in line:
+            missing.append(line)
+    return missing
