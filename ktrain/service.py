@@ -12,7 +12,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
 from ktrain.api.runtime import TrainingRuntime
@@ -22,7 +22,9 @@ from ktrain.engine.validation import validate_runtime_ref
 from ktrain.errors import InputError, RuntimeNotFoundError, UsageError, ValidationFailedError
 from ktrain.loader import Document, load_documents, locate_field_errors, parse_model
 from ktrain.registry import RuntimeEntry, RuntimeRegistry
-from ktrain.setpath import Assignment, apply_assignment, closest_field, is_job_path, nest, parse_assignment, template_value
+
+if TYPE_CHECKING:
+    from ktrain.setpath import Assignment
 
 Obj = dict[str, Any]
 
@@ -91,6 +93,7 @@ def load_job_document(path: str, values_files: list[str] | None = None,
     label = "<stdin>" if path == "-" else path
     text = read_text(path)
     if is_template(path, text):
+        from ktrain.setpath import nest, template_value
         from ktrain.templating import load_values, render_template, rendered_label
 
         values = load_values([(f, read_text(f)) for f in values_files or []])
@@ -120,6 +123,8 @@ def _reject_template_inputs(file: str | None, values_files: list[str] | None,
         raise UsageError(f"--values needs a job template: {what}",
                          hint="a template is a *.j2 file or one that uses {{ ... }}")
     for assignment in template_sets or []:
+        from ktrain.setpath import closest_field
+
         head = str(assignment.parts[0])
         close = closest_field(head)
         raise InputError(f"{head!r} is not a TrainJob field, and {what} that could use it as a value",
@@ -316,9 +321,13 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     name derived), with the file's positions for errors; and its runtime."""
     ov = request.overrides
     doc: Document | None = None
-    assignments = [parse_assignment(text) for text in ov.sets]
-    job_sets = [a for a in assignments if is_job_path(a.parts)]
-    template_sets = [a for a in assignments if not is_job_path(a.parts)]
+    job_sets: list[Assignment] = []
+    template_sets: list[Assignment] = []
+    if ov.sets:  # setpath is loaded only when --set is used
+        from ktrain.setpath import is_job_path, parse_assignment
+
+        for assignment in map(parse_assignment, ov.sets):
+            (job_sets if is_job_path(assignment.parts) else template_sets).append(assignment)
     original = None
     if request.file:
         doc = load_job_document(request.file, ov.values_files, template_sets)
@@ -328,6 +337,8 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         _reject_template_inputs(None, ov.values_files, template_sets)
         data = {}
     for assignment in job_sets:
+        from ktrain.setpath import apply_assignment
+
         apply_assignment(data, assignment, TrainJob)
     if not request.file and not ov.runtime and not job_sets:
         raise UsageError("nothing to render: give a job file with -f, or --runtime NAME",
