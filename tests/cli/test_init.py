@@ -25,6 +25,8 @@ def test_init_output_renders_for_every_bundled_runtime(cli, runtime: str) -> Non
     rendered = cli("job", "render", "-f", "-", "-o", "name", stdin=init.stdout)
     assert rendered.exit_code == 0, rendered.stderr
     assert any(line.startswith("jobset.jobset.x-k8s.io/") for line in rendered.stdout.splitlines())
+    validated = cli("job", "validate", "-f", "-", stdin=init.stdout)
+    assert validated.exit_code == 0 and validated.stdout.endswith(" valid\n"), validated.stderr
 
 
 def test_init_pipes_into_render_in_a_real_shell() -> None:

@@ -164,3 +164,16 @@ def test_template_from_stdin_is_detected_by_its_braces(cli) -> None:
     r = cli("render", "-f", "-", "--set", "name=s", "--set", "nodes=1", "--set", "optim.lr=1", stdin=TEMPLATE)
     assert r.exit_code == 0, r.stderr
     assert _jobset(r.stdout)["metadata"]["name"] == "s"
+
+
+def test_errors_in_the_rendered_yaml_say_when_lines_moved(cli, tmp_path) -> None:
+    same = tmp_path / "same.yaml.j2"
+    same.write_text("kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  trainer:\n"
+                    "    numNodes: {{ n }}\n")
+    r = cli("render", "-f", str(same), "--set", "n=x")
+    assert f"{same}:5:15: invalid TrainJob: spec.trainer.numNodes: must be an integer" in r.stderr
+    moved = tmp_path / "moved.yaml.j2"
+    moved.write_text("kind: TrainJob\nspec:\n{% for i in range(3) %}\n  # {{ i }}\n{% endfor %}\n"
+                     "  runtimeRef: {name: torch-distributed}\n  trainer:\n    numNodes: {{ n }}\n")
+    r = cli("render", "-f", str(moved), "--set", "n=x")
+    assert f"{moved} (rendered):" in r.stderr and "    numNodes: x" in r.stderr
