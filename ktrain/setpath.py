@@ -192,34 +192,44 @@ def _unwrap(annotation: Any) -> Any:
     return annotation
 
 
-def _step(annotation: Any, part: Part) -> tuple[Any, str | None]:
-    """The type one level down, or (None, problem)."""
+@dataclass(frozen=True)
+class _Problem:
+    message: str
+    suggestion: str | None = None
+    about_parent: bool = False  # "spec.trainer.numNodes is not a mapping" vs "...numNode: unknown field"
+
+
+def _unknown(name: str, known: list[str], what: str) -> _Problem:
+    close = difflib.get_close_matches(name, known, n=1)
+    suggestion = close[0] if close else None
+    return _Problem(f"{what} {name!r}" + (f" (did you mean {suggestion!r}?)" if suggestion else ""), suggestion)
+
+
+def _step(annotation: Any, part: Part) -> tuple[Any, _Problem | None]:
+    """The type one level down, or (None, what is wrong)."""
     ann = _unwrap(annotation)
     if ann is Any:
         return Any, None
     origin = typing.get_origin(ann)
     if isinstance(part, (int, tuple)):
-        if origin is list:
-            item = typing.get_args(ann)[0]
-            if isinstance(part, tuple):
-                holder = _unwrap(item)
-                if isinstance(holder, type) and issubclass(holder, BaseModel) and part[0] not in _aliases(holder):
-                    close = difflib.get_close_matches(part[0], _aliases(holder), n=1)
-                    return None, f"list items have no field {part[0]!r}" + (
-                        f" (did you mean {close[0]!r}?)" if close else "")
-            return item, None
-        return None, "is not a list"
+        if origin is not list:
+            return None, _Problem("is not a list", about_parent=True)
+        item = typing.get_args(ann)[0]
+        holder = _unwrap(item)
+        if isinstance(part, tuple) and isinstance(holder, type) and issubclass(holder, BaseModel) \
+                and part[0] not in _aliases(holder):
+            return None, _unknown(part[0], _aliases(holder), "list items have no field")
+        return item, None
     if isinstance(ann, type) and issubclass(ann, BaseModel):
         for name, info in ann.model_fields.items():
             if part in (name, info.alias):
                 return info.annotation, None
         if ann.model_config.get("extra") == "allow":
             return Any, None
-        close = difflib.get_close_matches(part, _aliases(ann), n=1)
-        return None, f"unknown field {part!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+        return None, _unknown(part, _aliases(ann), "unknown field")
     if origin is dict:
         return typing.get_args(ann)[1], None
-    return None, "is not a mapping"
+    return None, _Problem("is not a mapping", about_parent=True)
 
 
 def _describe(parts: tuple[Part, ...]) -> str:
@@ -293,20 +303,17 @@ def apply_assignment(data: dict[str, Any], a: Assignment, model: type[BaseModel]
     for depth, part in enumerate(parts):
         annotation, problem = _step(annotation, part)
         if problem is not None:
-            where = _describe(parts[:depth]) or "the TrainJob"
-            raise _error(a.text, f"{_describe(parts[: depth + 1])}: {problem}" if "unknown" in problem
-                         or "no field" in problem else f"{where} {problem}", a.column_of(depth - shift),
-                         hint=_hint_for(problem))
+            if problem.about_parent:
+                message = f"{_describe(parts[:depth]) or 'the TrainJob'} {problem.message}"
+            else:
+                message = f"{_describe(parts[: depth + 1])}: {problem.message}"
+            hint = f"did you mean {problem.suggestion!r}?" if problem.suggestion else None
+            raise _error(a.text, message, a.column_of(depth - shift), hint=hint)
     value = convert(a, annotation, _describe(parts))
     node: Any = data
     for depth, part in enumerate(parts[:-1]):
         node = _child(node, part, parts[depth + 1], a, parts[: depth + 1])
     _assign(node, parts[-1], value, a, parts)
-
-
-def _hint_for(problem: str) -> str | None:
-    m = re.search(r"did you mean '([^']+)'", problem)
-    return f"did you mean {m.group(1)!r}?" if m else None
 
 
 def _new_container(next_part: Part) -> Any:

@@ -157,4 +157,4 @@ def dump(obj: Any, note: Notes | None = None) -> str:
 def dump_all(objs: Iterable[Any], notes: Iterable[Notes | None] | None = None) -> str:
     if notes is None:
         return "---\n".join(dump(o) for o in objs)
-    return "---\n".join(dump(o, n) for o, n in zip(objs, notes))
+    return "---\n".join(dump(o, n) for o, n in zip(objs, notes, strict=True))
