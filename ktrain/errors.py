@@ -32,6 +32,12 @@ class FieldError:
 class KtrainError(Exception):
     exit_code: ExitCode = ExitCode.ERROR
     hint: str | None = None
+    # Where in a YAML input the problem is, when it is about one (InputError always; others
+    # such as a runtime name in a job file that names no runtime may carry it too).
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    source_line: str | None = None
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
@@ -41,6 +47,20 @@ class KtrainError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+    def at(self, file: str | None, line: int | None, column: int | None, source_line: str | None) -> KtrainError:
+        """This error, pointing at file:line:col."""
+        self.file, self.line, self.column, self.source_line = file, line, column, source_line
+        return self
+
+    @property
+    def location(self) -> str:
+        parts = [self.file or "<input>"]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        return ":".join(parts)
 
 
 class UsageError(KtrainError):
@@ -75,15 +95,6 @@ class InputError(KtrainError):
         self.line = line
         self.column = column
         self.source_line = source_line
-
-    @property
-    def location(self) -> str:
-        parts = [self.file or "<input>"]
-        if self.line is not None:
-            parts.append(str(self.line))
-            if self.column is not None:
-                parts.append(str(self.column))
-        return ":".join(parts)
 
 
 @dataclass

@@ -28,6 +28,8 @@ class Document:
     lines: list[str] = field(default_factory=list)
     positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
     key_positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    # A job document: the mapping as the file (or template) said it, before --set and flags.
+    original: Any = None
 
     def locate(self, path: Path, *, key: bool = False) -> tuple[int | None, int | None]:
         """Position of `path` (its value, or its key with key=True), or of its nearest
@@ -126,6 +128,9 @@ def load_documents(text: str, file: str) -> list[Document]:
         if node is None:
             continue
         doc = Document(data=None, file=file, lines=lines)
+        lc = getattr(node, "lc", None)
+        if lc is not None and lc.line is not None:  # the document itself, for errors about its shape
+            doc.positions[()] = (lc.line + 1, lc.col + 1)
         doc.data = _plain(node, (), doc)
         docs.append(doc)
     return docs

@@ -12,16 +12,19 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
 from ktrain.api.runtime import TrainingRuntime
 from ktrain.api.trainjob import TrainJob
 from ktrain.engine import RenderContext, RenderResult, render
 from ktrain.engine.validation import validate_runtime_ref
-from ktrain.errors import InputError, UsageError, ValidationFailedError
+from ktrain.errors import InputError, RuntimeNotFoundError, UsageError, ValidationFailedError
 from ktrain.loader import Document, load_documents, locate_field_errors, parse_model
 from ktrain.registry import RuntimeEntry, RuntimeRegistry
+
+if TYPE_CHECKING:
+    from ktrain.setpath import Assignment
 
 Obj = dict[str, Any]
 
@@ -49,6 +52,9 @@ class JobOverrides:
     queue: str | None = None
     suspend: bool | None = None
     patch_files: list[str] = field(default_factory=list)
+    # `--values FILE` (template variables) and `--set PATH=VALUE` (job fields or template variables).
+    values_files: list[str] = field(default_factory=list)
+    sets: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -69,6 +75,7 @@ class RenderOutcome:
     result: RenderResult
     document: Document | None = None
     secret_printed: bool = False
+    ctx: RenderContext | None = None  # what the engine was given (--explain renders again with it)
 
 
 def read_text(path: str) -> str:
@@ -80,8 +87,25 @@ def read_text(path: str) -> str:
         raise InputError(f"cannot read file: {exc.strerror}", file=path) from None
 
 
-def load_job_document(path: str) -> Document:
-    docs = [d for d in load_documents(read_text(path), "<stdin>" if path == "-" else path)]
+def load_job_document(path: str, values_files: list[str] | None = None,
+                      template_sets: list[Assignment] | None = None) -> Document:
+    """The TrainJob document of a file; a template is rendered first with the given values."""
+    from ktrain.templating import is_template
+
+    label = "<stdin>" if path == "-" else path
+    text = read_text(path)
+    if is_template(path, text):
+        from ktrain.setpath import nest, template_value
+        from ktrain.templating import load_values, render_template, rendered_label
+
+        values = load_values([(f, read_text(f)) for f in values_files or []])
+        for assignment in template_sets or []:
+            nest(values, *template_value(assignment))
+        rendered = render_template(text, label, values)
+        docs = load_documents(rendered, rendered_label(label, text, rendered))
+    else:
+        _reject_template_inputs(label, values_files, template_sets)
+        docs = load_documents(text, label)
     jobs = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") == c.TRAINJOB_KIND]
     if not jobs:
         if docs:
@@ -91,6 +115,24 @@ def load_job_document(path: str) -> Document:
     if len(jobs) > 1:
         raise jobs[1].error("more than one TrainJob in this file; ktrain renders one job at a time")
     return jobs[0]
+
+
+def _reject_template_inputs(file: str | None, values_files: list[str] | None,
+                            template_sets: list[Assignment] | None) -> None:
+    """--values and non-job --set keys only mean something for a template."""
+    what = f"{file} is not a template" if file else "there is no job template (-f)"
+    if values_files:
+        raise UsageError(f"--values needs a job template: {what}",
+                         hint="a template is a *.j2 file or one that uses {{ ... }}")
+    for assignment in template_sets or []:
+        from ktrain.setpath import closest_field
+
+        head = str(assignment.parts[0])
+        close = closest_field(head)
+        raise InputError(f"{head!r} is not a TrainJob field, and {what} that could use it as a value",
+                         file="--set", column=1, source_line=assignment.text,
+                         hint=f"did you mean {close!r}?" if close else
+                         "job fields: trainer.numNodes, trainer.env[name=X].value, runtimeRef.name, ...")
 
 
 def _ensure(d: Obj, *keys: str) -> Obj:
@@ -128,8 +170,22 @@ def _patch_documents(paths: list[str]) -> list[Obj]:
                 manager = c.DEFAULT_PATCH_MANAGER if c.DEFAULT_PATCH_MANAGER not in used else \
                     f"{c.DEFAULT_PATCH_MANAGER}-{i + 1}"
             used.add(str(manager))
-            patches.append({"manager": manager, **{k: v for k, v in data.items() if k != "manager"}})
+            patch = {"manager": manager, **{k: v for k, v in data.items() if k != "manager"}}
+            _check_patch(doc, patch, bare=data is not doc.data)
+            patches.append(patch)
     return patches
+
+
+def _check_patch(doc: Document, patch: Obj, *, bare: bool) -> None:
+    """A --patch file is checked against the RuntimePatch model with its own positions, so a
+    typo is reported in the patch file, not somewhere in the job."""
+    from ktrain.api.trainjob import RuntimePatch, TrainingRuntimeSpecPatch
+
+    if bare:
+        parse_model(doc, TrainingRuntimeSpecPatch, what="runtime patch (trainingRuntimeSpec)")
+    else:
+        parse_model(Document(data=patch, file=doc.file, lines=doc.lines, positions=doc.positions,
+                             key_positions=doc.key_positions), RuntimePatch, what="runtime patch")
 
 
 def apply_overrides(data: Obj, ov: JobOverrides, runtime_kind: str | None) -> Obj:
@@ -231,7 +287,8 @@ def derive_name(runtime: TrainingRuntime, data: Obj) -> str:
     return f"{prefix}-{digest}" if prefix else f"j{digest}"
 
 
-def resolve_runtime(registry: RuntimeRegistry, data: Obj, override: str | None) -> RuntimeEntry:
+def resolve_runtime(registry: RuntimeRegistry, data: Obj, override: str | None,
+                    doc: Document | None = None) -> RuntimeEntry:
     ref = ((data.get("spec") or {}).get("runtimeRef") or {})
     name = override or ref.get("name")
     if not name:
@@ -244,38 +301,79 @@ def resolve_runtime(registry: RuntimeRegistry, data: Obj, override: str | None) 
         # the way the webhook does (V2/V3) rather than as a lookup failure.
         entry = registry.find(str(name))
     if entry is None:
-        return registry.get(str(name), kind)
+        try:
+            return registry.get(str(name), kind)
+        except RuntimeNotFoundError as exc:
+            if doc is not None and not override:  # the name came from the file: point at it
+                line, col = doc.locate(("spec", "runtimeRef", "name"))
+                if line is not None:
+                    exc.at(doc.file, line, col, doc.source_line(line))
+            raise
     return entry
 
 
 def build_job(request: RenderRequest, registry: RuntimeRegistry) -> tuple[TrainJob, RuntimeEntry, Document | None]:
+    doc, entry = job_document(request, registry)
+    job = parse_model(doc, TrainJob, what="TrainJob")
+    return job, entry, (doc if request.file else None)
+
+
+def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Document, RuntimeEntry]:
+    """The TrainJob mapping as it will be submitted (file, template, --set and flags applied,
+    name derived), with the file's positions for errors; and its runtime."""
     ov = request.overrides
     doc: Document | None = None
+    job_sets: list[Assignment] = []
+    template_sets: list[Assignment] = []
+    if ov.sets:  # setpath is loaded only when --set is used
+        from ktrain.setpath import is_job_path, parse_assignment
+
+        for assignment in map(parse_assignment, ov.sets):
+            (job_sets if is_job_path(assignment.parts) else template_sets).append(assignment)
+    original = None
     if request.file:
-        doc = load_job_document(request.file)
+        doc = load_job_document(request.file, ov.values_files, template_sets)
         data: Obj = doc.data
+        original = copy.deepcopy(data)
     else:
-        if not ov.runtime:
-            raise UsageError("nothing to render: give a job file with -f, or --runtime NAME",
-                             hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py")
+        _reject_template_inputs(None, ov.values_files, template_sets)
         data = {}
-    entry = resolve_runtime(registry, data, ov.runtime)
+    for assignment in job_sets:
+        from ktrain.setpath import apply_assignment
+
+        apply_assignment(data, assignment, TrainJob)
+    if not request.file and not ov.runtime and not job_sets:
+        raise UsageError("nothing to render: give a job file with -f, or --runtime NAME",
+                             hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py")
+    entry = resolve_runtime(registry, data, ov.runtime, doc)
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None)
     meta = data["metadata"]
     if not meta.get("name"):
         meta["name"] = derive_name(entry.runtime, data)
     meta.setdefault("namespace", request.default_namespace)
     if doc is not None:
-        doc = Document(data=data, file=doc.file, lines=doc.lines, positions=doc.positions,
-                       key_positions=doc.key_positions)
-        job = parse_model(doc, TrainJob, what="TrainJob")
-    else:
-        job = parse_model(Document(data=data, file="<flags>"), TrainJob, what="TrainJob")
-    return job, entry, doc
+        return Document(data=data, file=doc.file, lines=doc.lines, positions=doc.positions,
+                        key_positions=doc.key_positions, original=original), entry
+    return Document(data=data, file="<flags>"), entry
+
+
+def check_runtime(entry: RuntimeEntry, *, allow_extensions: bool) -> None:
+    """The runtime's own CRD and webhook rules, reported against the runtime's file (the engine
+    checks them again; here they are located where the user can fix them)."""
+    from ktrain.engine.validation import validate_runtime_schema, validate_runtime_webhook
+
+    runtime = entry.runtime
+    errors = validate_runtime_schema(runtime, allow_extensions=allow_extensions) + validate_runtime_webhook(runtime)
+    if errors:
+        exc = ValidationFailedError(errors, subject=f"{runtime.kind} {runtime.name}")
+        if entry.document is not None:
+            locate_field_errors(exc, entry.document)
+        raise exc
 
 
 def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderOutcome:
     job, entry, doc = build_job(request, registry)
+    check_runtime(entry, allow_extensions=request.allow_extensions)
     errors = validate_runtime_ref(job, entry.runtime)
     if errors:
         exc = ValidationFailedError(errors)
@@ -313,4 +411,60 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
     secret_printed = any(
         o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects
     )
-    return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed)
+    return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed,
+                         ctx=ctx)
+
+
+@dataclass
+class ValidateOutcome:
+    job: TrainJob
+    runtime: RuntimeEntry
+    warnings: list[str]
+
+
+def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> ValidateOutcome:
+    """Offline validation: the TrainJob JSON Schema first, then everything the engine checks
+    (CRD rules, webhooks, plugins). Raises ValidationFailedError with every problem found."""
+    from ktrain.engine import SshKeyPair
+    from ktrain.schemas import schema_errors
+
+    doc, entry = job_document(request, registry)
+    located = schema_errors(doc, "trainjob.schema.json")
+    if located:
+        exc = ValidationFailedError([err for err, _ in located])
+        for i, (_, where) in enumerate(located):
+            if where is not None:
+                exc.locations[i] = where
+        raise exc
+    job = parse_model(doc, TrainJob, what="TrainJob")
+    check_runtime(entry, allow_extensions=request.allow_extensions)
+    errors = validate_runtime_ref(job, entry.runtime)
+    # The output is thrown away, so a placeholder key pair stands in for a generated one.
+    ctx = RenderContext(ssh_key=SshKeyPair(b"<validate>", b"<validate>\n"), ssh_secret_name=request.ssh_secret,
+                        allow_extensions=request.allow_extensions)
+    try:
+        if errors:
+            raise ValidationFailedError(errors)
+        result = render(job, entry.runtime, ctx)
+    except ValidationFailedError as exc:
+        if request.file:
+            locate_field_errors(exc, doc)
+        raise
+    return ValidateOutcome(job=job, runtime=entry, warnings=list(result.warnings))
+
+
+def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
+    """For each rendered object, path -> where the field came from (`job render --explain`)."""
+    from ktrain.explain import explain
+
+    original = outcome.document.original if outcome.document is not None else None
+    file_spec = (original.get("spec") or {}) if isinstance(original, dict) else None
+    if request.overrides.name:
+        name_source = "flag --name"
+    elif isinstance(original, dict) and (original.get("metadata") or {}).get("name"):
+        name_source = "TrainJob metadata"
+    else:
+        name_source = "derived from the job's content"
+    assert outcome.ctx is not None
+    return explain(outcome.result.objects, outcome.job, outcome.runtime.runtime, outcome.ctx,
+                   file_spec if isinstance(file_spec, dict) else None, name_source)

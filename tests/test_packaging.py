@@ -9,7 +9,7 @@ import zipfile
 from conftest import REPO
 
 
-def test_wheel_contains_runtimes_and_schemas(tmp_path) -> None:
+def test_wheel_contains_runtimes_schemas_and_templates(tmp_path) -> None:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
                     str(tmp_path), str(REPO)], check=True, capture_output=True)
     (wheel,) = tmp_path.glob("ktrain-*.whl")
@@ -17,3 +17,4 @@ def test_wheel_contains_runtimes_and_schemas(tmp_path) -> None:
     assert "ktrain/_bundled/runtimes/torch-distributed.yaml" in names
     assert "ktrain/_bundled/schemas/trainjob.schema.json" in names
     assert "ktrain/engine/plugins/torch.py" in names
+    assert "ktrain/templates/trainjob.yaml.j2" in names  # `ktrain job init` needs it

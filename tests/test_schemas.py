@@ -26,3 +26,21 @@ def test_trainjob_schema_accepts_conformance_jobs_and_rejects_a_typo() -> None:
             jsonschema.validate(data, schema)
     bad = {"spec": {"runtimeRef": {"name": "x"}, "trainer": {"numNode": 4}}}
     assert not jsonschema.Draft202012Validator(schema).is_valid(bad)
+
+
+def test_schema_export_writes_what_generate_returns(cli, tmp_path) -> None:
+    r = cli("schema", "export", "--dir", str(tmp_path / "out"))
+    assert r.exit_code == 0, r.stderr
+    for name, text in generate().items():
+        assert (tmp_path / "out" / name).read_text() == text
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(generate())
+
+
+def test_values_schema_accepts_variables_and_rejects_bad_names() -> None:
+    import jsonschema
+
+    schema = json.loads((REPO / "schemas" / "values.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    assert validator.is_valid({"lr": "3e-4", "optim": {"betas": [0.9, 0.99]}, "_n": 2})
+    assert not validator.is_valid({"learning-rate": 1})
+    assert not validator.is_valid(["lr"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -18,13 +18,21 @@ app = typer.Typer(help="Render and manage TrainJobs.", no_args_is_help=True)
 def render_command(
     job_input: JobInput,
     output: Annotated[str, typer.Option("-o", "--output", help="yaml | json | name")] = "yaml",
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Comment each field with where it came from (YAML only).")
+    ] = False,
 ) -> None:
     """Render the objects the Trainer controller would create, without a cluster."""
     from ktrain.cluster_runtimes import render_resolving
     from ktrain.output.manifests import format_objects
 
+    if explain and output != "yaml":
+        from ktrain.errors import UsageError
+
+        raise UsageError("--explain writes YAML comments: use it with -o yaml")
+    request = job_input.render_request()
     explicit_cluster = bool(job_input.kubeconfig or job_input.context)
-    outcome, notes = render_resolving(job_input.render_request(), job_input.registry(), job_input.connection(),
+    outcome, notes = render_resolving(request, job_input.registry(), job_input.connection(),
                                       prefer_cluster=explicit_cluster)
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
@@ -34,9 +42,56 @@ def render_command(
             f"{outcome.job.name}-mpi-ssh-auth); do not commit it to a repository — "
             "use --ssh-secret NAME to mount an existing Secret instead"
         )
+    if explain:
+        from ktrain.output.yamltext import dump_all
+        from ktrain.service import explain_notes
+
+        sys.stdout.write(dump_all(outcome.result.objects, explain_notes(request, outcome)))
+        return
     sys.stdout.write(format_objects(outcome.result.objects, output))
 
 
 app.command("render", context_settings={"help_option_names": ["-h", "--help"]})(render_command)
+
+
+@app.command("validate", context_settings={"help_option_names": ["-h", "--help"]})
+@job_input_options
+def validate_command(job_input: JobInput) -> None:
+    """Check a job offline: the TrainJob schema, then every rule the CRDs, webhooks and plugins apply.
+
+    Prints `trainjob.trainer.kubeflow.org/NAME valid` (exit 0), or every problem at once (exit 3).
+    """
+    from ktrain.service import validate_request
+
+    outcome = validate_request(job_input.render_request(), job_input.registry())
+    for message in outcome.warnings:
+        warn(message)
+    sys.stdout.write(f"trainjob.trainer.kubeflow.org/{outcome.job.name} valid\n")
+
+
+@app.command("init", context_settings={"help_option_names": ["-h", "--help"]})
+def init_command(
+    runtime: Annotated[str, typer.Option("--runtime", "-r", help="Runtime blueprint name.")],
+    runtime_file: Annotated[
+        Optional[list[str]], typer.Option("--runtime-file", help="A runtime YAML file (repeatable).")
+    ] = None,
+    runtimes_dir: Annotated[
+        Optional[list[str]], typer.Option("--runtimes-dir", help="A directory of runtime YAML files (repeatable).")
+    ] = None,
+    schema: Annotated[
+        Optional[str],
+        typer.Option("--schema", help="URL or path for the `$schema` line (default: the installed trainjob schema)."),
+    ] = None,
+) -> None:
+    """Print a commented starter TrainJob for a runtime: `ktrain job init -r torch-distributed > job.yaml`."""
+    from ktrain.cli.common import registry_from
+    from ktrain.resources import schemas_dir
+    from ktrain.starter import render_starter
+
+    entry = registry_from(runtime_file, runtimes_dir).get(runtime)
+    url = schema or (schemas_dir() / "trainjob.schema.json").as_uri()
+    sys.stdout.write(render_starter(entry, url))
+
+
 app.command("create", context_settings={"help_option_names": ["-h", "--help"]})(job_create.create_command)
 app.command("delete", context_settings={"help_option_names": ["-h", "--help"]})(job_delete.delete_command)

@@ -23,6 +23,14 @@ class JobInput:
 
     command: Annotated[Optional[list[str]], typer.Argument(help="Trainer command, after --.", show_default=False)] = None
     filename: Annotated[Optional[str], typer.Option("-f", "--filename", help="TrainJob file (YAML; - for stdin).")] = None
+    values: Annotated[
+        Optional[list[str]], typer.Option("--values", help="Values file for a job template (YAML; repeatable).")
+    ] = None
+    sets: Annotated[
+        Optional[list[str]],
+        typer.Option("--set", help="PATH=VALUE: set a job field (trainer.numNodes=4, trainer.env[name=LR].value=1e-4) "
+                     "or a template value (lr=3e-4). Repeatable."),
+    ] = None
     runtime: Annotated[Optional[str], typer.Option("--runtime", "-r", help="Runtime blueprint name.")] = None
     runtime_file: Annotated[
         Optional[list[str]], typer.Option("--runtime-file", help="A runtime YAML file (highest precedence; repeatable).")
@@ -94,6 +102,8 @@ class JobInput:
             queue=self.queue,
             suspend=self.suspend,
             patch_files=list(self.patch or []),
+            values_files=list(self.values or []),
+            sets=list(self.sets or []),
         )
 
     def render_request(self) -> Any:

@@ -16,7 +16,7 @@ def _caret(source_line: str | None, column: int | None) -> list[str]:
 
 def format_error(exc: KtrainError) -> str:
     lines: list[str] = []
-    if isinstance(exc, InputError):
+    if isinstance(exc, InputError) or exc.file is not None:
         lines.append(f"error: {exc.location}: {exc.message}")
         lines += _caret(exc.source_line, exc.column)
     elif isinstance(exc, ValidationFailedError):

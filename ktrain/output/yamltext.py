@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
+
+Notes = Callable[[tuple[Any, ...]], "str | None"]
 
 # Implicit resolvers of YAML 1.1 (PyYAML / go-yaml v2) and YAML 1.2 core.
 _IMPLICIT = re.compile(
@@ -90,33 +92,46 @@ def _block(s: str, indent: str) -> str:
     return head + "\n" + "\n".join(lines)
 
 
-def _emit(value: Any, indent: str, out: list[str]) -> None:
-    """Append lines for a mapping or a sequence at `indent`."""
+def _with_note(line: str, note: str | None) -> str:
+    """`line` with a trailing comment; for a block scalar the comment goes after its header."""
+    if not note:
+        return line
+    first, sep, rest = line.partition("\n")
+    return f"{first}  # {note}{sep}{rest}"
+
+
+def _emit(value: Any, indent: str, out: list[str], path: tuple[Any, ...] = (), note: Notes | None = None) -> None:
+    """Append lines for a mapping or a sequence at `indent`; `note(path)` may add a comment
+    to each scalar (or empty collection) line."""
     if isinstance(value, dict):
         for key, item in value.items():
             k = quote(str(key))
+            sub = (*path, key)
             if isinstance(item, dict) and item:
                 out.append(f"{indent}{k}:")
-                _emit(item, indent + "  ", out)
+                _emit(item, indent + "  ", out, sub, note)
             elif isinstance(item, list) and item:
                 out.append(f"{indent}{k}:")
-                _emit(item, indent, out)  # kubectl style: "- " at the key's indentation
+                _emit(item, indent, out, sub, note)  # kubectl style: "- " at the key's indentation
             else:
-                out.append(f"{indent}{k}: {_inline(item, indent + '  ')}")
+                line = f"{indent}{k}: {_inline(item, indent + '  ')}"
+                out.append(_with_note(line, note(sub) if note else None))
         return
-    for item in value:
+    for i, item in enumerate(value):
+        sub = (*path, i)
         if isinstance(item, dict) and item:
-            sub: list[str] = []
-            _emit(item, indent + "  ", sub)
-            sub[0] = indent + "- " + sub[0][len(indent) + 2 :]
-            out.extend(sub)
+            lines: list[str] = []
+            _emit(item, indent + "  ", lines, sub, note)
+            lines[0] = indent + "- " + lines[0][len(indent) + 2 :]
+            out.extend(lines)
         elif isinstance(item, list) and item:
-            sub = []
-            _emit(item, indent + "  ", sub)
-            sub[0] = indent + "- " + sub[0][len(indent) + 2 :]
-            out.extend(sub)
+            lines = []
+            _emit(item, indent + "  ", lines, sub, note)
+            lines[0] = indent + "- " + lines[0][len(indent) + 2 :]
+            out.extend(lines)
         else:
-            out.append(f"{indent}- {_inline(item, indent + '  ')}")
+            line = f"{indent}- {_inline(item, indent + '  ')}"
+            out.append(_with_note(line, note(sub) if note else None))
 
 
 def _inline(value: Any, indent: str) -> str:
@@ -129,14 +144,17 @@ def _inline(value: Any, indent: str) -> str:
     return _scalar(value)
 
 
-def dump(obj: Any) -> str:
-    """One YAML document (no leading `---`)."""
+def dump(obj: Any, note: Notes | None = None) -> str:
+    """One YAML document (no leading `---`). `note(path)` returns a comment for the scalar at
+    `path` (a tuple of keys and indexes), or None (`ktrain job render --explain`)."""
     if isinstance(obj, (dict, list)) and obj:
         lines: list[str] = []
-        _emit(obj, "", lines)
+        _emit(obj, "", lines, (), note)
         return "\n".join(lines) + "\n"
     return _inline(obj, "") + "\n"
 
 
-def dump_all(objs: Iterable[Any]) -> str:
-    return "---\n".join(dump(o) for o in objs)
+def dump_all(objs: Iterable[Any], notes: Iterable[Notes | None] | None = None) -> str:
+    if notes is None:
+        return "---\n".join(dump(o) for o in objs)
+    return "---\n".join(dump(o, n) for o, n in zip(objs, notes, strict=True))

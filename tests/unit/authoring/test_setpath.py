@@ -1,0 +1,54 @@
+"""The `--set` path grammar and its type checks against the TrainJob model."""
+
+from __future__ import annotations
+
+import pytest
+
+from ktrain.api.trainjob import TrainJob
+from ktrain.errors import InputError
+from ktrain.setpath import apply_assignment, is_job_path, parse_assignment, template_value
+
+
+def test_parse_fields_indexes_selectors_and_quoted_keys() -> None:
+    a = parse_assignment('trainer.env[name=LR].value=a=b')
+    assert a.parts == ("trainer", "env", ("name", "LR"), "value") and a.value == "a=b"
+    a = parse_assignment('metadata.labels["a.b/c"]=x')
+    assert a.parts == ("metadata", "labels", "a.b/c")
+    a = parse_assignment(r"metadata.labels.a\.b=x")
+    assert a.parts == ("metadata", "labels", "a.b")
+    assert parse_assignment("trainer.command[1]=x").parts == ("trainer", "command", 1)
+
+
+def test_job_paths_are_trainjob_or_spec_fields() -> None:
+    assert is_job_path(parse_assignment("trainer.numNodes=1").parts)
+    assert is_job_path(parse_assignment("spec.suspend=true").parts)
+    assert is_job_path(parse_assignment("metadata.name=x").parts)
+    assert not is_job_path(parse_assignment("lr=1").parts)
+
+
+def test_apply_converts_by_declared_type() -> None:
+    data: dict = {}
+    for text in ("trainer.numNodes=4", "suspend=true", "trainer.image=img:1", "trainer.args=[--x, '1']",
+                 "activeDeadlineSeconds=60"):
+        apply_assignment(data, parse_assignment(text), TrainJob)
+    assert data == {"spec": {"trainer": {"numNodes": 4, "image": "img:1", "args": ["--x", "1"]}, "suspend": True,
+                             "activeDeadlineSeconds": 60}}
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("trainer.numNodes=4.5", "must be an integer"),
+    ("kind=Job", "must be one of TrainJob"),
+    ("trainer.numNodes.x=1", "is not a mapping"),
+    ("trainer[0]=1", "is not a list"),
+    ("trainer.args={a: 1}", "must be a list"),
+])
+def test_apply_rejects_wrong_types(text: str, needle: str) -> None:
+    with pytest.raises(InputError) as err:
+        apply_assignment({}, parse_assignment(text), TrainJob)
+    assert needle in err.value.message
+
+
+def test_template_values_keep_text_but_type_integers_and_booleans() -> None:
+    assert template_value(parse_assignment("optim.lr=3e-4")) == (("optim", "lr"), "3e-4")
+    assert template_value(parse_assignment("n=8")) == (("n",), 8)
+    assert template_value(parse_assignment("debug=true")) == (("debug",), True)
