@@ -35,3 +35,11 @@ def render_command(
 
 
 app.command("render", context_settings={"help_option_names": ["-h", "--help"]})(render_command)
+
+# Looking at jobs on a cluster (ktrain/cli/job_observe.py).
+from ktrain.cli import job_observe  # noqa: E402 - registration below the render command
+
+app.command("list")(job_observe.list_command)
+app.command("get")(job_observe.get_command)
+app.command("logs")(job_observe.logs_command)
+app.command("wait")(job_observe.wait_command)
