@@ -72,7 +72,8 @@ def _get_custom(cluster: KubeCluster, resource: tuple[str, str, str], namespace:
     return _loads(response)
 
 
-def list_pods(cluster: KubeCluster, namespace: str | None, selector: str) -> list[Obj]:
+def _list_pods_document(cluster: KubeCluster, namespace: str | None, selector: str) -> Obj:
+    """The PodList (items and metadata.resourceVersion, to watch from)."""
     core = cluster.core()
     if namespace is None:
         response = cluster.call(core.list_pod_for_all_namespaces, label_selector=selector, what="pods",
@@ -80,7 +81,11 @@ def list_pods(cluster: KubeCluster, namespace: str | None, selector: str) -> lis
     else:
         response = cluster.call(core.list_namespaced_pod, namespace, label_selector=selector,
                                 what=f"pods in {namespace}", _preload_content=False)
-    return list(_loads(response).get("items") or [])
+    return _loads(response)
+
+
+def list_pods(cluster: KubeCluster, namespace: str | None, selector: str) -> list[Obj]:
+    return list(_list_pods_document(cluster, namespace, selector).get("items") or [])
 
 
 def list_warning_events(cluster: KubeCluster, namespace: str) -> list[Obj]:
@@ -163,20 +168,25 @@ def job_summary(cluster: KubeCluster, name: str, namespace: str | None = None) -
 
 
 def wait_for_job(cluster: KubeCluster, name: str, target: str, *, timeout: float | None,
-                 namespace: str | None = None, poll: float | None = None,
+                 namespace: str | None = None,
                  on_change: Callable[[status.JobSummary], None] | None = None) -> status.JobSummary:
     """Wait until the job reaches `target` (complete | failed | running, see status.WAIT_TARGETS).
 
     Returns the summary that satisfied it. Raises JobFailedError (exit 1) when the job ended in
     another terminal state, WaitTimeoutError (exit 124) when `timeout` seconds pass first, and
-    NotFoundError when the job does not exist or is deleted while waiting."""
+    NotFoundError when the job does not exist or is deleted while waiting.
+
+    Between two looks it watches what the target depends on (the job's pods for `running`, the
+    TrainJob/JobSet for the terminal states), so it wakes on a change instead of polling."""
     if target not in status.WAIT_TARGETS:
         raise UsageError(f"--for {target!r}: use one of " + ", ".join(status.WAIT_TARGETS))
-    interval = POLL_INTERVAL if poll is None else poll
+    ns = namespace or cluster.namespace
     deadline = None if timeout is None else time.monotonic() + timeout
     last_state = None
     while True:
-        summary = job_summary(cluster, name, namespace)
+        trainjob, jobset = find_job(cluster, name, ns)
+        pod_list = _list_pods_document(cluster, ns, f"{c.JOBSET_NAME_LABEL}={name}")
+        summary = status.summarize(trainjob, jobset, list(pod_list.get("items") or []))
         if summary.state != last_state and on_change is not None:
             on_change(summary)
         last_state = summary.state
@@ -190,14 +200,60 @@ def wait_for_job(cluster: KubeCluster, name: str, target: str, *, timeout: float
                 + (f" ({why})" if why else ""),
                 summary=summary,
             )
-        if deadline is not None and time.monotonic() >= deadline:
+        remaining = WATCH_SECONDS if deadline is None else deadline - time.monotonic()
+        if remaining <= 0:
             raise WaitTimeoutError(
                 f"timed out after {_seconds(timeout or 0)} waiting for job {name} to be "
                 f"{status.WAIT_TARGETS[target]} (it is {summary.state})",
                 summary=summary,
             )
-        pause = interval if deadline is None else max(0.0, min(interval, deadline - time.monotonic()))
-        time.sleep(pause)
+        if target == "running":
+            watched = (None, ns, str((pod_list.get("metadata") or {}).get("resourceVersion") or ""),
+                       f"{c.JOBSET_NAME_LABEL}={name}")
+        else:
+            main = trainjob or jobset or {}
+            resource = TRAINJOB if trainjob else JOBSET
+            watched = (resource, ns, str((main.get("metadata") or {}).get("resourceVersion") or ""), None)
+        await_change(cluster, *watched, name=name, seconds=min(remaining, WATCH_SECONDS))
+
+
+# Longest single watch while waiting: the job is re-read at least this often.
+WATCH_SECONDS = 60.0
+
+
+def await_change(cluster: KubeCluster, resource: tuple[str, str, str] | None, namespace: str,
+                 resource_version: str, selector: str | None, *, name: str, seconds: float) -> None:
+    """Block until something changes after `resource_version` (pods matching `selector` when
+    `resource` is None, else the custom object `name`), or `seconds` pass.
+
+    Any failure of the watch just ends the wait early: the caller reads the job again."""
+    if seconds < 1 or not resource_version:
+        time.sleep(max(0.0, min(seconds, POLL_INTERVAL)))
+        return
+    kwargs: dict[str, Any] = {
+        "watch": True, "resource_version": resource_version, "timeout_seconds": int(seconds),
+        "_preload_content": False,
+        "_request_timeout": (cluster.request_timeout, seconds + cluster.request_timeout),
+    }
+    started = time.monotonic()
+    try:
+        if resource is None:
+            response = cluster.call(cluster.core().list_namespaced_pod, namespace, label_selector=selector,
+                                    what="a watch on pods", stream=True, **kwargs)
+        else:
+            group, version, plural = resource
+            response = cluster.call(cluster.custom().list_namespaced_custom_object, group, version, namespace,
+                                    plural, field_selector=f"metadata.name={name}", what=f"a watch on {plural}",
+                                    stream=True, **kwargs)
+        try:
+            for _ in _iter_lines(response):
+                break  # one event (a change, or an ERROR such as 410 Gone) is reason to look again
+        finally:
+            response.close()
+            response.release_conn()
+    except Exception:  # noqa: BLE001 - the caller re-reads the job; real errors surface there
+        # Never spin: a failing watch waits like a poll would.
+        time.sleep(max(0.0, min(POLL_INTERVAL, seconds) - (time.monotonic() - started)))
 
 
 def _seconds(value: float) -> str:

@@ -115,9 +115,13 @@ def restart(srv: ApiServerDouble, name: str, container: str = "node") -> None:
         set_pod_status(srv, name, rerun)
 
 
-def later(*steps: Callable[[], Any], pause: float = 0.3) -> threading.Thread:
-    """Run `steps` in the background, `pause` seconds apart (the cluster moving on)."""
+def later(*steps: Callable[[], Any], pause: float = 0.3, srv: ApiServerDouble | None = None) -> threading.Thread:
+    """Run `steps` in the background, `pause` seconds apart (the cluster moving on); with `srv`,
+    only once the command has looked at the job's pods (so "later" means after it started)."""
     def run() -> None:
+        deadline = time.monotonic() + 10
+        while srv is not None and not srv.requests_for(verb="list", resource="pods") and time.monotonic() < deadline:
+            time.sleep(0.01)
         for step in steps:
             time.sleep(pause)
             step()
@@ -396,6 +400,7 @@ def test_follow_waits_for_a_pod_that_starts_later_and_survives_a_restart(srv, kc
         lambda: set_pod_status(srv, name, crash),
         lambda: (restart(srv, name), srv.append_log(name, "resumed from checkpoint\n")),
         finish,
+        srv=srv,
     )
     r = cli("job", "logs", "demo", "--kubeconfig", kc, "-f")
     worker.join()
@@ -423,7 +428,7 @@ def test_follow_all_picks_up_pods_recreated_after_a_jobset_restart(srv, kc, cli)
         srv.terminate_container("demo-node-0-0-bbbbb")
         srv.set_status("jobsets", "demo", {"conditions": [COMPLETED]})
 
-    worker = later(fail_first, recreate, finish)
+    worker = later(fail_first, recreate, finish, srv=srv)
     r = cli("job", "logs", "demo", "--kubeconfig", kc, "-f", "--all")
     worker.join()
 
@@ -446,7 +451,7 @@ def test_follow_of_a_finished_job_prints_and_returns(srv, kc, cli) -> None:
 
 def test_wait_for_complete_returns_when_the_job_completes(srv, kc, cli) -> None:
     seed(srv, "demo")
-    worker = later(lambda: srv.set_status("jobsets", "demo", {"conditions": [COMPLETED]}))
+    worker = later(lambda: srv.set_status("jobsets", "demo", {"conditions": [COMPLETED]}), srv=srv)
     r = cli("job", "wait", "demo", "--kubeconfig", kc, "--for", "complete", "--timeout", "10s")
     worker.join()
     assert (r.exit_code, r.stdout) == (0, "jobset.jobset.x-k8s.io/demo complete\n")
@@ -455,7 +460,7 @@ def test_wait_for_complete_returns_when_the_job_completes(srv, kc, cli) -> None:
 def test_wait_for_running_counts_trainer_pods(srv, kc, cli) -> None:
     js = seed(srv, "demo", nodes=2)
     pod(srv, js, rank=0)
-    worker = later(lambda: pod(srv, js, rank=1))
+    worker = later(lambda: pod(srv, js, rank=1), srv=srv)
     r = cli("job", "wait", "demo", "--kubeconfig", kc, "--for", "running", "--timeout", "10s")
     worker.join()
     assert (r.exit_code, r.stdout) == (0, "jobset.jobset.x-k8s.io/demo running\n")
