@@ -494,3 +494,102 @@ def test_wait_bad_arguments_and_unknown_job(srv, kc, cli) -> None:
     assert cli("job", "wait", "demo", "--kubeconfig", kc, "--for", "done").exit_code == ExitCode.USAGE
     assert cli("job", "wait", "demo", "--kubeconfig", kc, "--timeout", "soon").exit_code == ExitCode.USAGE
     assert cli("job", "wait", "demo", "--kubeconfig", kc).exit_code == ExitCode.NOT_FOUND
+
+
+# --- formatting helpers ---------------------------------------------------------------------------
+
+
+def test_all_prefixes_are_coloured_per_pod_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    from ktrain.cli import job_observe
+    from ktrain.status import PodSummary
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    rank0 = PodSummary(name="a", step="node", rank=0, phase="Running", node=None, restarts=0)
+    rank1 = PodSummary(name="b", step="node", rank=1, phase="Running", node=None, restarts=0)
+    for stream, coloured in ((Terminal(), True), (io.StringIO(), False)):
+        monkeypatch.setattr(sys, "stdout", stream)
+        printer = job_observe._Printer(prefixed=True)
+        printer.emit(rank0, "x")
+        printer.emit(rank1, "y")
+        printer.emit(rank0, "z")
+        monkeypatch.undo()
+        lines = stream.getvalue().splitlines()
+        if coloured:
+            assert lines[0] == "\x1b[36m[node-0]\x1b[0m x" and lines[1] == "\x1b[33m[node-1]\x1b[0m y"
+            assert lines[2].startswith("\x1b[36m")  # one colour per pod
+        else:
+            assert lines == ["[node-0] x", "[node-1] y", "[node-0] z"]
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("90", 90), ("30s", 30), ("10m", 600), ("1h30m", 5400),
+                                                 ("500ms", 0.5), ("2d", 172800)])
+def test_durations_read_like_kubectl(text: str, seconds: float) -> None:
+    from ktrain.cli.job_observe import parse_duration
+
+    assert parse_duration(text, "--timeout") == seconds
+
+
+def test_since_limits_the_lines_by_age(srv, kc, cli) -> None:
+    import datetime as dt
+
+    js = seed(srv, "demo", nodes=1)
+    name = pod(srv, js)["metadata"]["name"]
+    old = dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=2)
+    srv.append_log(name, "old line\n", timestamp=old)
+    srv.append_log(name, "new line\n")
+    assert cli("job", "logs", "demo", "--kubeconfig", kc, "--since", "1h").stdout == "new line\n"
+    assert cli("job", "logs", "demo", "--kubeconfig", kc).stdout == "old line\nnew line\n"
+    assert cli("job", "logs", "demo", "--kubeconfig", kc, "--since", "soon").exit_code == ExitCode.USAGE
+
+
+def owned_by_trainjob(srv: ApiServerDouble, name: str, runtime: str, nodes: int, conditions: list[JSON]) -> JSON:
+    trainjob = srv.put_object({
+        "apiVersion": c.TRAINER_API_VERSION, "kind": "TrainJob",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"runtimeRef": {"name": runtime}, "trainer": {"numNodes": nodes}},
+    })
+    srv.set_status("trainjobs", name, {"conditions": conditions})
+    jobset = seed(srv, name, nodes=nodes)
+    jobset["metadata"]["ownerReferences"] = [{
+        "apiVersion": c.TRAINER_API_VERSION, "kind": "TrainJob", "name": name,
+        "uid": trainjob["metadata"]["uid"], "controller": True}]
+    return srv.put_object(jobset)
+
+
+def test_get_of_a_trainjob_shows_its_runtime_and_conditions(srv, kc, cli) -> None:
+    resumed = {"type": "Suspended", "status": "False", "reason": "Resumed", "message": "TrainJob is resumed",
+               "lastTransitionTime": "2025-01-01T00:00:00Z"}
+    complete = {"type": "Complete", "status": "True", "reason": "AllJobsCompleted",
+                "message": "jobset completed successfully", "lastTransitionTime": "2025-01-01T00:00:00Z"}
+    js = owned_by_trainjob(srv, "sft", "torchtune-llama3.2-1b", 1, [resumed, complete])
+    pod(srv, js, phase="Succeeded")
+    srv.add_event(("TrainJob", "sft"), "TrainJobResourcesCreationFailed", "quota exceeded", type="Warning")
+
+    r = cli("job", "get", "sft", "--kubeconfig", kc)
+
+    assert r.exit_code == 0, r.stderr
+    assert "Kind:       TrainJob\nRuntime:    torchtune-llama3.2-1b\nNodes:      1\n" in r.stdout
+    assert "State:      Complete (AllJobsCompleted: jobset completed successfully)" in r.stdout
+    conditions = r.stdout.split("Conditions:\n")[1].split("\n\n")[0].splitlines()
+    assert [line.split()[:3] for line in conditions] == [
+        ["TYPE", "STATUS", "REASON"], ["Suspended", "False", "Resumed"], ["Complete", "True", "AllJobsCompleted"]]
+    assert "trainjob/sft   TrainJobResourcesCreationFailed   quota exceeded" in r.stdout
+
+
+def test_logs_container_flag_and_default_container(srv, kc, cli) -> None:
+    js = seed(srv, "demo", nodes=1)
+    name = pod(srv, js, containers=["sidecar", "node"])["metadata"]["name"]
+    srv.append_log(name, "trainer\n", container="node")
+    srv.append_log(name, "proxy\n", container="sidecar")
+
+    assert cli("job", "logs", "demo", "--kubeconfig", kc).stdout == "trainer\n"
+    assert cli("job", "logs", "demo", "--kubeconfig", kc, "-c", "sidecar").stdout == "proxy\n"
+    bad = cli("job", "logs", "demo", "--kubeconfig", kc, "-c", "nope")
+    assert bad.exit_code == ExitCode.USAGE
+    assert "has no container 'nope' (containers: sidecar, node)" in bad.stderr
