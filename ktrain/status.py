@@ -198,7 +198,8 @@ def pod_reason(pod: Obj) -> tuple[str | None, str | None]:
         for cs in statuses:
             term = (cs.get("state") or {}).get("terminated")
             if term and term.get("exitCode", 0) != 0:
-                return term.get("reason") or "Error", f"container {cs.get('name')} exited with code {term.get('exitCode')}"
+                code = term.get("exitCode")
+                return term.get("reason") or "Error", f"container {cs.get('name')} exited with code {code}"
     for cs in statuses:
         waiting = (cs.get("state") or {}).get("waiting")
         if waiting and status.get("phase") == "Pending":
@@ -227,9 +228,13 @@ def _step_order(step: str) -> int:
     return order.index(step) if step in order else len(order)
 
 
+def pod_order(p: PodSummary) -> tuple[int, str, int, str, str]:
+    """Initializers, launcher, nodes; by rank; older pods of a rank (before a restart) first."""
+    return _step_order(p.step), p.step, p.rank if p.rank is not None else -1, p.created or "", p.name
+
+
 def sort_pods(pods: list[PodSummary]) -> list[PodSummary]:
-    return sorted(pods, key=lambda p: (_step_order(p.step), p.step, p.rank if p.rank is not None else -1,
-                                       p.created or "", p.name))
+    return sorted(pods, key=pod_order)
 
 
 # --- the job --------------------------------------------------------------------------------------

@@ -279,7 +279,8 @@ def logs_command(
                                                 min=0)] = None,
     step: Annotated[Optional[str], typer.Option("--step", help="dataset-initializer | model-initializer | "
                                                 "launcher | node")] = None,
-    all_pods: Annotated[bool, typer.Option("--all", help="Every pod of the job, each line prefixed with its step and rank.")] = False,
+    all_pods: Annotated[bool, typer.Option("--all", help="Every pod of the job, each line prefixed with its "
+                                           "step and rank.")] = False,
     follow: Annotated[bool, typer.Option("-f", "--follow", help="Stream, including pods that start or restart "
                                          "later, until the job ends.")] = False,
     tail: Annotated[Optional[int], typer.Option("--tail", help="Lines of recent log to show (per pod).")] = None,

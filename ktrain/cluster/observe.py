@@ -13,6 +13,7 @@ module reads camelCase fields, and no client models are built.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -23,8 +24,15 @@ from typing import Any
 from ktrain import constants as c
 from ktrain import status
 from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
-from ktrain.errors import ApiError, ClusterError, JobFailedError, KtrainError, NotFoundError, UsageError, \
-    WaitTimeoutError
+from ktrain.errors import (
+    ApiError,
+    ClusterError,
+    JobFailedError,
+    KtrainError,
+    NotFoundError,
+    UsageError,
+    WaitTimeoutError,
+)
 
 Obj = dict[str, Any]
 
@@ -207,6 +215,7 @@ def wait_for_job(cluster: KubeCluster, name: str, target: str, *, timeout: float
                 f"{status.WAIT_TARGETS[target]} (it is {summary.state})",
                 summary=summary,
             )
+        watched: tuple[tuple[str, str, str] | None, str, str, str | None]
         if target == "running":
             watched = (None, ns, str((pod_list.get("metadata") or {}).get("resourceVersion") or ""),
                        f"{c.JOBSET_NAME_LABEL}={name}")
@@ -298,9 +307,7 @@ def select_pods(pods: list[Obj], selection: LogSelection, step: str) -> list[Obj
     else:
         rank = selection.rank or 0
         chosen = [p for p in pods if status.pod_step(p) == step and (status.pod_rank(p) or 0) == rank]
-    summaries = {id(p): status.summarize_pod(p) for p in chosen}
-    order = {s.name: i for i, s in enumerate(status.sort_pods(list(summaries.values())))}
-    return sorted(chosen, key=lambda p: order[(p.get("metadata") or {}).get("name")])
+    return sorted(chosen, key=lambda p: status.pod_order(status.summarize_pod(p)))
 
 
 def pick_container(pod: Obj, requested: str | None) -> str:
@@ -328,7 +335,8 @@ def container_status(pod: Obj, container: str) -> Obj:
     st = pod.get("status") or {}
     for cs in list(st.get("containerStatuses") or []) + list(st.get("initContainerStatuses") or []):
         if cs.get("name") == container:
-            return cs
+            found: Obj = cs
+            return found
     return {}
 
 
@@ -505,10 +513,8 @@ class _Follower:
         finally:
             self.stop.set()
             for response in list(self.responses):
-                try:
+                with contextlib.suppress(Exception):  # closing on the way out; nothing to report
                     response.close()
-                except Exception:  # noqa: BLE001 - closing on the way out; nothing to report
-                    pass
         if self.errors:
             raise self.errors[0]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from apiserver import ApiServerDouble
+
 from ktrain import constants as c
 from ktrain.cli.common import registry_from
 from ktrain.cluster import observe
@@ -180,7 +180,7 @@ def test_list_shows_a_trainjob_once_with_its_runtime_and_skips_foreign_jobsets(s
 
     assert r.exit_code == 0, r.stderr
     rows = [line.split() for line in r.stdout.splitlines()[1:]]
-    assert [row[:5] for row in rows] == [["tj", "torch-distributed", "3", "Created"] + [rows[0][4]]]
+    assert [row[:5] for row in rows] == [["tj", "torch-distributed", "3", "Created", rows[0][4]]]
     assert rows[0][5:7] == ["TrainJob", "0/3"]
 
 
@@ -291,7 +291,8 @@ def test_get_yaml_and_json_carry_counts_and_pods(srv, kc, cli) -> None:
 def test_get_unknown_job_is_not_found(srv, kc, cli) -> None:
     r = cli("job", "get", "nope", "--kubeconfig", kc)
     assert r.exit_code == ExitCode.NOT_FOUND
-    assert r.stderr.splitlines()[0] == 'error: job "nope" not found in namespace default (no TrainJob or JobSet of that name)'
+    assert r.stderr.splitlines()[0] == (
+        'error: job "nope" not found in namespace default (no TrainJob or JobSet of that name)')
 
 
 # --- logs -----------------------------------------------------------------------------------------
