@@ -411,11 +411,14 @@ def _read_log(cluster: KubeCluster, pod: Obj, container: str, *, follow: bool, o
         raise
 
 
-def _emit_text(emit: Emit, pod: Obj, text: str, timestamps: bool) -> None:
+def _emit_lines(emit: Emit, pod: Obj, response: Any, timestamps: bool) -> None:
     summary = status.summarize_pod(pod)
-    for raw in text.splitlines():
-        line = _LogLine(raw)
-        emit(summary, raw if timestamps else line.text)
+    try:
+        for raw in _iter_lines(response):
+            line = _LogLine(raw)
+            emit(summary, raw if timestamps else line.text)
+    finally:
+        response.release_conn()
 
 
 def stream_logs(cluster: KubeCluster, name: str, selection: LogSelection, options: LogOptions, *,
@@ -448,7 +451,7 @@ def stream_logs(cluster: KubeCluster, name: str, selection: LogSelection, option
                               hint=f"`ktrain job logs {name} -f` waits for it to start; "
                                    f"`ktrain job get {name}` shows why it waits")
         response = _read_log(cluster, pod, container, follow=False, options=options, first=True)
-        _emit_text(emit, pod, response.data.decode("utf-8", "replace"), options.timestamps)
+        _emit_lines(emit, pod, response, options.timestamps)
 
 
 def _no_pod_error(name: str, pods: list[Obj], selection: LogSelection, step: str, state: str) -> KtrainError:
@@ -461,7 +464,11 @@ def _no_pod_error(name: str, pods: list[Obj], selection: LogSelection, step: str
 
 
 class _Follower:
-    """Follow the selected pods as they come and go, until the job ends."""
+    """Follow the selected pods as they come and go, until the job ends.
+
+    One supervising loop reads the job and its pods every `poll` seconds and publishes that
+    snapshot; one thread per selected pod streams its log and consults the snapshots to see
+    the container start, restart or end. Requests stay at three per poll, however many pods."""
 
     def __init__(self, cluster: KubeCluster, name: str, namespace: str, selection: LogSelection,
                  options: LogOptions, step: str, emit: Emit, notice: Notice, poll: float) -> None:
@@ -473,6 +480,10 @@ class _Follower:
         self.errors: list[BaseException] = []
         self.responses: set[Any] = set()
         self.threads: dict[str, threading.Thread] = {}
+        self.changed = threading.Condition()
+        self.generation = 0
+        self.pods_now: dict[str, Obj] = {}
+        self.final = False  # the last snapshot: the job has ended
 
     def emit(self, pod: status.PodSummary, line: str) -> None:
         with self.lock:
@@ -494,13 +505,15 @@ class _Follower:
                 pods = job_pods(self.cluster, self.name, self.namespace)
                 summary = status.summarize(trainjob, jobset, pods)
                 chosen = select_pods(pods, self.selection, self.step)
+                self._publish(pods, final=summary.terminal)
                 if not chosen and not self.threads and not announced_empty and not summary.terminal:
                     self.notice(f"waiting for the pods of job {self.name} (state {summary.state})")
                     announced_empty = True
                 for pod in chosen:
                     pod_name = str((pod.get("metadata") or {}).get("name"))
                     if pod_name not in self.threads:
-                        thread = threading.Thread(target=self._guard, args=(pod,), daemon=True,
+                        container = pick_container(pod, self.selection.container)
+                        thread = threading.Thread(target=self._guard, args=(pod_name, container), daemon=True,
                                                   name=f"ktrain-logs-{pod_name}")
                         self.threads[pod_name] = thread
                         thread.start()
@@ -512,11 +525,26 @@ class _Follower:
                 self.stop.wait(self.poll)
         finally:
             self.stop.set()
+            with self.changed:
+                self.changed.notify_all()
             for response in list(self.responses):
                 with contextlib.suppress(Exception):  # closing on the way out; nothing to report
                     response.close()
         if self.errors:
             raise self.errors[0]
+
+    def _publish(self, pods: list[Obj], *, final: bool) -> None:
+        with self.changed:
+            self.pods_now = {str((p.get("metadata") or {}).get("name")): p for p in pods}
+            self.final = final
+            self.generation += 1
+            self.changed.notify_all()
+
+    def _snapshot(self, pod_name: str, seen: int) -> tuple[Obj | None, int, bool]:
+        """The pod as of the first snapshot newer than `seen` (None once it is gone)."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.generation > seen or self.stop.is_set())
+            return self.pods_now.get(pod_name), self.generation, self.final
 
     def _drain(self) -> None:
         """The job ended: let streams deliver their last lines, then stop the rest."""
@@ -524,34 +552,23 @@ class _Follower:
         for thread in self.threads.values():
             thread.join(max(0.0, deadline - time.monotonic()))
 
-    def _guard(self, pod: Obj) -> None:
+    def _guard(self, pod_name: str, container: str) -> None:
         try:
-            self._follow_pod(pod)
+            self._follow_pod(pod_name, container)
         except BaseException as exc:  # noqa: BLE001 - handed to the supervising thread
             if not self.stop.is_set():
                 self.errors.append(exc)
 
-    def _fresh(self, pod_name: str) -> Obj | None:
-        core = self.cluster.core()
-        try:
-            response = self.cluster.call(core.read_namespaced_pod, pod_name, self.namespace,
-                                         what=f"pod {pod_name}", _preload_content=False)
-        except ApiNotFoundError:
-            return None
-        return _loads(response)
-
-    def _follow_pod(self, pod: Obj) -> None:
-        pod_name = str((pod.get("metadata") or {}).get("name"))
-        container = pick_container(pod, self.selection.container)
+    def _follow_pod(self, pod_name: str, container: str) -> None:
         announced = False
         first = True
-        streamed: int | None = None  # restartCount of a container streamed until it terminated
+        streamed: int | None = None  # restartCount of a container streamed after it terminated
         cursor, cursor_restarts = _Cursor(), None
+        generation = 0
         while not self.stop.is_set():
-            current = self._fresh(pod_name)
-            if current is None:
+            pod, generation, final = self._snapshot(pod_name, generation)
+            if pod is None or self.stop.is_set():
                 return
-            pod = current
             cs = container_status(pod, container)
             state = cs.get("state") or {}
             restarts = int(cs.get("restartCount") or 0)
@@ -565,18 +582,16 @@ class _Follower:
                 cursor_restarts = restarts
                 self._stream(pod, container, cursor, first)
                 first = False
-                after = self._fresh(pod_name)
-                if after is None:
-                    return
-                after_cs = container_status(after, container)
-                if ("terminated" in (after_cs.get("state") or {})
-                        and int(after_cs.get("restartCount") or 0) == restarts):
+                if "terminated" in state:
                     streamed = restarts
+                if final:
+                    return
                 continue
+            if final:
+                return
             if not announced and not has_started(pod, container):
                 self.notice(describe_pod(pod) + "; waiting for it to start")
                 announced = True
-            self.stop.wait(self.poll)  # not started yet, or terminated and maybe restarting
 
     def _stream(self, pod: Obj, container: str, cursor: _Cursor, first: bool) -> None:
         response = _read_log(self.cluster, pod, container, follow=True, options=self.options, first=first)
