@@ -234,6 +234,21 @@ def test_server_down_is_a_one_line_cluster_error(srv, kc, cli) -> None:
     assert "connection refused" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_forbidden_list_names_the_resource_and_what_to_do(srv, kc, cli) -> None:
+    srv.forbid("list", "jobsets")
+    r = cli("job", "list", "--kubeconfig", kc)
+    assert r.exit_code == ExitCode.CLUSTER
+    assert r.stderr.startswith("error: jobsets.jobset.x-k8s.io in default: forbidden: ")
+    assert "hint: ask a cluster admin for RBAC permission" in r.stderr
+
+
+def test_a_slow_server_times_out_with_the_request_timeout(srv, kc, cli) -> None:
+    srv.slow(2.0, verb="list", resource="jobsets")
+    r = cli("job", "list", "--kubeconfig", kc, "--request-timeout", "0.3")
+    assert r.exit_code == ExitCode.CLUSTER
+    assert "did not answer within 0.3s" in r.stderr
+
+
 # --- get ------------------------------------------------------------------------------------------
 
 
@@ -489,6 +504,14 @@ def test_wait_timeout_has_its_own_exit_code(srv, kc, cli) -> None:
     assert r.exit_code == ExitCode.TIMEOUT == 124
     assert time.monotonic() - started < 5
     assert r.stderr == "error: timed out after 0.3s waiting for job demo to be Complete (it is Created)\n"
+
+
+def test_wait_ends_when_the_job_is_deleted(srv, kc, cli) -> None:
+    seed(srv, "demo")
+    worker = later(lambda: srv.delete_object("jobsets", "demo", group="jobset.x-k8s.io"), srv=srv)
+    r = cli("job", "wait", "demo", "--kubeconfig", kc, "--timeout", "10s")
+    worker.join()
+    assert r.exit_code == ExitCode.NOT_FOUND and 'job "demo" not found' in r.stderr
 
 
 def test_wait_bad_arguments_and_unknown_job(srv, kc, cli) -> None:
