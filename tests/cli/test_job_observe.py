@@ -249,6 +249,17 @@ def test_a_slow_server_times_out_with_the_request_timeout(srv, kc, cli) -> None:
     assert "did not answer within 0.3s" in r.stderr
 
 
+def test_list_without_trainer_crds_shows_jobsets_and_without_jobset_says_what_to_install(tmp_path, cli) -> None:
+    with ApiServerDouble(crds={"jobset"}) as plain:
+        seed(plain, "demo")
+        r = cli("job", "list", "--kubeconfig", str(plain.write_kubeconfig(tmp_path / "a")), "-o", "name")
+    with ApiServerDouble(crds={"trainer"}) as bare:
+        missing = cli("job", "list", "--kubeconfig", str(bare.write_kubeconfig(tmp_path / "b")))
+    assert (r.exit_code, r.stdout) == (0, "jobset.jobset.x-k8s.io/demo\n")
+    assert missing.exit_code == ExitCode.CLUSTER
+    assert "does not serve JobSets" in missing.stderr and "install JobSet" in missing.stderr
+
+
 # --- get ------------------------------------------------------------------------------------------
 
 
