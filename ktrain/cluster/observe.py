@@ -504,6 +504,8 @@ class _Follower:
                     return
                 pods = job_pods(self.cluster, self.name, self.namespace)
                 summary = status.summarize(trainjob, jobset, pods)
+                if jobset is not None:  # a TrainJob's JobSet may appear later: it decides the step
+                    self.step = default_step(jobset, self.selection)
                 chosen = select_pods(pods, self.selection, self.step)
                 self._publish(pods, final=summary.terminal)
                 if not chosen and not self.threads and not announced_empty and not summary.terminal:

@@ -628,3 +628,26 @@ def test_logs_container_flag_and_default_container(srv, kc, cli) -> None:
     bad = cli("job", "logs", "demo", "--kubeconfig", kc, "-c", "nope")
     assert bad.exit_code == ExitCode.USAGE
     assert "has no container 'nope' (containers: sidecar, node)" in bad.stderr
+
+
+def test_follow_of_a_trainjob_picks_the_launcher_once_its_jobset_appears(srv, kc, cli) -> None:
+    srv.put_object({"apiVersion": c.TRAINER_API_VERSION, "kind": "TrainJob",
+                    "metadata": {"name": "mpi", "namespace": "default"},
+                    "spec": {"runtimeRef": {"name": "deepspeed-distributed"}, "trainer": {"numNodes": 2}}})
+    complete = {"type": "Complete", "status": "True", "reason": "AllJobsCompleted", "message": "done",
+                "lastTransitionTime": "2025-01-01T00:00:00Z"}
+
+    def controller_creates_the_jobset() -> None:
+        js = seed(srv, "mpi", runtime="deepspeed-distributed", nodes=2)
+        srv.append_log(pod(srv, js, rjob="node")["metadata"]["name"], "sshd listening\n")
+        srv.append_log(pod(srv, js, rjob="launcher")["metadata"]["name"], "mpirun: rank 0 and 1 done\n")
+
+    def training_ends() -> None:
+        srv.terminate_container("mpi-launcher-0-0-x1")
+        srv.terminate_container("mpi-node-0-0-x1")
+        srv.set_status("trainjobs", "mpi", {"conditions": [complete]})
+
+    worker = later(controller_creates_the_jobset, training_ends, srv=srv)
+    r = cli("job", "logs", "mpi", "--kubeconfig", kc, "-f")
+    worker.join()
+    assert (r.exit_code, r.stdout) == (0, "mpirun: rank 0 and 1 done\n")
