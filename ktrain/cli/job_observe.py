@@ -230,8 +230,10 @@ def get_command(
     namespace: NamespaceOpt = None,
     request_timeout: RequestTimeoutOpt = 30.0,
 ) -> None:
-    """Show a job: state, conditions, replicated jobs, pods (step, rank, phase, node, restarts)
-    and its last warning events - what you need to see why it is not running."""
+    """Show a job: state, conditions, replicated jobs, pods and its last warning events.
+
+    Each pod shows its step, rank, phase, node, restarts and why it waits: enough to see why a job is not running.
+    """
     if output not in GET_FORMATS:
         raise UsageError(f"unknown output format {output!r}: use " + ", ".join(GET_FORMATS))
     from ktrain.cluster.observe import get_job
@@ -295,8 +297,10 @@ def logs_command(
     namespace: NamespaceOpt = None,
     request_timeout: RequestTimeoutOpt = 30.0,
 ) -> None:
-    """Print a job's logs. Default: rank 0 of the trainer step, i.e. the `node` replicated job,
-    or for MPI the `launcher`, where mpirun prints the output of every rank."""
+    """Print a job's logs (default: rank 0 of the trainer step).
+
+    The trainer step is the `node` replicated job, or for MPI the `launcher`, where mpirun prints every rank's output.
+    """
     if step is not None and step not in STEPS:
         raise UsageError(f"--step {step!r}: use one of " + ", ".join(STEPS))
     if all_pods and (node is not None or step is not None):
@@ -332,8 +336,8 @@ def wait_command(
 ) -> None:
     """Wait for a job to be complete, failed or running.
 
-    Exit 0 when reached; 1 when the job ended otherwise (e.g. Failed while waiting for
-    complete); 124 on timeout; 4 when there is no such job."""
+    Exit 0 when reached, 1 when the job ended otherwise (Failed while waiting for complete), 124 on timeout.
+    """
     from ktrain import status
 
     if for_ not in status.WAIT_TARGETS:
