@@ -13,6 +13,7 @@ class ExitCode(enum.IntEnum):
     INVALID = 3  # invalid input / validation failed
     NOT_FOUND = 4
     CLUSTER = 5
+    TIMEOUT = 124  # `job wait` gave up, as timeout(1) does
     INTERRUPTED = 130
 
 
@@ -154,3 +155,19 @@ class ConflictError(ApiError):
 
 class InternalError(KtrainError):
     pass
+
+
+class JobFailedError(KtrainError):
+    """A job reached a terminal state other than the one awaited (`job wait`)."""
+
+    exit_code = ExitCode.ERROR
+
+    def __init__(self, message: str, *, summary: object = None, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.summary = summary
+
+
+class WaitTimeoutError(JobFailedError):
+    """A job did not reach the awaited state in time."""
+
+    exit_code = ExitCode.TIMEOUT

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ktrain.cli import job_create, job_delete
+from ktrain.cli import job_create, job_delete, job_observe
 from ktrain.cli.common import warn
 from ktrain.cli.options import JobInput, job_input_options
 
@@ -93,5 +93,10 @@ def init_command(
     sys.stdout.write(render_starter(entry, url))
 
 
-app.command("create", context_settings={"help_option_names": ["-h", "--help"]})(job_create.create_command)
-app.command("delete", context_settings={"help_option_names": ["-h", "--help"]})(job_delete.delete_command)
+_HELP = {"help_option_names": ["-h", "--help"]}
+app.command("create", context_settings=_HELP)(job_create.create_command)
+app.command("list", context_settings=_HELP)(job_observe.list_command)
+app.command("get", context_settings=_HELP)(job_observe.get_command)
+app.command("logs", context_settings=_HELP)(job_observe.logs_command)
+app.command("wait", context_settings=_HELP)(job_observe.wait_command)
+app.command("delete", context_settings=_HELP)(job_delete.delete_command)

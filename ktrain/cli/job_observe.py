@@ -1,0 +1,349 @@
+"""`ktrain job list | get | logs | wait`: look at training jobs on a cluster.
+
+The cluster code (`ktrain.cluster.observe`) and the kubernetes client are imported inside the
+commands, so registering them costs nothing on the render path.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import sys
+from typing import Annotated, Any, Optional
+
+import typer
+
+from ktrain.cli.options import ContextOpt, KubeconfigOpt, NamespaceOpt, RequestTimeoutOpt, connection
+from ktrain.errors import UsageError
+
+LIST_FORMATS = ("table", "wide", "yaml", "json", "name")
+GET_FORMATS = ("text", "yaml", "json")
+STEPS = ("dataset-initializer", "model-initializer", "launcher", "node")
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def parse_duration(text: str, flag: str) -> float:
+    """Seconds from `90`, `30s`, `10m`, `1h30m` (Go duration units, as kubectl takes them)."""
+    value = text.strip()
+    if re.fullmatch(r"\d+(\.\d+)?", value):
+        return float(value)
+    parts = _DURATION.findall(value)
+    if not parts or "".join(n + u for n, u in parts) != value:
+        raise UsageError(f"{flag} expects a duration such as 30s, 10m or 1h30m, got {text!r}")
+    return sum(float(n) * _UNITS[u] for n, u in parts)
+
+
+def _cluster(kubeconfig: str | None, context: str | None, namespace: str | None, request_timeout: float) -> Any:
+    from ktrain.cluster.kube import connect
+
+    return connect(connection(kubeconfig, context, namespace, request_timeout))
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def _dump(data: Any, output: str) -> str:
+    if output == "json":
+        return json.dumps(data, indent=4) + "\n"
+    from ktrain.output.yamltext import dump
+
+    return dump(data)
+
+
+# --- list -----------------------------------------------------------------------------------------
+
+
+def list_command(
+    all_namespaces: Annotated[bool, typer.Option("-A", "--all-namespaces", help="Jobs of every namespace.")] = False,
+    selector: Annotated[
+        Optional[str], typer.Option("-l", "--selector", help="Label selector, e.g. team=nlp,tier!=test.")
+    ] = None,
+    output: Annotated[str, typer.Option("-o", "--output", help="table | wide | yaml | json | name")] = "table",
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+    namespace: NamespaceOpt = None,
+    request_timeout: RequestTimeoutOpt = 30.0,
+) -> None:
+    """List training jobs: TrainJobs, and JobSets made from Trainer runtimes."""
+    if output not in LIST_FORMATS:
+        raise UsageError(f"unknown output format {output!r}: use " + ", ".join(LIST_FORMATS))
+    from ktrain import status
+    from ktrain.cluster.observe import list_jobs
+
+    cluster = _cluster(kubeconfig, context, namespace, request_timeout)
+    jobs = list_jobs(cluster, all_namespaces=all_namespaces, selector=selector)
+    if output == "name":
+        sys.stdout.write("".join(s.resource_name + "\n" for s, _ in jobs))
+        return
+    if output in ("yaml", "json"):
+        items = [obj for _, obj in jobs]
+        sys.stdout.write(_dump({"apiVersion": "v1", "kind": "List", "items": items, "metadata": {}}, output))
+        return
+    if not jobs:
+        where = "any namespace" if all_namespaces else f"namespace {cluster.namespace}"
+        sys.stderr.write(f"No training jobs found in {where}.\n")
+        return
+    headers = ["NAME", "RUNTIME", "NODES", "STATE", "AGE"]
+    if output == "wide":
+        headers += ["KIND", "TRAINER PODS", "REASON"]
+    if all_namespaces:
+        headers.insert(0, "NAMESPACE")
+    now = _now()
+    rows = []
+    for s, _ in jobs:
+        row = [s.name, s.runtime or "-", "-" if s.nodes is None else str(s.nodes), s.state, status.age(s.created, now)]
+        if output == "wide":
+            row += [s.kind, f"{s.trainer_pods_ready}/{s.trainer_pods_expected}", s.reason or "-"]
+        if all_namespaces:
+            row.insert(0, s.namespace)
+        rows.append(row)
+    from ktrain.output.tables import print_table
+
+    print_table(headers, rows)
+
+
+# --- get ------------------------------------------------------------------------------------------
+
+
+def _details_document(details: Any, now: dt.datetime) -> dict[str, Any]:
+    """`job get -o yaml|json`: the derived view, in a fixed key order."""
+    s = details.summary
+    return {
+        "name": s.name,
+        "namespace": s.namespace,
+        "kind": s.kind,
+        "runtime": s.runtime,
+        "nodes": s.nodes,
+        "state": s.state,
+        "reason": s.reason,
+        "message": s.message,
+        "trainerPods": {"ready": s.trainer_pods_ready, "expected": s.trainer_pods_expected},
+        "conditions": s.conditions,
+        "replicatedJobs": [
+            {"name": st.name, "step": st.ancestor, "pods": st.pods, "ready": st.ready, "active": st.active,
+             "succeeded": st.succeeded, "failed": st.failed, "suspended": st.suspended}
+            for st in s.steps
+        ],
+        "pods": [
+            {"name": p.name, "step": p.step, "rank": p.rank, "phase": p.phase, "node": p.node,
+             "restarts": p.restarts, "reason": p.reason, "message": p.message}
+            for p in s.pods
+        ],
+        "warnings": [
+            {"object": f"{(e.get('involvedObject') or {}).get('kind')}/{(e.get('involvedObject') or {}).get('name')}",
+             "reason": e.get("reason"), "message": e.get("message"), "count": e.get("count"),
+             "lastTimestamp": e.get("lastTimestamp")}
+            for e in details.warnings
+        ],
+    }
+
+
+def _why_waiting(summary: Any) -> list[str]:
+    """Plain sentences for a job that is not running yet: the pods that hold it back."""
+    from ktrain import status
+
+    if summary.state != status.CREATED:
+        return []
+    lines = [f"{summary.trainer_pods_ready} of {summary.trainer_pods_expected} trainer pods are running"]
+    for pod in summary.pods:
+        if pod.phase not in ("Running", "Succeeded"):
+            text = f"pod {pod.name} is {pod.phase}"
+            if pod.reason:
+                text += f": {pod.reason}" + (f" - {pod.message}" if pod.message else "")
+            lines.append(text)
+    if not summary.pods:
+        lines.append("no pods exist yet (see the warning events below, or the JobSet's controller)")
+    return lines
+
+
+def _event_object(event: dict[str, Any]) -> str:
+    inv = event.get("involvedObject") or {}
+    return f"{str(inv.get('kind', '')).lower()}/{inv.get('name', '')}"
+
+
+def format_details(details: Any, now: dt.datetime) -> str:
+    from ktrain import status
+    from ktrain.output.tables import plain_table
+
+    s = details.summary
+    out = [
+        f"Name:       {s.name}",
+        f"Namespace:  {s.namespace}",
+        f"Kind:       {s.kind}",
+        f"Runtime:    {s.runtime or '-'}",
+        f"Nodes:      {'-' if s.nodes is None else s.nodes}",
+        f"State:      {s.state}" + (f" ({s.reason}: {s.message})" if s.reason and s.message else
+                                    f" ({s.reason})" if s.reason and s.reason != s.state else ""),
+        f"Age:        {status.age(s.created, now)}",
+    ]
+    why = _why_waiting(s)
+    if why:
+        out.append("Waiting:    " + why[0])
+        out += ["            " + line for line in why[1:]]
+    out.append("")
+    out.append("Conditions:")
+    if s.conditions:
+        rows = [[str(cd.get("type", "")), str(cd.get("status", "")), str(cd.get("reason") or "-"),
+                 str(cd.get("message") or "-"), status.age(cd.get("lastTransitionTime"), now)]
+                for cd in s.conditions]
+        out.append(plain_table(["TYPE", "STATUS", "REASON", "MESSAGE", "AGE"], rows, indent="  ").rstrip("\n"))
+    else:
+        out.append("  <none>")
+    out.append("")
+    out.append("Replicated jobs:")
+    if s.steps:
+        rows = [[st.name, st.ancestor or "-", str(st.pods), str(st.ready), str(st.active), str(st.succeeded),
+                 str(st.failed)] for st in s.steps]
+        out.append(plain_table(["NAME", "STEP", "PODS", "READY", "ACTIVE", "SUCCEEDED", "FAILED"], rows,
+                               indent="  ").rstrip("\n"))
+    else:
+        out.append("  <none> (no JobSet yet)")
+    out.append("")
+    out.append("Pods:")
+    if s.pods:
+        rows = [[p.name, p.step, "-" if p.rank is None else str(p.rank), p.phase, p.node or "-", str(p.restarts),
+                 p.reason or "-"] for p in s.pods]
+        out.append(plain_table(["NAME", "STEP", "RANK", "PHASE", "NODE", "RESTARTS", "REASON"], rows,
+                               indent="  ").rstrip("\n"))
+    else:
+        out.append("  <none>")
+    out.append("")
+    out.append("Warning events:")
+    if details.warnings:
+        rows = [[status.age(e.get("lastTimestamp") or e.get("eventTime"), now), _event_object(e),
+                 str(e.get("reason") or ""), str(e.get("message") or "").replace("\n", " ")]
+                for e in details.warnings]
+        out.append(plain_table(["AGE", "OBJECT", "REASON", "MESSAGE"], rows, indent="  ").rstrip("\n"))
+    else:
+        out.append("  <none>")
+    return "\n".join(out) + "\n"
+
+
+def get_command(
+    name: Annotated[str, typer.Argument(help="The job (TrainJob or JobSet) name.")],
+    output: Annotated[str, typer.Option("-o", "--output", help="text | yaml | json")] = "text",
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+    namespace: NamespaceOpt = None,
+    request_timeout: RequestTimeoutOpt = 30.0,
+) -> None:
+    """Show a job: state, conditions, replicated jobs, pods and its last warning events.
+
+    Each pod shows its step, rank, phase, node, restarts and why it waits: enough to see why a job is not running.
+    """
+    if output not in GET_FORMATS:
+        raise UsageError(f"unknown output format {output!r}: use " + ", ".join(GET_FORMATS))
+    from ktrain.cluster.observe import get_job
+
+    details = get_job(_cluster(kubeconfig, context, namespace, request_timeout), name)
+    now = _now()
+    if output == "text":
+        sys.stdout.write(format_details(details, now))
+    else:
+        sys.stdout.write(_dump(_details_document(details, now), output))
+
+
+# --- logs -----------------------------------------------------------------------------------------
+
+_COLOURS = ("36", "33", "32", "35", "34", "31", "96", "93", "92", "95")
+
+
+class _Printer:
+    """Writes log lines; with --all, prefixed `[step-rank]` and coloured per pod on a terminal."""
+
+    def __init__(self, prefixed: bool) -> None:
+        self.prefixed = prefixed
+        self.colour = prefixed and sys.stdout.isatty()
+        self.assigned: dict[str, str] = {}
+
+    def emit(self, pod: Any, line: str) -> None:
+        if self.prefixed:
+            tag = f"[{pod.step}-{pod.rank if pod.rank is not None else '?'}]"
+            if self.colour:
+                code = self.assigned.setdefault(pod.name, _COLOURS[len(self.assigned) % len(_COLOURS)])
+                tag = f"\x1b[{code}m{tag}\x1b[0m"
+            line = f"{tag} {line}"
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    @staticmethod
+    def notice(text: str) -> None:
+        sys.stderr.write(f"ktrain: {text}\n")
+        sys.stderr.flush()
+
+
+def logs_command(
+    name: Annotated[str, typer.Argument(help="The job (TrainJob or JobSet) name.")],
+    node: Annotated[Optional[int], typer.Option("--node", help="Rank of the pod (of the node step unless --step).",
+                                                min=0)] = None,
+    step: Annotated[Optional[str], typer.Option("--step", help="dataset-initializer | model-initializer | "
+                                                "launcher | node")] = None,
+    all_pods: Annotated[bool, typer.Option("--all", help="Every pod of the job, each line prefixed with its "
+                                           "step and rank.")] = False,
+    follow: Annotated[bool, typer.Option("-f", "--follow", help="Stream, including pods that start or restart "
+                                         "later, until the job ends.")] = False,
+    tail: Annotated[Optional[int], typer.Option("--tail", help="Lines of recent log to show (per pod).")] = None,
+    since: Annotated[Optional[str], typer.Option("--since", help="Only lines newer than this, e.g. 5m.")] = None,
+    timestamps: Annotated[bool, typer.Option("--timestamps", help="Prefix each line with its timestamp.")] = False,
+    previous: Annotated[bool, typer.Option("-p", "--previous", help="The previous run of a restarted "
+                                           "container.")] = False,
+    container: Annotated[Optional[str], typer.Option("-c", "--container", help="Container (default: the "
+                                                     "trainer's).")] = None,
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+    namespace: NamespaceOpt = None,
+    request_timeout: RequestTimeoutOpt = 30.0,
+) -> None:
+    """Print a job's logs (default: rank 0 of the trainer step).
+
+    The trainer step is the `node` replicated job, or for MPI the `launcher`, where mpirun prints every rank's output.
+    """
+    if step is not None and step not in STEPS:
+        raise UsageError(f"--step {step!r}: use one of " + ", ".join(STEPS))
+    if all_pods and (node is not None or step is not None):
+        raise UsageError("--all shows every pod; leave out --node and --step")
+    if tail is not None and tail < 0:
+        tail = None  # kubectl's -1: everything
+    since_seconds = None
+    if since is not None:
+        since_seconds = max(1, int(parse_duration(since, "--since") + 0.999))
+    from ktrain.cluster.observe import LogOptions, LogSelection, stream_logs
+
+    printer = _Printer(prefixed=all_pods)
+    stream_logs(
+        _cluster(kubeconfig, context, namespace, request_timeout), name,
+        LogSelection(step=step, rank=node, all_pods=all_pods, container=container),
+        LogOptions(follow=follow, tail=tail, since_seconds=since_seconds, timestamps=timestamps, previous=previous),
+        emit=printer.emit, notice=printer.notice,
+    )
+
+
+# --- wait -----------------------------------------------------------------------------------------
+
+
+def wait_command(
+    name: Annotated[str, typer.Argument(help="The job (TrainJob or JobSet) name.")],
+    for_: Annotated[str, typer.Option("--for", help="complete | failed | running")] = "complete",
+    timeout: Annotated[Optional[str], typer.Option("--timeout", help="Give up after this long, e.g. 10m "
+                                                   "(default: wait until the job ends).")] = None,
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+    namespace: NamespaceOpt = None,
+    request_timeout: RequestTimeoutOpt = 30.0,
+) -> None:
+    """Wait for a job to be complete, failed or running.
+
+    Exit 0 when reached, 1 when the job ended otherwise (Failed while waiting for complete), 124 on timeout.
+    """
+    from ktrain import status
+
+    if for_ not in status.WAIT_TARGETS:
+        raise UsageError(f"--for {for_!r}: use one of " + ", ".join(status.WAIT_TARGETS))
+    seconds = None if timeout is None else parse_duration(timeout, "--timeout")
+    from ktrain.cluster.observe import wait_for_job
+
+    summary = wait_for_job(_cluster(kubeconfig, context, namespace, request_timeout), name, for_, timeout=seconds)
+    sys.stdout.write(f"{summary.resource_name} {summary.state.lower()}\n")

@@ -1,0 +1,641 @@
+"""Reading training jobs from a cluster: list, get, logs, wait.
+
+The state rules live in `ktrain.status` (pure); this module fetches the objects they need and
+streams logs. Reusable entry points for other commands (e.g. `job create --wait/--follow`):
+
+- `wait_for_job(cluster, name, target, timeout=...)` -> JobSummary, or raises
+  `JobFailedError` / `WaitTimeoutError`;
+- `stream_logs(cluster, name, selection, options, emit=..., notice=...)`.
+
+Everything returns plain dicts as the API serves them (`_preload_content=False`): the status
+module reads camelCase fields, and no client models are built.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ktrain import constants as c
+from ktrain import status
+from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
+from ktrain.errors import (
+    ApiError,
+    ClusterError,
+    JobFailedError,
+    KtrainError,
+    NotFoundError,
+    UsageError,
+    WaitTimeoutError,
+)
+
+Obj = dict[str, Any]
+
+JOBSET = (c.JOBSET_GROUP, c.JOBSET_API_VERSION.split("/")[1], "jobsets")
+TRAINJOB = (c.TRAINER_GROUP, c.TRAINER_VERSION, "trainjobs")
+DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container"
+
+# Seconds between two looks at the job while waiting or following (tests lower it).
+POLL_INTERVAL = 1.0
+
+
+def _loads(response: Any) -> Obj:
+    data = json.loads(response.data or b"{}")
+    return data if isinstance(data, dict) else {}
+
+
+# --- reading objects ------------------------------------------------------------------------------
+
+
+def _list_custom(cluster: KubeCluster, resource: tuple[str, str, str], namespace: str | None,
+                 selector: str | None) -> list[Obj]:
+    group, version, plural = resource
+    api = cluster.custom()
+    kwargs: dict[str, Any] = {"_preload_content": False}
+    if selector:
+        kwargs["label_selector"] = selector
+    if namespace is None:
+        response = cluster.call(api.list_cluster_custom_object, group, version, plural,
+                                what=f"{plural}.{group}", **kwargs)
+    else:
+        response = cluster.call(api.list_namespaced_custom_object, group, version, namespace, plural,
+                                what=f"{plural}.{group} in {namespace}", **kwargs)
+    return list(_loads(response).get("items") or [])
+
+
+def _get_custom(cluster: KubeCluster, resource: tuple[str, str, str], namespace: str, name: str) -> Obj | None:
+    """The object, or None when it (or its whole API) is not there."""
+    group, version, plural = resource
+    api = cluster.custom()
+    try:
+        response = cluster.call(api.get_namespaced_custom_object, group, version, namespace, plural, name,
+                                what=f"{plural}.{group} {namespace}/{name}", _preload_content=False)
+    except ApiNotFoundError:
+        return None
+    return _loads(response)
+
+
+def _list_pods_document(cluster: KubeCluster, namespace: str | None, selector: str) -> Obj:
+    """The PodList (items and metadata.resourceVersion, to watch from)."""
+    core = cluster.core()
+    if namespace is None:
+        response = cluster.call(core.list_pod_for_all_namespaces, label_selector=selector, what="pods",
+                                _preload_content=False)
+    else:
+        response = cluster.call(core.list_namespaced_pod, namespace, label_selector=selector,
+                                what=f"pods in {namespace}", _preload_content=False)
+    return _loads(response)
+
+
+def list_pods(cluster: KubeCluster, namespace: str | None, selector: str) -> list[Obj]:
+    return list(_list_pods_document(cluster, namespace, selector).get("items") or [])
+
+
+def list_warning_events(cluster: KubeCluster, namespace: str) -> list[Obj]:
+    core = cluster.core()
+    response = cluster.call(core.list_namespaced_event, namespace, field_selector="type=Warning",
+                            what=f"events in {namespace}", _preload_content=False)
+    return list(_loads(response).get("items") or [])
+
+
+def list_jobs(cluster: KubeCluster, *, all_namespaces: bool = False, selector: str | None = None) -> list[
+        tuple[status.JobSummary, Obj]]:
+    """Every training job: (summary, the object that stands for it: TrainJob or JobSet)."""
+    namespace = None if all_namespaces else cluster.namespace
+    try:
+        jobsets = _list_custom(cluster, JOBSET, namespace, selector)
+    except ApiNotFoundError:
+        raise ClusterError("the cluster does not serve JobSets (jobsets.jobset.x-k8s.io)",
+                           hint="install JobSet: https://jobset.sigs.k8s.io/docs/installation/") from None
+    try:
+        trainjobs = _list_custom(cluster, TRAINJOB, namespace, selector)
+    except ApiNotFoundError:  # no Trainer CRDs: ktrain-made JobSets only
+        trainjobs = []
+    pairs = status.pair_jobs(trainjobs, jobsets)
+    if not pairs:
+        return []
+    pods = list_pods(cluster, namespace, c.JOBSET_NAME_LABEL)
+    by_job: dict[tuple[str, str], list[Obj]] = {}
+    for pod in pods:
+        meta = pod.get("metadata") or {}
+        key = (str(meta.get("namespace") or ""), str((meta.get("labels") or {}).get(c.JOBSET_NAME_LABEL)))
+        by_job.setdefault(key, []).append(pod)
+    out = []
+    for trainjob, jobset in pairs:
+        main = trainjob or jobset or {}
+        meta = main.get("metadata") or {}
+        job_pods = by_job.get((str(meta.get("namespace") or ""), str(meta.get("name") or "")), [])
+        out.append((status.summarize(trainjob, jobset, job_pods), main))
+    return out
+
+
+def find_job(cluster: KubeCluster, name: str, namespace: str | None = None) -> tuple[Obj | None, Obj | None]:
+    """(TrainJob, JobSet) named `name`; NotFoundError when neither exists.
+
+    A TrainJob's JobSet has the TrainJob's name."""
+    ns = namespace or cluster.namespace
+    trainjob = _get_custom(cluster, TRAINJOB, ns, name)
+    jobset = _get_custom(cluster, JOBSET, ns, name)
+    if trainjob is None and jobset is None:
+        raise NotFoundError(f'job "{name}" not found in namespace {ns} (no TrainJob or JobSet of that name)',
+                            hint="`ktrain job list` shows the jobs here; -n NAMESPACE or -A to look elsewhere")
+    return trainjob, jobset
+
+
+def job_pods(cluster: KubeCluster, name: str, namespace: str | None = None) -> list[Obj]:
+    return list_pods(cluster, namespace or cluster.namespace, f"{c.JOBSET_NAME_LABEL}={name}")
+
+
+@dataclass
+class JobDetails:
+    summary: status.JobSummary
+    trainjob: Obj | None
+    jobset: Obj | None
+    warnings: list[Obj] = field(default_factory=list)
+
+
+def get_job(cluster: KubeCluster, name: str, namespace: str | None = None, *, events: bool = True) -> JobDetails:
+    ns = namespace or cluster.namespace
+    trainjob, jobset = find_job(cluster, name, ns)
+    pods = job_pods(cluster, name, ns)
+    warnings = status.related_warnings(list_warning_events(cluster, ns), name) if events else []
+    return JobDetails(status.summarize(trainjob, jobset, pods), trainjob, jobset, warnings)
+
+
+def job_summary(cluster: KubeCluster, name: str, namespace: str | None = None) -> status.JobSummary:
+    trainjob, jobset = find_job(cluster, name, namespace)
+    return status.summarize(trainjob, jobset, job_pods(cluster, name, namespace))
+
+
+# --- waiting --------------------------------------------------------------------------------------
+
+
+def wait_for_job(cluster: KubeCluster, name: str, target: str, *, timeout: float | None,
+                 namespace: str | None = None,
+                 on_change: Callable[[status.JobSummary], None] | None = None) -> status.JobSummary:
+    """Wait until the job reaches `target` (complete | failed | running, see status.WAIT_TARGETS).
+
+    Returns the summary that satisfied it. Raises JobFailedError (exit 1) when the job ended in
+    another terminal state, WaitTimeoutError (exit 124) when `timeout` seconds pass first, and
+    NotFoundError when the job does not exist or is deleted while waiting.
+
+    Between two looks it watches what the target depends on (the job's pods for `running`, the
+    TrainJob/JobSet for the terminal states), so it wakes on a change instead of polling."""
+    if target not in status.WAIT_TARGETS:
+        raise UsageError(f"--for {target!r}: use one of " + ", ".join(status.WAIT_TARGETS))
+    ns = namespace or cluster.namespace
+    deadline = None if timeout is None else time.monotonic() + timeout
+    last_state = None
+    while True:
+        trainjob, jobset = find_job(cluster, name, ns)
+        pod_list = _list_pods_document(cluster, ns, f"{c.JOBSET_NAME_LABEL}={name}")
+        summary = status.summarize(trainjob, jobset, list(pod_list.get("items") or []))
+        if summary.state != last_state and on_change is not None:
+            on_change(summary)
+        last_state = summary.state
+        outcome = status.wait_outcome(summary, target)
+        if outcome:
+            return summary
+        if outcome is False:
+            why = ": ".join(p for p in (summary.reason, summary.message) if p)
+            raise JobFailedError(
+                f"job {name} is {summary.state}, it will not become {status.WAIT_TARGETS[target]}"
+                + (f" ({why})" if why else ""),
+                summary=summary,
+            )
+        remaining = WATCH_SECONDS if deadline is None else deadline - time.monotonic()
+        if remaining <= 0:
+            raise WaitTimeoutError(
+                f"timed out after {_seconds(timeout or 0)} waiting for job {name} to be "
+                f"{status.WAIT_TARGETS[target]} (it is {summary.state})",
+                summary=summary,
+            )
+        watched: tuple[tuple[str, str, str] | None, str, str, str | None]
+        if target == "running":
+            watched = (None, ns, str((pod_list.get("metadata") or {}).get("resourceVersion") or ""),
+                       f"{c.JOBSET_NAME_LABEL}={name}")
+        else:
+            main = trainjob or jobset or {}
+            resource = TRAINJOB if trainjob else JOBSET
+            watched = (resource, ns, str((main.get("metadata") or {}).get("resourceVersion") or ""), None)
+        await_change(cluster, *watched, name=name, seconds=min(remaining, WATCH_SECONDS))
+
+
+# Longest single watch while waiting: the job is re-read at least this often.
+WATCH_SECONDS = 60.0
+
+
+def await_change(cluster: KubeCluster, resource: tuple[str, str, str] | None, namespace: str,
+                 resource_version: str, selector: str | None, *, name: str, seconds: float) -> None:
+    """Block until something changes after `resource_version` (pods matching `selector` when
+    `resource` is None, else the custom object `name`), or `seconds` pass.
+
+    Any failure of the watch just ends the wait early: the caller reads the job again."""
+    if seconds < 1 or not resource_version:
+        time.sleep(max(0.0, min(seconds, POLL_INTERVAL)))
+        return
+    kwargs: dict[str, Any] = {
+        "watch": True, "resource_version": resource_version, "timeout_seconds": int(seconds),
+        "_preload_content": False,
+        "_request_timeout": (cluster.request_timeout, seconds + cluster.request_timeout),
+    }
+    started = time.monotonic()
+    try:
+        if resource is None:
+            response = cluster.call(cluster.core().list_namespaced_pod, namespace, label_selector=selector,
+                                    what="a watch on pods", stream=True, **kwargs)
+        else:
+            group, version, plural = resource
+            response = cluster.call(cluster.custom().list_namespaced_custom_object, group, version, namespace,
+                                    plural, field_selector=f"metadata.name={name}", what=f"a watch on {plural}",
+                                    stream=True, **kwargs)
+        try:
+            for _ in _iter_lines(response):
+                break  # one event (a change, or an ERROR such as 410 Gone) is reason to look again
+        finally:
+            response.close()
+            response.release_conn()
+    except Exception:  # noqa: BLE001 - the caller re-reads the job; real errors surface there
+        # Never spin: a failing watch waits like a poll would.
+        time.sleep(max(0.0, min(POLL_INTERVAL, seconds) - (time.monotonic() - started)))
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g}s"
+
+
+# --- logs -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LogSelection:
+    """Which pods: by default the trainer step's rank 0 (see `default_step`)."""
+
+    step: str | None = None  # replicated job: node, launcher, dataset-initializer, model-initializer
+    rank: int | None = None  # --node N
+    all_pods: bool = False
+    container: str | None = None
+
+
+@dataclass(frozen=True)
+class LogOptions:
+    follow: bool = False
+    tail: int | None = None
+    since_seconds: int | None = None
+    timestamps: bool = False
+    previous: bool = False
+
+
+def default_step(jobset: Obj | None, selection: LogSelection) -> str:
+    """`--step`, else `node` when a rank was asked for (`--node N` is a node rank), else the
+    trainer step: `node`, or `launcher` for MPI, where mpirun prints every rank's output."""
+    if selection.step:
+        return selection.step
+    if selection.rank is not None:
+        return c.NODE
+    return status.trainer_step(jobset)
+
+
+def select_pods(pods: list[Obj], selection: LogSelection, step: str) -> list[Obj]:
+    if selection.all_pods:
+        chosen = pods
+    else:
+        rank = selection.rank or 0
+        chosen = [p for p in pods if status.pod_step(p) == step and (status.pod_rank(p) or 0) == rank]
+    return sorted(chosen, key=lambda p: status.pod_order(status.summarize_pod(p)))
+
+
+def pick_container(pod: Obj, requested: str | None) -> str:
+    spec = pod.get("spec") or {}
+    names = [ct.get("name") for ct in spec.get("containers") or []]
+    init_names = [ct.get("name") for ct in spec.get("initContainers") or []]
+    pod_name = (pod.get("metadata") or {}).get("name")
+    if requested:
+        if requested not in names + init_names:
+            raise UsageError(f"pod {pod_name} has no container {requested!r} (containers: {', '.join(names)})")
+        return requested
+    annotated = ((pod.get("metadata") or {}).get("annotations") or {}).get(DEFAULT_CONTAINER_ANNOTATION)
+    if annotated in names:
+        return str(annotated)
+    step = status.pod_step(pod)
+    for preferred in (c.NODE, step):
+        if preferred in names:
+            return str(preferred)
+    if not names:
+        raise KtrainError(f"pod {pod_name} has no containers")
+    return str(names[0])
+
+
+def container_status(pod: Obj, container: str) -> Obj:
+    st = pod.get("status") or {}
+    for cs in list(st.get("containerStatuses") or []) + list(st.get("initContainerStatuses") or []):
+        if cs.get("name") == container:
+            found: Obj = cs
+            return found
+    return {}
+
+
+def has_started(pod: Obj, container: str) -> bool:
+    """Whether the container has output to read (it runs or has run)."""
+    cs = container_status(pod, container)
+    state = cs.get("state") or {}
+    return "running" in state or "terminated" in state or bool(cs.get("lastState", {}).get("terminated"))
+
+
+def describe_pod(pod: Obj) -> str:
+    s = status.summarize_pod(pod)
+    where = f"{s.step} rank {s.rank}" if s.rank is not None else s.step
+    text = f"pod {s.name} ({where}) is {s.phase}"
+    if s.reason:
+        text += f": {s.reason}"
+        if s.message:
+            text += f" - {s.message}"
+    return text
+
+
+class _LogLine:
+    """Splits `<RFC3339 timestamp> <text>` lines as the API server sends them with timestamps=true."""
+
+    __slots__ = ("stamp", "text")
+
+    def __init__(self, raw: str) -> None:
+        stamp, sep, text = raw.partition(" ")
+        if sep and stamp[:4].isdigit() and "T" in stamp:
+            self.stamp, self.text = stamp, text
+        else:
+            self.stamp, self.text = "", raw
+
+
+Emit = Callable[[status.PodSummary, str], None]
+Notice = Callable[[str], None]
+
+
+def _iter_lines(response: Any) -> Any:
+    pending = b""
+    for chunk in response.stream(4096, decode_content=False):
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            yield line.decode("utf-8", "replace")
+    if pending:
+        yield pending.decode("utf-8", "replace")
+
+
+def _read_log(cluster: KubeCluster, pod: Obj, container: str, *, follow: bool, options: LogOptions,
+              first: bool) -> Any:
+    meta = pod.get("metadata") or {}
+    kwargs: dict[str, Any] = {"container": container, "timestamps": True, "_preload_content": False}
+    if follow:
+        kwargs["follow"] = True
+    if options.previous:
+        kwargs["previous"] = True
+    if first and options.tail is not None:
+        kwargs["tail_lines"] = options.tail
+    if first and options.since_seconds is not None:
+        kwargs["since_seconds"] = options.since_seconds
+    core = cluster.core()
+    try:
+        return cluster.call(core.read_namespaced_pod_log, meta.get("name"), meta.get("namespace") or cluster.namespace,
+                            what=f"logs of pod {meta.get('name')}", stream=follow, **kwargs)
+    except ApiError as exc:
+        if exc.status == 400:  # "waiting to start", "previous terminated container ... not found"
+            hint = None
+            if options.previous:
+                hint = "--previous shows a restarted container's earlier run; this one has not restarted"
+            raise KtrainError(f"{describe_pod(pod)}; the server says: {exc.message}", hint=hint) from None
+        raise
+
+
+def _emit_lines(emit: Emit, pod: Obj, response: Any, timestamps: bool) -> None:
+    summary = status.summarize_pod(pod)
+    try:
+        for raw in _iter_lines(response):
+            line = _LogLine(raw)
+            emit(summary, raw if timestamps else line.text)
+    finally:
+        response.release_conn()
+
+
+def stream_logs(cluster: KubeCluster, name: str, selection: LogSelection, options: LogOptions, *,
+                emit: Emit, notice: Notice, namespace: str | None = None, poll: float | None = None) -> None:
+    """Write the job's logs through `emit(pod, line)`; diagnostics through `notice(text)`.
+
+    Without follow: the selected pods' logs so far; a pod that has not started is an error
+    (single pod) or a notice (--all). With follow: every selected pod, including pods created or
+    restarted later, until the job reaches Complete/Failed (or is deleted)."""
+    ns = namespace or cluster.namespace
+    trainjob, jobset = find_job(cluster, name, ns)
+    step = default_step(jobset, selection)
+    if options.follow and not options.previous:
+        _Follower(cluster, name, ns, selection, options, step, emit, notice,
+                  POLL_INTERVAL if poll is None else poll).run()
+        return
+    pods = job_pods(cluster, name, ns)
+    chosen = select_pods(pods, selection, step)
+    if not chosen:
+        raise _no_pod_error(name, pods, selection, step, status.summarize(trainjob, jobset, pods).state)
+    if not selection.all_pods:
+        chosen = chosen[-1:]  # after a JobSet restart, the newest pod of that rank
+    for pod in chosen:
+        container = pick_container(pod, selection.container)
+        if not options.previous and not has_started(pod, container):
+            if selection.all_pods:
+                notice(describe_pod(pod) + " (no logs yet)")
+                continue
+            raise KtrainError(describe_pod(pod) + "; it has no logs yet",
+                              hint=f"`ktrain job logs {name} -f` waits for it to start; "
+                                   f"`ktrain job get {name}` shows why it waits")
+        response = _read_log(cluster, pod, container, follow=False, options=options, first=True)
+        _emit_lines(emit, pod, response, options.timestamps)
+
+
+def _no_pod_error(name: str, pods: list[Obj], selection: LogSelection, step: str, state: str) -> KtrainError:
+    if not pods:
+        return KtrainError(f"job {name} has no pods yet (state {state})",
+                           hint=f"`ktrain job get {name}` shows why; -f waits for them")
+    have = sorted({f"{status.pod_step(p)} {status.pod_rank(p)}" for p in pods})
+    return NotFoundError(f"job {name} has no pod for step {step} rank {selection.rank or 0} "
+                         f"(pods: {', '.join(have)})", hint="pick one with --step and --node")
+
+
+class _Follower:
+    """Follow the selected pods as they come and go, until the job ends.
+
+    One supervising loop reads the job and its pods every `poll` seconds and publishes that
+    snapshot; one thread per selected pod streams its log and consults the snapshots to see
+    the container start, restart or end. Requests stay at three per poll, however many pods."""
+
+    def __init__(self, cluster: KubeCluster, name: str, namespace: str, selection: LogSelection,
+                 options: LogOptions, step: str, emit: Emit, notice: Notice, poll: float) -> None:
+        self.cluster, self.name, self.namespace = cluster, name, namespace
+        self.selection, self.options, self.step, self.poll = selection, options, step, poll
+        self.lock = threading.Lock()
+        self._emit, self._notice = emit, notice
+        self.stop = threading.Event()
+        self.errors: list[BaseException] = []
+        self.responses: set[Any] = set()
+        self.threads: dict[str, threading.Thread] = {}
+        self.changed = threading.Condition()
+        self.generation = 0
+        self.pods_now: dict[str, Obj] = {}
+        self.final = False  # the last snapshot: the job has ended
+
+    def emit(self, pod: status.PodSummary, line: str) -> None:
+        with self.lock:
+            self._emit(pod, line)
+
+    def notice(self, text: str) -> None:
+        with self.lock:
+            self._notice(text)
+
+    def run(self) -> None:
+        announced_empty = False
+        try:
+            while not self.errors:
+                try:
+                    trainjob, jobset = find_job(self.cluster, self.name, self.namespace)
+                except NotFoundError:
+                    self.notice(f"job {self.name} was deleted")
+                    return
+                pods = job_pods(self.cluster, self.name, self.namespace)
+                summary = status.summarize(trainjob, jobset, pods)
+                if jobset is not None:  # a TrainJob's JobSet may appear later: it decides the step
+                    self.step = default_step(jobset, self.selection)
+                chosen = select_pods(pods, self.selection, self.step)
+                self._publish(pods, final=summary.terminal)
+                if not chosen and not self.threads and not announced_empty and not summary.terminal:
+                    self.notice(f"waiting for the pods of job {self.name} (state {summary.state})")
+                    announced_empty = True
+                for pod in chosen:
+                    pod_name = str((pod.get("metadata") or {}).get("name"))
+                    if pod_name not in self.threads:
+                        container = pick_container(pod, self.selection.container)
+                        thread = threading.Thread(target=self._guard, args=(pod_name, container), daemon=True,
+                                                  name=f"ktrain-logs-{pod_name}")
+                        self.threads[pod_name] = thread
+                        thread.start()
+                if summary.terminal:
+                    self._drain()
+                    if not chosen:
+                        self.notice(f"job {self.name} is {summary.state}")
+                    return
+                self.stop.wait(self.poll)
+        finally:
+            self.stop.set()
+            with self.changed:
+                self.changed.notify_all()
+            for response in list(self.responses):
+                with contextlib.suppress(Exception):  # closing on the way out; nothing to report
+                    response.close()
+        if self.errors:
+            raise self.errors[0]
+
+    def _publish(self, pods: list[Obj], *, final: bool) -> None:
+        with self.changed:
+            self.pods_now = {str((p.get("metadata") or {}).get("name")): p for p in pods}
+            self.final = final
+            self.generation += 1
+            self.changed.notify_all()
+
+    def _snapshot(self, pod_name: str, seen: int) -> tuple[Obj | None, int, bool]:
+        """The pod as of the first snapshot newer than `seen` (None once it is gone)."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.generation > seen or self.stop.is_set())
+            return self.pods_now.get(pod_name), self.generation, self.final
+
+    def _drain(self) -> None:
+        """The job ended: let streams deliver their last lines, then stop the rest."""
+        deadline = time.monotonic() + max(5 * self.poll, 2.0)
+        for thread in self.threads.values():
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+    def _guard(self, pod_name: str, container: str) -> None:
+        try:
+            self._follow_pod(pod_name, container)
+        except BaseException as exc:  # noqa: BLE001 - handed to the supervising thread
+            if not self.stop.is_set():
+                self.errors.append(exc)
+
+    def _follow_pod(self, pod_name: str, container: str) -> None:
+        announced = False
+        first = True
+        streamed: int | None = None  # restartCount of a container streamed after it terminated
+        cursor, cursor_restarts = _Cursor(), None
+        generation = 0
+        while not self.stop.is_set():
+            pod, generation, final = self._snapshot(pod_name, generation)
+            if pod is None or self.stop.is_set():
+                return
+            cs = container_status(pod, container)
+            state = cs.get("state") or {}
+            restarts = int(cs.get("restartCount") or 0)
+            phase = (pod.get("status") or {}).get("phase")
+            if phase in ("Succeeded", "Failed") and (streamed == restarts or not has_started(pod, container)):
+                return
+            if "running" in state or ("terminated" in state and streamed != restarts):
+                if cursor_restarts is not None and restarts != cursor_restarts:
+                    self.notice(f"pod {pod_name}: container {container} restarted (restarts: {restarts})")
+                    cursor = _Cursor()
+                cursor_restarts = restarts
+                self._stream(pod, container, cursor, first)
+                first = False
+                if "terminated" in state:
+                    streamed = restarts
+                if final:
+                    return
+                continue
+            if final:
+                return
+            if not announced and not has_started(pod, container):
+                self.notice(describe_pod(pod) + "; waiting for it to start")
+                announced = True
+
+    def _stream(self, pod: Obj, container: str, cursor: _Cursor, first: bool) -> None:
+        response = _read_log(self.cluster, pod, container, follow=True, options=self.options, first=first)
+        self.responses.add(response)
+        summary = status.summarize_pod(pod)
+        try:
+            for raw in _iter_lines(response):
+                line = _LogLine(raw)
+                if cursor.fresh(line.stamp):
+                    self.emit(summary, raw if self.options.timestamps else line.text)
+        except Exception:  # noqa: BLE001 - a dropped stream is resumed by the caller unless stopping
+            if self.stop.is_set():
+                return
+        finally:
+            self.responses.discard(response)
+            response.release_conn()
+            cursor.reconnected()
+
+
+class _Cursor:
+    """How far a container's log was printed, so a resumed stream skips what was shown.
+
+    Lines carry the server's timestamps; several lines may share one."""
+
+    def __init__(self) -> None:
+        self.stamp = ""
+        self.count = 0  # lines printed with `stamp`
+        self.skip = 0  # lines with `stamp` still to skip after reconnecting
+
+    def fresh(self, stamp: str) -> bool:
+        if not stamp:
+            return True
+        if stamp < self.stamp:
+            return False
+        if stamp == self.stamp and self.skip > 0:
+            self.skip -= 1
+            return False
+        if stamp == self.stamp:
+            self.count += 1
+        else:
+            self.stamp, self.count = stamp, 1
+        return True
+
+    def reconnected(self) -> None:
+        self.skip = self.count
