@@ -17,7 +17,7 @@ from ktrain.cluster import client as k
 from ktrain.cluster.kube import KubeCluster
 from ktrain.engine.plugins.flux import CURVE_SUFFIX, ENTRYPOINT_SUFFIX
 from ktrain.engine.plugins.mpi import HOSTFILE_SUFFIX, SSH_AUTH_SECRET_SUFFIX
-from ktrain.errors import ClusterError, ConflictError, ExitCode, KtrainError, NotFoundError
+from ktrain.errors import ClusterError, ConflictError, KtrainError, WaitTimeoutError
 
 Obj = dict[str, Any]
 
@@ -52,14 +52,6 @@ COMPANION_SUFFIXES: tuple[tuple[k.Resource, str], ...] = (
 
 class MissingApiError(ClusterError):
     """A CRD the job needs is not served by the cluster."""
-
-
-class JobFailedError(KtrainError):
-    exit_code = ExitCode.ERROR
-
-
-class WaitTimeoutError(ClusterError):
-    pass
 
 
 @dataclass
@@ -297,40 +289,4 @@ def wait_deleted(cluster: KubeCluster, gone: list[Written], *, timeout: float | 
                 "timed out waiting for the deletion of " + ", ".join(w.ref for w in pending),
                 hint="a finalizer may hold them (foreground deletion needs the garbage collector)",
             )
-        sleep(interval)
-
-
-# --- wait for the end of a job -------------------------------------------------------------------
-
-
-def terminal_state(obj: Obj) -> str | None:
-    """"Complete" / "Failed" from a JobSet's or TrainJob's conditions, else None."""
-    for cond in (obj.get("status") or {}).get("conditions") or []:
-        if cond.get("status") != "True":
-            continue
-        if cond.get("type") in ("Completed", "Complete"):
-            return "Complete"
-        if cond.get("type") == "Failed":
-            reason = cond.get("reason") or ""
-            message = cond.get("message") or ""
-            return "Failed" + (f": {reason}" if reason else "") + (f" ({message})" if message else "")
-    return None
-
-
-def wait_for_end(cluster: KubeCluster, resource: k.Resource, name: str, namespace: str, *,
-                 timeout: float | None, interval: float = 1.0,
-                 sleep: Callable[[float], None] = time.sleep) -> str:
-    """Poll until the job completes (returns "Complete") or fails (raises JobFailedError)."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while True:
-        obj = k.get(cluster, resource, name, namespace)
-        if obj is None:
-            raise NotFoundError(f"{resource.kind} {namespace}/{name} disappeared while waiting for it")
-        state = terminal_state(obj)
-        if state == "Complete":
-            return state
-        if state is not None:
-            raise JobFailedError(f"job {name} {state}", hint=f"see `ktrain job get {name} -n {namespace}`")
-        if deadline is not None and time.monotonic() >= deadline:
-            raise WaitTimeoutError(f"job {name} did not finish within {timeout:g}s")
         sleep(interval)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -31,3 +32,23 @@ def warn(message: str) -> None:
 
 
 OUTPUT_FORMATS = ("yaml", "json", "name")
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def parse_duration(text: str, flag: str) -> float:
+    """Seconds from `90`, `30s`, `10m`, `1h30m` (Go duration units, as kubectl takes them)."""
+    value = text.strip()
+    if re.fullmatch(r"\d+(\.\d+)?", value):
+        return float(value)
+    parts = _DURATION.findall(value)
+    if not parts or "".join(n + u for n, u in parts) != value:
+        raise UsageError(f"{flag} expects a duration such as 30s, 10m or 1h30m, got {text!r}")
+    return sum(float(n) * _UNITS[u] for n, u in parts)
+
+
+def parse_timeout(text: str | None, flag: str = "--timeout") -> float | None:
+    """A --timeout value in seconds; absent or 0 means no limit."""
+    return (parse_duration(text, flag) or None) if text is not None else None

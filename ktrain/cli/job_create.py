@@ -7,28 +7,13 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ktrain.cli.common import warn
+from ktrain.cli.common import parse_timeout, warn
 from ktrain.cli.options import JobInput, RequestTimeoutOpt, job_input_options
 from ktrain.errors import UsageError
 
 DRY_RUN_VALUES = ("none", "client", "server")
 TARGETS = ("jobset", "trainjob")
 CREATE_OUTPUTS = ("name", "yaml", "json")
-
-
-def parse_duration(text: str | None, flag: str) -> float | None:
-    """`90`, `90s`, `10m`, `1h` -> seconds; None or `0` -> no limit."""
-    if text is None:
-        return None
-    units = {"s": 1, "m": 60, "h": 3600}
-    value = text.strip()
-    try:
-        seconds = float(value[:-1]) * units[value[-1]] if value and value[-1] in units else float(value)
-    except ValueError:
-        raise UsageError(f"{flag} expects a duration such as 90s, 10m or 1h, got {text!r}") from None
-    if seconds < 0:
-        raise UsageError(f"{flag} must not be negative")
-    return seconds or None
 
 
 def _mask_secrets(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -78,10 +63,7 @@ def create_command(
         raise UsageError(f"unknown output format {output!r}: use name, yaml or json")
     if show_render and target != "trainjob":
         raise UsageError("--show-render only applies to --target trainjob (the jobset target submits the render)")
-    if follow:
-        raise UsageError("--follow is not available yet: run `ktrain job logs NAME -f` after creating",
-                         hint="or use --wait to block until the job ends")
-    wait_timeout = parse_duration(timeout, "--timeout")
+    wait_timeout = parse_timeout(timeout)
     if dry_run == "client":
         _dry_run_client(job_input, output or "yaml", target)
         return
@@ -125,14 +107,25 @@ def create_command(
     else:
         suffix = " (server dry run)" if dry_run == "server" else ""
         sys.stdout.write("".join(f"{w.ref} created{suffix}\n" for w in result.written))
-    if wait and dry_run == "none":
-        from ktrain.cluster import client as k
-        from ktrain.submit import wait_for_end
+    if dry_run == "none" and (follow or wait):
+        _follow_and_wait(cluster, job.name, job.namespace, follow=follow, wait=wait, timeout=wait_timeout)
 
-        resource = k.TRAINJOB if target == TARGET_TRAINJOB else k.JOBSET
-        sys.stderr.write(f"waiting for job {job.name} to finish...\n")
-        state = wait_for_end(cluster, resource, job.name, job.namespace, timeout=wait_timeout)
-        sys.stderr.write(f"job {job.name} {state}\n")
+
+def _follow_and_wait(cluster: Any, name: str, namespace: str, *, follow: bool, wait: bool,
+                     timeout: float | None) -> None:
+    """`job logs NAME -f` (ends when the job ends), then `job wait NAME --for complete`."""
+    from ktrain.cluster.observe import LogOptions, LogSelection, stream_logs, wait_for_job
+
+    if follow:
+        from ktrain.cli.job_observe import LogPrinter
+
+        printer = LogPrinter(prefixed=False)
+        stream_logs(cluster, name, LogSelection(), LogOptions(follow=True), emit=printer.emit,
+                    notice=printer.notice, namespace=namespace)
+    if wait:
+        sys.stderr.write(f"waiting for job {name} to complete...\n")
+        summary = wait_for_job(cluster, name, "complete", timeout=timeout, namespace=namespace)
+        sys.stderr.write(f"job {name} {summary.state}\n")
 
 
 def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:

@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ktrain.cli.common import parse_timeout
 from ktrain.cli.options import ContextOpt, KubeconfigOpt, NamespaceOpt, RequestTimeoutOpt
 from ktrain.errors import NotFoundError, UsageError
 
@@ -42,8 +43,6 @@ def delete_command(
     request_timeout: RequestTimeoutOpt = 30.0,
 ) -> None:
     """Delete jobs: the JobSet (or TrainJob) and its PodGroup, MPI, snapshot and Flux objects."""
-    from ktrain.cli.job_create import parse_duration
-
     propagation = CASCADES.get(cascade)
     if propagation is None:
         raise UsageError(f"--cascade must be background, foreground or orphan, got {cascade!r}")
@@ -54,7 +53,7 @@ def delete_command(
         raise UsageError("name the jobs to delete, or pass -l SELECTOR or --all")
     if chosen > 1:
         raise UsageError("give job names, -l SELECTOR or --all, not several of them")
-    wait_timeout = parse_duration(timeout, "--timeout")
+    wait_timeout = parse_timeout(timeout)
 
     from ktrain.cli.options import connection
     from ktrain.cluster.kube import connect

@@ -8,33 +8,18 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 import sys
 from typing import Annotated, Any, Optional
 
 import typer
 
+from ktrain.cli.common import parse_duration
 from ktrain.cli.options import ContextOpt, KubeconfigOpt, NamespaceOpt, RequestTimeoutOpt, connection
 from ktrain.errors import UsageError
 
 LIST_FORMATS = ("table", "wide", "yaml", "json", "name")
 GET_FORMATS = ("text", "yaml", "json")
 STEPS = ("dataset-initializer", "model-initializer", "launcher", "node")
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
-_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-
-
-def parse_duration(text: str, flag: str) -> float:
-    """Seconds from `90`, `30s`, `10m`, `1h30m` (Go duration units, as kubectl takes them)."""
-    value = text.strip()
-    if re.fullmatch(r"\d+(\.\d+)?", value):
-        return float(value)
-    parts = _DURATION.findall(value)
-    if not parts or "".join(n + u for n, u in parts) != value:
-        raise UsageError(f"{flag} expects a duration such as 30s, 10m or 1h30m, got {text!r}")
-    return sum(float(n) * _UNITS[u] for n, u in parts)
-
-
 def _cluster(kubeconfig: str | None, context: str | None, namespace: str | None, request_timeout: float) -> Any:
     from ktrain.cluster.kube import connect
 
@@ -251,7 +236,7 @@ def get_command(
 _COLOURS = ("36", "33", "32", "35", "34", "31", "96", "93", "92", "95")
 
 
-class _Printer:
+class LogPrinter:
     """Writes log lines; with --all, prefixed `[step-rank]` and coloured per pod on a terminal."""
 
     def __init__(self, prefixed: bool) -> None:
@@ -312,7 +297,7 @@ def logs_command(
         since_seconds = max(1, int(parse_duration(since, "--since") + 0.999))
     from ktrain.cluster.observe import LogOptions, LogSelection, stream_logs
 
-    printer = _Printer(prefixed=all_pods)
+    printer = LogPrinter(prefixed=all_pods)
     stream_logs(
         _cluster(kubeconfig, context, namespace, request_timeout), name,
         LogSelection(step=step, rank=node, all_pods=all_pods, container=container),

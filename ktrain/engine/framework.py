@@ -22,7 +22,7 @@ from ktrain.api.runtime import TrainingRuntime
 from ktrain.api.trainjob import TrainJob
 from ktrain.engine import validation
 from ktrain.engine.context import RenderContext
-from ktrain.engine.info import RuntimeInfo, build_runtime_info
+from ktrain.engine.info import build_runtime_info
 from ktrain.engine.plugins import GANG_PLUGINS, JOBSET, ML_PLUGINS, PLAINML, Plugin
 from ktrain.engine.plugins.jobset import jobset_name_errors
 from ktrain.errors import FieldError, ValidationFailedError

@@ -235,14 +235,35 @@ def test_wait_returns_when_the_jobset_completes_and_fails_when_it_fails(cli, kub
     t.start()
     r = create(cli, kube, "--runtime", "torch-distributed", "--name", "w2", "--wait", "--timeout", "20s")
     t.join()
-    assert r.exit_code == 1 and "job w2 Failed: X (done)" in r.stderr
+    assert r.exit_code == 1 and "job w2 is Failed" in r.stderr and "X: done" in r.stderr
 
 
-def test_follow_is_a_clear_usage_error_for_now(cli, kube) -> None:
-    r = create(cli, kube, "--runtime", "torch-distributed", "--follow")
-    assert r.exit_code == 2 and "--follow is not available yet" in r.stderr
-    assert stored(kube.srv) == {}
+def test_follow_streams_the_trainer_logs_until_the_job_ends(cli, kube) -> None:
+    from ktrain import constants as c
 
+    def run_job() -> None:  # the JobSet and Job controllers, then the kubelet, as seen from the API
+        for _ in range(500):
+            jobset = kube.srv.get_object("jobsets", "f1", NS)
+            if jobset is not None and jobset["spec"]["suspend"] is False:
+                break
+            threading.Event().wait(0.02)
+        kube.srv.add_pod("f1-node-0-0-abcde", NS, containers=["node"], owner=jobset,
+                         labels={c.JOBSET_NAME_LABEL: "f1", c.JOBSET_RJOB_NAME_LABEL: "node",
+                                 c.JOBSET_JOB_INDEX_LABEL: "0"},
+                         annotations={c.JOB_COMPLETION_INDEX_ANNOTATION: "0"})
+        kube.srv.append_log("f1-node-0-0-abcde", "epoch 1 loss 0.5\n", namespace=NS)
+        threading.Event().wait(0.5)
+        kube.srv.set_status("jobsets", "f1", {"conditions": [{
+            "type": "Completed", "status": "True", "reason": "AllJobsCompleted", "message": "done",
+            "lastTransitionTime": "2026-01-01T00:00:00Z"}]}, NS)
+
+    t = threading.Thread(target=run_job)
+    t.start()
+    r = create(cli, kube, "--runtime", "torch-distributed", "--name", "f1", "--follow", "--wait", "--timeout", "30s")
+    t.join()
+    assert r.exit_code == 0, r.stderr
+    assert "epoch 1 loss 0.5" in r.stdout
+    assert "job f1 Complete" in r.stderr
 
 def test_namespace_flag_must_match_the_file(cli, kube, tmp_path: Path) -> None:
     job = tmp_path / "job.yaml"

@@ -565,7 +565,7 @@ def test_all_prefixes_are_coloured_per_pod_on_a_terminal_only(monkeypatch: pytes
 @pytest.mark.parametrize(("text", "seconds"), [("90", 90), ("30s", 30), ("10m", 600), ("1h30m", 5400),
                                                  ("500ms", 0.5), ("2d", 172800)])
 def test_durations_read_like_kubectl(text: str, seconds: float) -> None:
-    from ktrain.cli.job_observe import parse_duration
+    from ktrain.cli.common import parse_duration
 
     assert parse_duration(text, "--timeout") == seconds
 

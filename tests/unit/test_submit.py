@@ -4,33 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from ktrain.cli.job_create import parse_duration
+from ktrain.cli.common import parse_timeout
 from ktrain.errors import UsageError
-from ktrain.submit import owned_by_job, terminal_state
+from ktrain.submit import owned_by_job
 
 
 @pytest.mark.parametrize("text, seconds", [("90", 90.0), ("90s", 90.0), ("10m", 600.0), ("1h", 3600.0),
                                            ("1.5m", 90.0), (None, None), ("0", None)])
 def test_durations_read_like_kubectl_timeouts(text, seconds) -> None:
-    assert parse_duration(text, "--timeout") == seconds
+    assert parse_timeout(text, "--timeout") == seconds
 
 
 @pytest.mark.parametrize("text", ["soon", "10x", "-5s", ""])
 def test_bad_durations_are_usage_errors(text) -> None:
     with pytest.raises(UsageError, match="--timeout"):
-        parse_duration(text, "--timeout")
-
-
-def test_terminal_state_reads_jobset_and_trainjob_conditions() -> None:
-    def obj(*conds):  # type: ignore[no-untyped-def]
-        return {"status": {"conditions": [dict(zip(("type", "status", "reason"), c)) for c in conds]}}
-
-    assert terminal_state({}) is None
-    assert terminal_state(obj(("Suspended", "True", "Suspended"))) is None
-    assert terminal_state(obj(("Completed", "False", ""))) is None
-    assert terminal_state(obj(("Completed", "True", "AllJobsCompleted"))) == "Complete"  # JobSet
-    assert terminal_state(obj(("Complete", "True", "x"))) == "Complete"  # TrainJob
-    assert terminal_state(obj(("Failed", "True", "FailedJobs"))) == "Failed: FailedJobs"
+        parse_timeout(text, "--timeout")
 
 
 def test_ownership_is_by_a_jobset_or_trainjob_of_that_name() -> None:
