@@ -124,6 +124,7 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
                                      "Invalid value: \"\": spec.runtimePatches[%d].manager in body should be at "
                                      "least 1 chars long" % i))
         errors += _max_length(f"spec.runtimePatches[{i}].manager", patch.manager, 253)
+    errors += validate_runtime_patch_fields(job)
     errors += _minimum("spec.activeDeadlineSeconds", spec.active_deadline_seconds, 1)
     if spec.managed_by not in c.MANAGED_BY_VALUES:
         errors.append(invalid("spec.managedBy", spec.managed_by,
@@ -272,6 +273,64 @@ def _container_names(rjob: Obj) -> set[str]:
             if isinstance(ct, dict) and isinstance(ct.get("name"), str):
                 names.add(ct["name"])
     return names
+
+
+# The fields the TrainJob CRD schema declares under runtimePatches[].trainingRuntimeSpec.template.spec
+# (trainjob_types.go `JobSetSpecPatch` and below; embedded ObjectMeta is trimmed by controller-gen to
+# these five). Anything else is an unknown field that kubectl's strict field validation rejects.
+_PATCH_FIELDS: dict[str, tuple[frozenset[str], dict[str, str]]] = {
+    "JobSetSpecPatch": (frozenset({"replicatedJobs"}), {"replicatedJobs": "ReplicatedJobPatch"}),
+    "ReplicatedJobPatch": (frozenset({"name", "template"}), {"template": "JobTemplatePatch"}),
+    "JobTemplatePatch": (frozenset({"metadata", "spec"}), {"metadata": "ObjectMeta", "spec": "JobSpecPatch"}),
+    "JobSpecPatch": (frozenset({"template"}), {"template": "PodTemplatePatch"}),
+    "PodTemplatePatch": (frozenset({"metadata", "spec"}), {"metadata": "ObjectMeta", "spec": "PodSpecPatch"}),
+    "ObjectMeta": (frozenset({"labels", "annotations", "name", "namespace", "finalizers"}), {}),
+    "PodSpecPatch": (
+        frozenset({"serviceAccountName", "volumes", "initContainers", "containers", "imagePullSecrets",
+                   "securityContext", "nodeSelector", "affinity", "tolerations", "schedulingGates",
+                   "terminationGracePeriodSeconds"}),
+        {"initContainers": "ContainerPatch", "containers": "ContainerPatch", "imagePullSecrets": "Name",
+         "schedulingGates": "Name", "tolerations": "Toleration"},
+    ),
+    "ContainerPatch": (frozenset({"name", "env", "volumeMounts", "securityContext"}),
+                       {"env": "EnvVar", "volumeMounts": "VolumeMount"}),
+    "EnvVar": (frozenset({"name", "value", "valueFrom"}), {}),
+    "VolumeMount": (frozenset({"name", "readOnly", "recursiveReadOnly", "mountPath", "subPath",
+                               "mountPropagation", "subPathExpr"}), {}),
+    "Toleration": (frozenset({"key", "operator", "value", "effect", "tolerationSeconds"}), {}),
+    "Name": (frozenset({"name"}), {}),
+}
+
+
+def _unknown_patch_fields(path: str, value: Any, struct: str) -> list[FieldError]:
+    if isinstance(value, list):
+        return [e for i, item in enumerate(value) for e in _unknown_patch_fields(f"{path}[{i}]", item, struct)]
+    if not isinstance(value, dict):
+        return []
+    allowed, nested = _PATCH_FIELDS[struct]
+    errors = []
+    for key, item in value.items():
+        child = f"{path}.{key}"
+        if key not in allowed:
+            errors.append(FieldError(child, f'unknown field "{child}"', kind="FieldValueUnknown"))
+        elif key in nested:
+            errors += _unknown_patch_fields(child, item, nested[key])
+    return errors
+
+
+def validate_runtime_patch_fields(job: TrainJob) -> list[FieldError]:
+    """Unknown fields inside runtimePatches (the API server's strict decoding error)."""
+    errors: list[FieldError] = []
+    for i, patch in enumerate(job.spec.runtime_patches or []):
+        tmpl = patch.training_runtime_spec.template if patch.training_runtime_spec else None
+        if tmpl is None:
+            continue
+        base = f"spec.runtimePatches[{i}].trainingRuntimeSpec.template"
+        if tmpl.metadata is not None:
+            errors += _unknown_patch_fields(f"{base}.metadata", tmpl.metadata, "ObjectMeta")
+        if tmpl.spec is not None:
+            errors += _unknown_patch_fields(f"{base}.spec", tmpl.spec, "JobSetSpecPatch")
+    return errors
 
 
 def validate_domain_prefixed_path(path: str, value: str) -> list[FieldError]:
