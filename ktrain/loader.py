@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -257,13 +258,14 @@ def parse_model(doc: Document, model: type[M], *, what: str) -> M:
         raise doc.error(text, first_loc, hint=first_hint, key=unknown_field) from None
 
 
-def locate_field_errors(exc: ValidationFailedError, doc: Document, prefix: Path = ()) -> None:
-    """Attach file:line:col to each FieldError whose path exists in `doc`."""
+def locate_field_errors(exc: ValidationFailedError, doc: Document, prefix: Path = (),
+                        only: Callable[[FieldError], bool] | None = None) -> None:
+    """Attach file:line:col to each FieldError (those `only` accepts) whose path exists in `doc`."""
     from ktrain.errors import Located
 
     for i, err in enumerate(exc.errors):
         path = parse_field_path(err.path)
-        if not path:
+        if not path or (only is not None and not only(err)):
             continue
         line, col = doc.locate((*prefix, *path))
         if line is not None:

@@ -18,8 +18,8 @@ from ktrain import constants as c
 from ktrain.api.runtime import TrainingRuntime
 from ktrain.api.trainjob import TrainJob
 from ktrain.engine import RenderContext, RenderResult, render
-from ktrain.engine.validation import validate_runtime_ref
-from ktrain.errors import InputError, UsageError, ValidationFailedError
+from ktrain.engine.validation import runtime_not_found, validate_runtime_ref
+from ktrain.errors import InputError, RuntimeNotFoundError, UsageError, ValidationFailedError
 from ktrain.loader import Document, load_documents, locate_field_errors, parse_model
 from ktrain.registry import RuntimeEntry, RuntimeRegistry
 
@@ -242,7 +242,14 @@ def resolve_runtime(registry: RuntimeRegistry, data: Obj, override: str | None) 
         # the way the webhook does (V2/V3) rather than as a lookup failure.
         entry = registry.find(str(name))
     if entry is None:
-        return registry.get(str(name), kind)
+        try:
+            return registry.get(str(name), kind)
+        except RuntimeNotFoundError as exc:
+            if kind in c.RUNTIME_KINDS:
+                # The job file names the runtime: say it as the TrainJob webhook does (V2/V3).
+                exc.message = f"{exc.message}\n{runtime_not_found(kind, str(name))}"
+                exc.args = (exc.message,)
+            raise
     return entry
 
 
@@ -270,6 +277,11 @@ def build_job(request: RenderRequest, registry: RuntimeRegistry) -> tuple[TrainJ
     else:
         job = parse_model(Document(data=data, file="<flags>"), TrainJob, what="TrainJob")
     return job, entry, doc
+
+
+def _is_runtime_path(path: str) -> bool:
+    # A TrainJob has no spec.template/mlPolicy/podGroupPolicy: such paths are the runtime's.
+    return path.startswith(("spec.template", "spec.mlPolicy", "spec.podGroupPolicy"))
 
 
 def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderOutcome:
@@ -305,8 +317,11 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
     try:
         result = render(job, entry.runtime, ctx)
     except ValidationFailedError as exc:
+        # Runtime schema errors point into the runtime's file, everything else into the job's.
         if doc is not None:
-            locate_field_errors(exc, doc)
+            locate_field_errors(exc, doc, only=lambda e: not _is_runtime_path(e.path))
+        if entry.document is not None:
+            locate_field_errors(exc, entry.document, only=lambda e: _is_runtime_path(e.path))
         raise
     secret_printed = any(
         o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects

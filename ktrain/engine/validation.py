@@ -219,11 +219,13 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
     if restart is not None and restart not in ("Recreate", "BlockingRecreate", "InPlaceRestart"):
         errors.append(_supported("spec.template.spec.failurePolicy.restartStrategy", restart,
                                  ("Recreate", "BlockingRecreate", "InPlaceRestart")))
+    errors += _unknown_fields("spec.template.spec", template, _JOBSET_SPEC_FIELDS)
     for i, rjob in enumerate(rjobs):
         if not isinstance(rjob, dict):
             errors.append(FieldError(f"spec.template.spec.replicatedJobs[{i}]", "Invalid value: must be an object"))
             continue
         base = f"spec.template.spec.replicatedJobs[{i}]"
+        errors += _unknown_fields(base, rjob, _REPLICATED_JOB_FIELDS)
         if not rjob.get("name"):
             errors.append(FieldError(f"{base}.name", "Required value", kind="Required"))
         depends = rjob.get("dependsOn") or []
@@ -233,6 +235,19 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
             if status not in ("Ready", "Complete"):
                 errors.append(_supported(f"{base}.dependsOn[{j}].status", str(status), ("Ready", "Complete")))
     return errors
+
+
+# JobSet v1alpha2 (v0.12.0) JobSetSpec and ReplicatedJob fields, as the runtime CRD declares them.
+_JOBSET_SPEC_FIELDS = frozenset({"coordinator", "failurePolicy", "managedBy", "network", "replicatedJobs",
+                                 "startupPolicy", "successPolicy", "suspend", "ttlSecondsAfterFinished",
+                                 "volumeClaimPolicies"})
+_REPLICATED_JOB_FIELDS = frozenset({"dependsOn", "groupName", "name", "replicas", "template"})
+
+
+def _unknown_fields(path: str, value: Obj, known: frozenset[str]) -> list[FieldError]:
+    """kubectl's strict field validation: `unknown field "<path>"` (the CRD would prune it)."""
+    return [FieldError(f"{path}.{key}", f'unknown field "{path}.{key}"', kind="FieldValueUnknown")
+            for key in value if key not in known]
 
 
 def validate_runtime_webhook(runtime: TrainingRuntime) -> list[FieldError]:
@@ -408,10 +423,16 @@ def validate_runtime_ref(job: TrainJob, runtime: TrainingRuntime | None) -> list
     )
     if matches:
         return []
-    if ref.kind == c.TRAINING_RUNTIME_KIND:
-        return [invalid("spec.runtimeRef", ref.name,
-                        f'trainingruntimes.trainer.kubeflow.org "{ref.name}" not found: specified trainingRuntime '
-                        "must be created before the TrainJob is created")]
-    return [invalid("spec.RuntimeRef", ref.name,
-                    f'clustertrainingruntimes.trainer.kubeflow.org "{ref.name}" not found: specified '
-                    "clusterTrainingRuntime must be created before the TrainJob is created")]
+    return [runtime_not_found(ref.kind, ref.name)]
+
+
+def runtime_not_found(kind: str, name: str) -> FieldError:
+    """V2/V3: the webhook's error when the referenced runtime does not exist (note the capital R
+    in the ClusterTrainingRuntime path, ENGINE.md §16 item 40)."""
+    if kind == c.TRAINING_RUNTIME_KIND:
+        return invalid("spec.runtimeRef", name,
+                       f'trainingruntimes.trainer.kubeflow.org "{name}" not found: specified trainingRuntime '
+                       "must be created before the TrainJob is created")
+    return invalid("spec.RuntimeRef", name,
+                   f'clustertrainingruntimes.trainer.kubeflow.org "{name}" not found: specified '
+                   "clusterTrainingRuntime must be created before the TrainJob is created")
