@@ -66,7 +66,8 @@ def check_inputs(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) ->
 
 
 def deprecation_warnings(job: TrainJob, runtime: TrainingRuntime) -> list[str]:
-    if runtime.labels.get(c.LABEL_SUPPORT) != c.SUPPORT_DEPRECATED:
+    # Only the ClusterTrainingRuntime webhook path warns (ENGINE.md §11.2 "Warnings").
+    if runtime.kind != c.CLUSTER_TRAINING_RUNTIME_KIND or runtime.labels.get(c.LABEL_SUPPORT) != c.SUPPORT_DEPRECATED:
         return []
     return [
         f'Referenced {runtime.kind} "{runtime.name}" is deprecated and will be removed in a future release of '
