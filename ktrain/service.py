@@ -319,7 +319,10 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
     except ValidationFailedError as exc:
         # Runtime schema errors point into the runtime's file, everything else into the job's.
         if doc is not None:
-            locate_field_errors(exc, doc, only=lambda e: not _is_runtime_path(e.path))
+            # JobSet errors name JobSet paths: only metadata.name also exists in the TrainJob.
+            in_job = (lambda e: e.path.startswith("metadata")) if exc.subject == "JobSet" else \
+                (lambda e: not _is_runtime_path(e.path))
+            locate_field_errors(exc, doc, only=in_job)
         if entry.document is not None:
             locate_field_errors(exc, entry.document, only=lambda e: _is_runtime_path(e.path))
         raise
