@@ -69,6 +69,45 @@ def _unique_names(path: str, items: list[Any] | None, key: str = "name") -> list
     return errors
 
 
+# Required fields of an EnvVar's valueFrom sources in the TrainJob CRD (core/v1 EnvVarSource).
+_ENV_SOURCE_REQUIRED = {
+    "configMapKeyRef": ("key",),
+    "secretKeyRef": ("key",),
+    "fieldRef": ("fieldPath",),
+    "resourceFieldRef": ("resource",),
+    "fileKeyRef": ("key", "path", "volumeName"),
+}
+
+
+def _env_errors(path: str, envs: list[Any] | None) -> list[FieldError]:
+    """The CRD's checks inside EnvVar.valueFrom: known sources, their required fields, divisor."""
+    from ktrain.engine.quantity import matches_crd_pattern
+
+    errors: list[FieldError] = []
+    for i, env in enumerate(envs or []):
+        source = env.value_from
+        if source is None:
+            continue
+        base = f"{path}[{i}].valueFrom"
+        for key, ref in source.items():
+            if key not in _ENV_SOURCE_REQUIRED:
+                errors.append(FieldError(f"{base}.{key}", f'unknown field "{base}.{key}"', kind="FieldValueUnknown"))
+                continue
+            if not isinstance(ref, dict):
+                errors.append(invalid(f"{base}.{key}", ref, f"{base}.{key} in body must be of type object"))
+                continue
+            for field in _ENV_SOURCE_REQUIRED[key]:
+                if field not in ref:
+                    errors.append(FieldError(f"{base}.{key}.{field}", "Required value", kind="Required"))
+            divisor = ref.get("divisor") if key == "resourceFieldRef" else None
+            if isinstance(divisor, str) and not matches_crd_pattern(divisor):
+                errors.append(invalid(f"{base}.{key}.divisor", divisor,
+                                      f"{base}.{key}.divisor in body should match '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|"
+                                      "(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|"
+                                      "(\\.[0-9]+))))?$'"))
+    return errors
+
+
 def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
     errors: list[FieldError] = []
     name = job.metadata.name
@@ -101,6 +140,7 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
                                       "storageUri may be empty, or it must be a valid URI (scheme://...)"))
             errors += _max_items(f"{base}.env", source.env, 128)
             errors += _unique_names(f"{base}.env", source.env)
+            errors += _env_errors(f"{base}.env", source.env)
     trainer = spec.trainer
     if trainer is not None:
         errors += _max_length("spec.trainer.image", trainer.image, 500)
@@ -108,6 +148,7 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
         errors += _max_items("spec.trainer.args", trainer.args, 128)
         errors += _max_items("spec.trainer.env", trainer.env, 128)
         errors += _unique_names("spec.trainer.env", trainer.env)
+        errors += _env_errors("spec.trainer.env", trainer.env)
         errors += _minimum("spec.trainer.numNodes", trainer.num_nodes, 0)
         if trainer.num_proc_per_node is not None and trainer.num_proc_per_node < 1:
             errors.append(invalid("spec.trainer.numProcPerNode", trainer.num_proc_per_node,
