@@ -261,6 +261,7 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
         errors.append(_supported("spec.template.spec.failurePolicy.restartStrategy", restart,
                                  ("Recreate", "BlockingRecreate", "InPlaceRestart")))
     errors += _unknown_fields("spec.template.spec", template, _JOBSET_SPEC_FIELDS)
+    errors += _jobset_policy_errors(template)
     for i, rjob in enumerate(rjobs):
         if not isinstance(rjob, dict):
             errors.append(FieldError(f"spec.template.spec.replicatedJobs[{i}]", "Invalid value: must be an object"))
@@ -269,6 +270,8 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
         errors += _unknown_fields(base, rjob, _REPLICATED_JOB_FIELDS)
         if not rjob.get("name"):
             errors.append(FieldError(f"{base}.name", "Required value", kind="Required"))
+        if "template" not in rjob:
+            errors.append(FieldError(f"{base}.template", "Required value", kind="Required"))
         depends = rjob.get("dependsOn") or []
         errors += _max_items(f"{base}.dependsOn", depends, 5)
         for j, dep in enumerate(depends):
@@ -283,6 +286,38 @@ _JOBSET_SPEC_FIELDS = frozenset({"coordinator", "failurePolicy", "managedBy", "n
                                  "startupPolicy", "successPolicy", "suspend", "ttlSecondsAfterFinished",
                                  "volumeClaimPolicies"})
 _REPLICATED_JOB_FIELDS = frozenset({"dependsOn", "groupName", "name", "replicas", "template"})
+
+
+def _enum(path: str, value: Any, allowed: tuple[str, ...]) -> list[FieldError]:
+    if value is None:
+        return [FieldError(path, "Required value", kind="Required")]
+    return [] if value in allowed else [_supported(path, str(value), allowed)]
+
+
+def _jobset_policy_errors(template: Obj) -> list[FieldError]:
+    """Enums and required fields of the JobSet policies in the runtime CRD (jobset v0.12.0 types)."""
+    base = "spec.template.spec"
+    errors: list[FieldError] = []
+    success = template.get("successPolicy")
+    if isinstance(success, dict):
+        errors += _enum(f"{base}.successPolicy.operator", success.get("operator"), ("All", "Any"))
+    startup = template.get("startupPolicy")
+    if isinstance(startup, dict):
+        errors += _enum(f"{base}.startupPolicy.startupPolicyOrder", startup.get("startupPolicyOrder"),
+                        ("AnyOrder", "InOrder"))
+    failure = template.get("failurePolicy")
+    for i, rule in enumerate((failure.get("rules") or []) if isinstance(failure, dict) else []):
+        if not isinstance(rule, dict):
+            continue
+        if "name" not in rule:
+            errors.append(FieldError(f"{base}.failurePolicy.rules[{i}].name", "Required value", kind="Required"))
+        errors += _enum(f"{base}.failurePolicy.rules[{i}].action", rule.get("action"),
+                        ("FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts", "RestartJob",
+                         "RestartJobAndIgnoreMaxRestarts"))
+    ttl = template.get("ttlSecondsAfterFinished")
+    if isinstance(ttl, int):
+        errors += _minimum(f"{base}.ttlSecondsAfterFinished", ttl, 0)
+    return errors
 
 
 def _unknown_fields(path: str, value: Obj, known: frozenset[str]) -> list[FieldError]:
