@@ -24,7 +24,7 @@ from ktrain.engine import validation
 from ktrain.engine.context import RenderContext
 from ktrain.engine.info import RuntimeInfo, build_runtime_info
 from ktrain.engine.plugins import GANG_PLUGINS, JOBSET, ML_PLUGINS, PLAINML, Plugin
-from ktrain.engine.plugins.jobset import jobset_name_errors
+from ktrain.engine.plugins.jobset import jobset_admission_warnings, jobset_name_errors
 from ktrain.errors import FieldError, ValidationFailedError
 
 Obj = dict[str, Any]
@@ -103,6 +103,7 @@ def run(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) -> RenderRe
     errors = jobset_name_errors(info)
     if errors:
         raise ValidationFailedError(errors, subject="JobSet")
+    info.warnings += jobset_admission_warnings(info)
 
     objects = ml.build(info) + [o for g in gangs for o in g.build(info)]
     objects += JOBSET.build(info)

@@ -2,7 +2,8 @@
 
 Each case has `trainjob.yaml` and `runtime.yaml`, and either `expected.yaml` (every object the
 controller would create, multi-document) or `expected_error.txt` (a substring the error on stderr
-must contain; the render must fail without a traceback). Expected files start with a
+must contain; the render must fail without a traceback). A valid case may add
+`expected_warnings.txt`: substrings stderr must contain. Expected files start with a
 `# source: ENGINE.md §... | upstream <file>:<test>` comment saying where the expectation comes from.
 
 Documents are matched by (apiVersion, kind, metadata.name); `null`s, empty maps and empty lists are
@@ -59,6 +60,10 @@ def test_golden_case(case: Path, cli) -> None:  # type: ignore[no-untyped-def]
             assert line in result.stderr, result.stderr
         return
     assert result.exit_code == 0, result.stderr
+    warnings_file = case / "expected_warnings.txt"
+    for line in warnings_file.read_text().splitlines() if warnings_file.is_file() else []:
+        if line and not line.startswith("#"):
+            assert line in result.stderr, result.stderr
     expected = [d for d in yaml.safe_load_all((case / "expected.yaml").read_text()) if d]
     actual = [d for d in yaml.safe_load_all(result.stdout) if d]
     ignore_file = case / "ignore.txt"

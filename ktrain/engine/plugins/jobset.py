@@ -100,6 +100,26 @@ def jobset_name_errors(info: RuntimeInfo) -> list[FieldError]:
                                      "JobSet will exceed 63 characters"))
             break
     names = [ps.name for ps in info.pod_sets]
+    for i, rjob in enumerate(info.spec.get("replicatedJobs") or []):
+        depends = rjob.get("dependsOn") or []
+        if depends and i == 0:
+            errors.append(FieldError(f"spec.replicatedJobs[{i}].dependsOn",
+                                     "DependsOn can't be set for the first ReplicatedJob"))
+            continue
+        for dep in depends:
+            if dep.get("name") not in names[:i]:
+                errors.append(FieldError(
+                    f"spec.replicatedJobs[{i}].dependsOn",
+                    f"replicatedJob: {rjob.get('name')} cannot depend on replicatedJob: {dep.get('name')}",
+                ))
+    return errors
+
+
+def jobset_admission_warnings(info: RuntimeInfo) -> list[str]:
+    """Other JobSet webhook rejections (§11.4). The Trainer controller still builds this JobSet
+    (the rejection only shows as a Warning event), so they are reported, not raised."""
+    errors: list[FieldError] = []
+    names = [ps.name for ps in info.pod_sets]
     for target in (info.spec.get("successPolicy") or {}).get("targetReplicatedJobs") or []:
         if target not in names:
             errors.append(FieldError("spec.successPolicy.targetReplicatedJobs",
@@ -118,19 +138,7 @@ def jobset_name_errors(info: RuntimeInfo) -> list[FieldError]:
         if replicas * info.pod_sets[i].count > 2147483647:
             errors.append(FieldError(f"spec.replicatedJobs[{i}]", "the product of replicas and parallelism must "
                                      f"not exceed 2147483647 for replicatedJob '{rjob.get('name')}'"))
-    for i, rjob in enumerate(info.spec.get("replicatedJobs") or []):
-        depends = rjob.get("dependsOn") or []
-        if depends and i == 0:
-            errors.append(FieldError(f"spec.replicatedJobs[{i}].dependsOn",
-                                     "DependsOn can't be set for the first ReplicatedJob"))
-            continue
-        for dep in depends:
-            if dep.get("name") not in names[:i]:
-                errors.append(FieldError(
-                    f"spec.replicatedJobs[{i}].dependsOn",
-                    f"replicatedJob: {rjob.get('name')} cannot depend on replicatedJob: {dep.get('name')}",
-                ))
-    return errors
+    return [f"the JobSet webhook would reject this JobSet: {e}" for e in errors]
 
 
 class JobSetPlugin(Plugin):
