@@ -260,6 +260,8 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
     if restart is not None and restart not in ("Recreate", "BlockingRecreate", "InPlaceRestart"):
         errors.append(_supported("spec.template.spec.failurePolicy.restartStrategy", restart,
                                  ("Recreate", "BlockingRecreate", "InPlaceRestart")))
+    for key in ("labels", "annotations"):
+        errors += string_map_errors(f"spec.template.metadata.{key}", (spec.template.metadata or {}).get(key))
     errors += _unknown_fields("spec.template.spec", template, _JOBSET_SPEC_FIELDS)
     errors += _jobset_policy_errors(template)
     for i, rjob in enumerate(rjobs):
@@ -406,6 +408,34 @@ def _unknown_patch_fields(path: str, value: Any, struct: str) -> list[FieldError
             errors.append(FieldError(child, f'unknown field "{child}"', kind="FieldValueUnknown"))
         elif key in nested:
             errors += _unknown_patch_fields(child, item, nested[key])
+        elif key in _STRING_MAPS:
+            errors += string_map_errors(child, item)
+    return errors
+
+
+_STRING_MAPS = ("labels", "annotations", "nodeSelector")
+
+
+def _openapi_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "null"
+
+
+def string_map_errors(path: str, value: Any) -> list[FieldError]:
+    """map[string]string fields (labels, annotations, nodeSelector): a YAML `true` or `8080` is not a
+    string, and the API server says so (quote such values)."""
+    if not isinstance(value, dict):
+        return []
+    errors = []
+    for key, item in value.items():
+        if not isinstance(item, str):
+            got = _openapi_type(item)
+            errors.append(invalid(f"{path}.{key}", got, f"{path}.{key} in body must be of type string: \"{got}\""))
     return errors
 
 
