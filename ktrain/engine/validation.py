@@ -410,6 +410,8 @@ def _unknown_patch_fields(path: str, value: Any, struct: str) -> list[FieldError
             errors += _unknown_patch_fields(child, item, nested[key])
         elif key in _STRING_MAPS:
             errors += string_map_errors(child, item)
+        elif key == "terminationGracePeriodSeconds" and isinstance(item, int):
+            errors += _minimum(child, item, 0)
     return errors
 
 
