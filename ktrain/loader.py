@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -180,6 +181,31 @@ _TYPE_WORDS = {
 }
 
 
+_OPENAPI_TYPES = {
+    "string_type": "string",
+    "int_type": "integer",
+    "bool_type": "boolean",
+    "list_type": "array",
+    "dict_type": "object",
+    "model_type": "object",
+    "float_type": "number",
+}
+
+
+def _openapi_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, (list, tuple)) else "object"
+
+
 def path_text(loc: Path) -> str:
     out = ""
     for part in loc:
@@ -205,7 +231,8 @@ def parse_model(doc: Document, model: type[M], *, what: str) -> M:
                 holder = _model_at(model, loc[:-1])
                 names = _field_names(holder) if holder else []
                 close = difflib.get_close_matches(str(loc[-1]), names, n=1)
-                msg = f"unknown field {loc[-1]!r}"
+                # the API server's strict decoding error names the full path
+                msg = f'unknown field "{path_text(loc)}"'
                 if close:
                     hint = f"did you mean {close[0]!r}?"
                     msg += f" (did you mean {close[0]!r}?)"
@@ -213,8 +240,13 @@ def parse_model(doc: Document, model: type[M], *, what: str) -> M:
                 msg = f"must be {err.get('ctx', {}).get('expected', 'one of the allowed values')}"
             else:
                 msg = _TYPE_WORDS.get(kind, err["msg"])
-                if kind.endswith("_type") and "input" in err:
-                    msg += f", got {type(err['input']).__name__} {err['input']!r}"[:200]
+                if kind in _OPENAPI_TYPES and "input" in err:
+                    # the API server's wording: `Invalid value: "integer": <path> in body must be of
+                    # type string: "integer"` (YAML `value: 1` or `value: on` for an env value)
+                    got = _openapi_type(err["input"])
+                    msg = (f'{msg}, got {got} {err["input"]!r}'[:200]
+                           + f'; Invalid value: "{got}": {path_text(loc)} in body must be of type '
+                           f'{_OPENAPI_TYPES[kind]}: "{got}"')
             problems.append((loc, msg, hint))
         # dedupe (unions report once per member)
         seen: set[tuple[Path, str]] = set()
@@ -231,13 +263,14 @@ def parse_model(doc: Document, model: type[M], *, what: str) -> M:
         raise doc.error(text, first_loc, hint=first_hint, key=unknown_field) from None
 
 
-def locate_field_errors(exc: ValidationFailedError, doc: Document, prefix: Path = ()) -> None:
-    """Attach file:line:col to each FieldError whose path exists in `doc`."""
+def locate_field_errors(exc: ValidationFailedError, doc: Document, prefix: Path = (),
+                        only: Callable[[FieldError], bool] | None = None) -> None:
+    """Attach file:line:col to each FieldError (those `only` accepts) whose path exists in `doc`."""
     from ktrain.errors import Located
 
     for i, err in enumerate(exc.errors):
         path = parse_field_path(err.path)
-        if not path:
+        if not path or (only is not None and not only(err)):
             continue
         line, col = doc.locate((*prefix, *path))
         if line is not None:

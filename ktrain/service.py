@@ -18,7 +18,7 @@ from ktrain import constants as c
 from ktrain.api.runtime import TrainingRuntime
 from ktrain.api.trainjob import TrainJob
 from ktrain.engine import RenderContext, RenderResult, render
-from ktrain.engine.validation import validate_runtime_ref
+from ktrain.engine.validation import runtime_not_found, validate_runtime_ref
 from ktrain.errors import InputError, RuntimeNotFoundError, UsageError, ValidationFailedError
 from ktrain.loader import Document, load_documents, locate_field_errors, parse_model
 from ktrain.registry import RuntimeEntry, RuntimeRegistry
@@ -304,6 +304,10 @@ def resolve_runtime(registry: RuntimeRegistry, data: Obj, override: str | None,
         try:
             return registry.get(str(name), kind)
         except RuntimeNotFoundError as exc:
+            if kind in c.RUNTIME_KINDS:
+                # The job file names the runtime: say it as the TrainJob webhook does (V2/V3).
+                exc.message = f"{exc.message}\n{runtime_not_found(kind, str(name))}"
+                exc.args = (exc.message,)
             if doc is not None and not override:  # the name came from the file: point at it
                 line, col = doc.locate(("spec", "runtimeRef", "name"))
                 if line is not None:
@@ -371,6 +375,11 @@ def check_runtime(entry: RuntimeEntry, *, allow_extensions: bool) -> None:
         raise exc
 
 
+def _is_runtime_path(path: str) -> bool:
+    # A TrainJob has no spec.template/mlPolicy/podGroupPolicy: such paths are the runtime's.
+    return path.startswith(("spec.template", "spec.mlPolicy", "spec.podGroupPolicy"))
+
+
 def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderOutcome:
     job, entry, doc = build_job(request, registry)
     check_runtime(entry, allow_extensions=request.allow_extensions)
@@ -405,8 +414,14 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
     try:
         result = render(job, entry.runtime, ctx)
     except ValidationFailedError as exc:
+        # Runtime schema errors point into the runtime's file, everything else into the job's.
         if doc is not None:
-            locate_field_errors(exc, doc)
+            # JobSet errors name JobSet paths: only metadata.name also exists in the TrainJob.
+            in_job = (lambda e: e.path.startswith("metadata")) if exc.subject == "JobSet" else \
+                (lambda e: not _is_runtime_path(e.path))
+            locate_field_errors(exc, doc, only=in_job)
+        if entry.document is not None:
+            locate_field_errors(exc, entry.document, only=lambda e: _is_runtime_path(e.path))
         raise
     secret_printed = any(
         o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects

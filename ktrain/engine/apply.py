@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ktrain.engine.quantity import Quantity
+
 Obj = dict[str, Any]
 
 
@@ -58,36 +60,37 @@ def env_field_ref(name: str, field_path: str) -> Obj:
 
 
 def convert_env_vars(envs: Iterable[Obj] | None) -> list[Obj]:
-    """TrainJob env entries as upstream's `apply.EnvVars` turns them into apply configurations.
+    """TrainJob env entries as upstream's `apply.EnvVar` turns them into apply configurations.
 
-    `fieldRef.apiVersion` is dropped, `resourceFieldRef.divisor` is always emitted ("0" when
-    unset) and sources other than the four known ones vanish (ENGINE.md §5.4, §16 item 37).
+    Without `valueFrom` the value is always set (`""` when absent). With it, `fieldRef` keeps only
+    `fieldPath`; `resourceFieldRef` always carries `containerName`, `resource` and `divisor` (`""`,
+    `""`, `"0"` when unset); the key refs always carry `key` and `name`, `optional` only when set;
+    other sources vanish (ENGINE.md §5.4, §16 item 37; upstream `pkg/apply/apply.go`).
     """
     out: list[Obj] = []
     for env in envs or []:
         item: Obj = {"name": env.get("name")}
         source = env.get("valueFrom")
         if source is None:
-            if env.get("value") is not None:
-                item["value"] = env["value"]
+            item["value"] = env.get("value") or ""
             out.append(item)
             continue
         converted: Obj = {}
         if isinstance(source.get("fieldRef"), dict):
-            converted["fieldRef"] = {"fieldPath": source["fieldRef"].get("fieldPath")}
+            converted["fieldRef"] = {"fieldPath": source["fieldRef"].get("fieldPath") or ""}
         if isinstance(source.get("resourceFieldRef"), dict):
             ref = source["resourceFieldRef"]
-            res: Obj = {}
-            if ref.get("containerName") is not None:
-                res["containerName"] = ref["containerName"]
-            if ref.get("resource") is not None:
-                res["resource"] = ref["resource"]
-            res["divisor"] = str(ref.get("divisor", "0"))
-            converted["resourceFieldRef"] = res
+            converted["resourceFieldRef"] = {
+                "containerName": ref.get("containerName") or "",
+                "resource": ref.get("resource") or "",
+                "divisor": Quantity.parse(ref.get("divisor", "0")).canonical(),
+            }
         for key in ("configMapKeyRef", "secretKeyRef"):
             if isinstance(source.get(key), dict):
                 ref = source[key]
-                converted[key] = {k: ref[k] for k in ("key", "name", "optional") if k in ref}
+                converted[key] = {"key": ref.get("key") or "", "name": ref.get("name") or ""}
+                if ref.get("optional") is not None:
+                    converted[key]["optional"] = ref["optional"]
         item["valueFrom"] = converted
         out.append(item)
     return out

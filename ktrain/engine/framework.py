@@ -24,7 +24,7 @@ from ktrain.engine import validation
 from ktrain.engine.context import RenderContext
 from ktrain.engine.info import build_runtime_info
 from ktrain.engine.plugins import GANG_PLUGINS, JOBSET, ML_PLUGINS, PLAINML, Plugin
-from ktrain.engine.plugins.jobset import jobset_name_errors
+from ktrain.engine.plugins.jobset import jobset_admission_warnings, jobset_name_errors
 from ktrain.errors import FieldError, ValidationFailedError
 
 Obj = dict[str, Any]
@@ -66,7 +66,8 @@ def check_inputs(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) ->
 
 
 def deprecation_warnings(job: TrainJob, runtime: TrainingRuntime) -> list[str]:
-    if runtime.labels.get(c.LABEL_SUPPORT) != c.SUPPORT_DEPRECATED:
+    # Only the ClusterTrainingRuntime webhook path warns (ENGINE.md §11.2 "Warnings").
+    if runtime.kind != c.CLUSTER_TRAINING_RUNTIME_KIND or runtime.labels.get(c.LABEL_SUPPORT) != c.SUPPORT_DEPRECATED:
         return []
     return [
         f'Referenced {runtime.kind} "{runtime.name}" is deprecated and will be removed in a future release of '
@@ -102,6 +103,7 @@ def run(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) -> RenderRe
     errors = jobset_name_errors(info)
     if errors:
         raise ValidationFailedError(errors, subject="JobSet")
+    info.warnings += jobset_admission_warnings(info)
 
     objects = ml.build(info) + [o for g in gangs for o in g.build(info)]
     objects += JOBSET.build(info)

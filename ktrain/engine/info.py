@@ -14,6 +14,7 @@ from ktrain.api.runtime import MLPolicy, PodGroupPolicy, TrainingRuntime, defaul
 from ktrain.api.trainjob import TrainJob
 from ktrain.engine.apply import find_container
 from ktrain.engine.context import RenderContext
+from ktrain.engine.gotypes import drop_zero_values
 from ktrain.engine.merge import merge_runtime_patches
 from ktrain.engine.quantity import Quantity, pod_requests
 
@@ -165,7 +166,8 @@ def build_runtime_info(job: TrainJob, runtime: TrainingRuntime, ctx: RenderConte
     labels: dict[str, str] = dict(template_meta.get("labels") or {})
     annotations: dict[str, str] = dict(template_meta.get("annotations") or {})
 
-    spec = default_jobset_spec(rt_spec.template.spec)
+    # Upstream reads the runtime into Go types and JSON-encodes it: zero `omitempty` values vanish.
+    spec = drop_zero_values(default_jobset_spec(rt_spec.template.spec), "JobSetSpec")
     patch_specs: list[Obj] = []
     for patch in job.spec.runtime_patches or []:
         tmpl = patch.training_runtime_spec.template if patch.training_runtime_spec else None
@@ -177,7 +179,8 @@ def build_runtime_info(job: TrainJob, runtime: TrainingRuntime, ctx: RenderConte
         if tmpl.spec is not None:
             patch_specs.append(tmpl.spec)
     if patch_specs:
-        spec = merge_runtime_patches(spec, patch_specs)
+        # The merged result is decoded into the typed JobSetSpec again: same zero-value rule.
+        spec = drop_zero_values(merge_runtime_patches(spec, patch_specs), "JobSetSpec")
 
     ml = rt_spec.ml_policy
     trainer = job.spec.trainer

@@ -28,6 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from ktrain.engine.gotypes import drop_zero_values
+
 Obj = dict[str, Any]
 
 _DIRECTIVE: Final = "$patch"
@@ -154,7 +156,7 @@ def merge_runtime_patches(jobset_spec: Mapping[str, Any], patch_specs: Sequence[
             order[rjob.get("name")] = index
     spec: Obj = _plain(jobset_spec)
     for patch in patch_specs:
-        spec = _merge_map(spec, _as_sent(patch), JOBSET_SPEC_SCHEMA)
+        spec = _merge_map(spec, drop_zero_values(_as_sent(patch), "JobSetSpecPatch"), JOBSET_SPEC_SCHEMA)
     rjobs = spec.get("replicatedJobs")
     if isinstance(rjobs, list):
         spec["replicatedJobs"] = sorted(
@@ -489,8 +491,7 @@ def _as_placed(value: Any) -> Any:
 def _as_sent(value: Any) -> Any:
     """A runtimePatch spec as upstream serialises its typed `JobSetSpecPatch`: the CRD prunes `$`
     keys, a null is a nil field, and every list field is `omitempty`, so `[]` is not sent either.
-    (Zero strings/booleans/numbers of non-pointer `omitempty` fields are also dropped upstream;
-    which fields those are needs the Go types, so they are passed through.)"""
+    (Zero strings/booleans/numbers of non-pointer `omitempty` fields: `gotypes.drop_zero_values`.)"""
     if isinstance(value, Mapping):
         out: Obj = {}
         for key, item in value.items():

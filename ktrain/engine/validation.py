@@ -69,6 +69,45 @@ def _unique_names(path: str, items: list[Any] | None, key: str = "name") -> list
     return errors
 
 
+# Required fields of an EnvVar's valueFrom sources in the TrainJob CRD (core/v1 EnvVarSource).
+_ENV_SOURCE_REQUIRED = {
+    "configMapKeyRef": ("key",),
+    "secretKeyRef": ("key",),
+    "fieldRef": ("fieldPath",),
+    "resourceFieldRef": ("resource",),
+    "fileKeyRef": ("key", "path", "volumeName"),
+}
+
+
+def _env_errors(path: str, envs: list[Any] | None) -> list[FieldError]:
+    """The CRD's checks inside EnvVar.valueFrom: known sources, their required fields, divisor."""
+    from ktrain.engine.quantity import matches_crd_pattern
+
+    errors: list[FieldError] = []
+    for i, env in enumerate(envs or []):
+        source = env.value_from
+        if source is None:
+            continue
+        base = f"{path}[{i}].valueFrom"
+        for key, ref in source.items():
+            if key not in _ENV_SOURCE_REQUIRED:
+                errors.append(FieldError(f"{base}.{key}", f'unknown field "{base}.{key}"', kind="FieldValueUnknown"))
+                continue
+            if not isinstance(ref, dict):
+                errors.append(invalid(f"{base}.{key}", ref, f"{base}.{key} in body must be of type object"))
+                continue
+            for field in _ENV_SOURCE_REQUIRED[key]:
+                if field not in ref:
+                    errors.append(FieldError(f"{base}.{key}.{field}", "Required value", kind="Required"))
+            divisor = ref.get("divisor") if key == "resourceFieldRef" else None
+            if isinstance(divisor, str) and not matches_crd_pattern(divisor):
+                errors.append(invalid(f"{base}.{key}.divisor", divisor,
+                                      f"{base}.{key}.divisor in body should match '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|"
+                                      "(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|"
+                                      "(\\.[0-9]+))))?$'"))
+    return errors
+
+
 def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
     errors: list[FieldError] = []
     name = job.metadata.name
@@ -101,6 +140,7 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
                                       "storageUri may be empty, or it must be a valid URI (scheme://...)"))
             errors += _max_items(f"{base}.env", source.env, 128)
             errors += _unique_names(f"{base}.env", source.env)
+            errors += _env_errors(f"{base}.env", source.env)
     trainer = spec.trainer
     if trainer is not None:
         errors += _max_length("spec.trainer.image", trainer.image, 500)
@@ -108,6 +148,7 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
         errors += _max_items("spec.trainer.args", trainer.args, 128)
         errors += _max_items("spec.trainer.env", trainer.env, 128)
         errors += _unique_names("spec.trainer.env", trainer.env)
+        errors += _env_errors("spec.trainer.env", trainer.env)
         errors += _minimum("spec.trainer.numNodes", trainer.num_nodes, 0)
         if trainer.num_proc_per_node is not None and trainer.num_proc_per_node < 1:
             errors.append(invalid("spec.trainer.numProcPerNode", trainer.num_proc_per_node,
@@ -124,6 +165,7 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
                                      "Invalid value: \"\": spec.runtimePatches[%d].manager in body should be at "
                                      "least 1 chars long" % i))
         errors += _max_length(f"spec.runtimePatches[{i}].manager", patch.manager, 253)
+    errors += validate_runtime_patch_fields(job)
     errors += _minimum("spec.activeDeadlineSeconds", spec.active_deadline_seconds, 1)
     if spec.managed_by not in c.MANAGED_BY_VALUES:
         errors.append(invalid("spec.managedBy", spec.managed_by,
@@ -218,13 +260,20 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
     if restart is not None and restart not in ("Recreate", "BlockingRecreate", "InPlaceRestart"):
         errors.append(_supported("spec.template.spec.failurePolicy.restartStrategy", restart,
                                  ("Recreate", "BlockingRecreate", "InPlaceRestart")))
+    for key in ("labels", "annotations"):
+        errors += string_map_errors(f"spec.template.metadata.{key}", (spec.template.metadata or {}).get(key))
+    errors += _unknown_fields("spec.template.spec", template, _JOBSET_SPEC_FIELDS)
+    errors += _jobset_policy_errors(template)
     for i, rjob in enumerate(rjobs):
         if not isinstance(rjob, dict):
             errors.append(FieldError(f"spec.template.spec.replicatedJobs[{i}]", "Invalid value: must be an object"))
             continue
         base = f"spec.template.spec.replicatedJobs[{i}]"
+        errors += _unknown_fields(base, rjob, _REPLICATED_JOB_FIELDS)
         if not rjob.get("name"):
             errors.append(FieldError(f"{base}.name", "Required value", kind="Required"))
+        if "template" not in rjob:
+            errors.append(FieldError(f"{base}.template", "Required value", kind="Required"))
         depends = rjob.get("dependsOn") or []
         errors += _max_items(f"{base}.dependsOn", depends, 5)
         for j, dep in enumerate(depends):
@@ -232,6 +281,51 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
             if status not in ("Ready", "Complete"):
                 errors.append(_supported(f"{base}.dependsOn[{j}].status", str(status), ("Ready", "Complete")))
     return errors
+
+
+# JobSet v1alpha2 (v0.12.0) JobSetSpec and ReplicatedJob fields, as the runtime CRD declares them.
+_JOBSET_SPEC_FIELDS = frozenset({"coordinator", "failurePolicy", "managedBy", "network", "replicatedJobs",
+                                 "startupPolicy", "successPolicy", "suspend", "ttlSecondsAfterFinished",
+                                 "volumeClaimPolicies"})
+_REPLICATED_JOB_FIELDS = frozenset({"dependsOn", "groupName", "name", "replicas", "template"})
+
+
+def _enum(path: str, value: Any, allowed: tuple[str, ...]) -> list[FieldError]:
+    if value is None:
+        return [FieldError(path, "Required value", kind="Required")]
+    return [] if value in allowed else [_supported(path, str(value), allowed)]
+
+
+def _jobset_policy_errors(template: Obj) -> list[FieldError]:
+    """Enums and required fields of the JobSet policies in the runtime CRD (jobset v0.12.0 types)."""
+    base = "spec.template.spec"
+    errors: list[FieldError] = []
+    success = template.get("successPolicy")
+    if isinstance(success, dict):
+        errors += _enum(f"{base}.successPolicy.operator", success.get("operator"), ("All", "Any"))
+    startup = template.get("startupPolicy")
+    if isinstance(startup, dict):
+        errors += _enum(f"{base}.startupPolicy.startupPolicyOrder", startup.get("startupPolicyOrder"),
+                        ("AnyOrder", "InOrder"))
+    failure = template.get("failurePolicy")
+    for i, rule in enumerate((failure.get("rules") or []) if isinstance(failure, dict) else []):
+        if not isinstance(rule, dict):
+            continue
+        if "name" not in rule:
+            errors.append(FieldError(f"{base}.failurePolicy.rules[{i}].name", "Required value", kind="Required"))
+        errors += _enum(f"{base}.failurePolicy.rules[{i}].action", rule.get("action"),
+                        ("FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts", "RestartJob",
+                         "RestartJobAndIgnoreMaxRestarts"))
+    ttl = template.get("ttlSecondsAfterFinished")
+    if isinstance(ttl, int):
+        errors += _minimum(f"{base}.ttlSecondsAfterFinished", ttl, 0)
+    return errors
+
+
+def _unknown_fields(path: str, value: Obj, known: frozenset[str]) -> list[FieldError]:
+    """kubectl's strict field validation: `unknown field "<path>"` (the CRD would prune it)."""
+    return [FieldError(f"{path}.{key}", f'unknown field "{path}.{key}"', kind="FieldValueUnknown")
+            for key in value if key not in known]
 
 
 def validate_runtime_webhook(runtime: TrainingRuntime) -> list[FieldError]:
@@ -272,6 +366,94 @@ def _container_names(rjob: Obj) -> set[str]:
             if isinstance(ct, dict) and isinstance(ct.get("name"), str):
                 names.add(ct["name"])
     return names
+
+
+# The fields the TrainJob CRD schema declares under runtimePatches[].trainingRuntimeSpec.template.spec
+# (trainjob_types.go `JobSetSpecPatch` and below; embedded ObjectMeta is trimmed by controller-gen to
+# these five). Anything else is an unknown field that kubectl's strict field validation rejects.
+_PATCH_FIELDS: dict[str, tuple[frozenset[str], dict[str, str]]] = {
+    "JobSetSpecPatch": (frozenset({"replicatedJobs"}), {"replicatedJobs": "ReplicatedJobPatch"}),
+    "ReplicatedJobPatch": (frozenset({"name", "template"}), {"template": "JobTemplatePatch"}),
+    "JobTemplatePatch": (frozenset({"metadata", "spec"}), {"metadata": "ObjectMeta", "spec": "JobSpecPatch"}),
+    "JobSpecPatch": (frozenset({"template"}), {"template": "PodTemplatePatch"}),
+    "PodTemplatePatch": (frozenset({"metadata", "spec"}), {"metadata": "ObjectMeta", "spec": "PodSpecPatch"}),
+    "ObjectMeta": (frozenset({"labels", "annotations", "name", "namespace", "finalizers"}), {}),
+    "PodSpecPatch": (
+        frozenset({"serviceAccountName", "volumes", "initContainers", "containers", "imagePullSecrets",
+                   "securityContext", "nodeSelector", "affinity", "tolerations", "schedulingGates",
+                   "terminationGracePeriodSeconds"}),
+        {"initContainers": "ContainerPatch", "containers": "ContainerPatch", "imagePullSecrets": "Name",
+         "schedulingGates": "Name", "tolerations": "Toleration"},
+    ),
+    "ContainerPatch": (frozenset({"name", "env", "volumeMounts", "securityContext"}),
+                       {"env": "EnvVar", "volumeMounts": "VolumeMount"}),
+    "EnvVar": (frozenset({"name", "value", "valueFrom"}), {}),
+    "VolumeMount": (frozenset({"name", "readOnly", "recursiveReadOnly", "mountPath", "subPath",
+                               "mountPropagation", "subPathExpr"}), {}),
+    "Toleration": (frozenset({"key", "operator", "value", "effect", "tolerationSeconds"}), {}),
+    "Name": (frozenset({"name"}), {}),
+}
+
+
+def _unknown_patch_fields(path: str, value: Any, struct: str) -> list[FieldError]:
+    if isinstance(value, list):
+        return [e for i, item in enumerate(value) for e in _unknown_patch_fields(f"{path}[{i}]", item, struct)]
+    if not isinstance(value, dict):
+        return []
+    allowed, nested = _PATCH_FIELDS[struct]
+    errors = []
+    for key, item in value.items():
+        child = f"{path}.{key}"
+        if key not in allowed:
+            errors.append(FieldError(child, f'unknown field "{child}"', kind="FieldValueUnknown"))
+        elif key in nested:
+            errors += _unknown_patch_fields(child, item, nested[key])
+        elif key in _STRING_MAPS:
+            errors += string_map_errors(child, item)
+        elif key == "terminationGracePeriodSeconds" and isinstance(item, int):
+            errors += _minimum(child, item, 0)
+    return errors
+
+
+_STRING_MAPS = ("labels", "annotations", "nodeSelector")
+
+
+def _openapi_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "null"
+
+
+def string_map_errors(path: str, value: Any) -> list[FieldError]:
+    """map[string]string fields (labels, annotations, nodeSelector): a YAML `true` or `8080` is not a
+    string, and the API server says so (quote such values)."""
+    if not isinstance(value, dict):
+        return []
+    errors = []
+    for key, item in value.items():
+        if not isinstance(item, str):
+            got = _openapi_type(item)
+            errors.append(invalid(f"{path}.{key}", got, f"{path}.{key} in body must be of type string: \"{got}\""))
+    return errors
+
+
+def validate_runtime_patch_fields(job: TrainJob) -> list[FieldError]:
+    """Unknown fields inside runtimePatches (the API server's strict decoding error)."""
+    errors: list[FieldError] = []
+    for i, patch in enumerate(job.spec.runtime_patches or []):
+        tmpl = patch.training_runtime_spec.template if patch.training_runtime_spec else None
+        if tmpl is None:
+            continue
+        base = f"spec.runtimePatches[{i}].trainingRuntimeSpec.template"
+        if tmpl.metadata is not None:
+            errors += _unknown_patch_fields(f"{base}.metadata", tmpl.metadata, "ObjectMeta")
+        if tmpl.spec is not None:
+            errors += _unknown_patch_fields(f"{base}.spec", tmpl.spec, "JobSetSpecPatch")
+    return errors
 
 
 def validate_domain_prefixed_path(path: str, value: str) -> list[FieldError]:
@@ -349,10 +531,16 @@ def validate_runtime_ref(job: TrainJob, runtime: TrainingRuntime | None) -> list
     )
     if matches:
         return []
-    if ref.kind == c.TRAINING_RUNTIME_KIND:
-        return [invalid("spec.runtimeRef", ref.name,
-                        f'trainingruntimes.trainer.kubeflow.org "{ref.name}" not found: specified trainingRuntime '
-                        "must be created before the TrainJob is created")]
-    return [invalid("spec.RuntimeRef", ref.name,
-                    f'clustertrainingruntimes.trainer.kubeflow.org "{ref.name}" not found: specified '
-                    "clusterTrainingRuntime must be created before the TrainJob is created")]
+    return [runtime_not_found(ref.kind, ref.name)]
+
+
+def runtime_not_found(kind: str, name: str) -> FieldError:
+    """V2/V3: the webhook's error when the referenced runtime does not exist (note the capital R
+    in the ClusterTrainingRuntime path, ENGINE.md §16 item 40)."""
+    if kind == c.TRAINING_RUNTIME_KIND:
+        return invalid("spec.runtimeRef", name,
+                       f'trainingruntimes.trainer.kubeflow.org "{name}" not found: specified trainingRuntime '
+                       "must be created before the TrainJob is created")
+    return invalid("spec.RuntimeRef", name,
+                   f'clustertrainingruntimes.trainer.kubeflow.org "{name}" not found: specified '
+                   "clusterTrainingRuntime must be created before the TrainJob is created")

@@ -139,8 +139,9 @@ class MPIPlugin(Plugin):
         if not supported and launcher is not None and launcher.container(c.NODE) is not None:
             # Upstream fails every reconcile here ("MPI implementation for <ptr> doesn't supported").
             raise KtrainError(
-                f'MPI implementation "{implementation}" is not supported: the Trainer controller only '
-                "implements OpenMPI",
+                # keep upstream's words so a match on the controller's error still works
+                f'MPI implementation "{implementation}" is not supported (upstream: "MPI implementation for '
+                "<pointer> doesn't supported\"): the Trainer controller only implements OpenMPI",
                 hint="use mpiImplementation: OpenMPI, or --allow-extensions for Intel MPI / MPICH hostfiles",
             )
         trainer = info.job.spec.trainer
