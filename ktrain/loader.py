@@ -9,14 +9,15 @@ from __future__ import annotations
 import difflib
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ktrain.errors import FieldError, InputError, ValidationFailedError
 
+if TYPE_CHECKING:  # pydantic is imported when a model is parsed, not to read YAML
+    from pydantic import BaseModel
+
 Path = tuple[str | int, ...]
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
 
 
 @dataclass
@@ -135,6 +136,8 @@ def _model_at(model: type[BaseModel], loc: Path) -> type[BaseModel] | None:
     """The pydantic model class that holds the field at `loc` (for "did you mean")."""
     import typing
 
+    from pydantic import BaseModel
+
     current: Any = model
     for part in loc:
         if isinstance(part, int):
@@ -187,6 +190,8 @@ def path_text(loc: Path) -> str:
 
 def parse_model(doc: Document, model: type[M], *, what: str) -> M:
     """Validate a document into a model; problems become one InputError naming every field."""
+    from pydantic import ValidationError
+
     try:
         return model.model_validate(doc.data)
     except ValidationError as exc:

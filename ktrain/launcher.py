@@ -1,0 +1,20 @@
+"""The console script: answer shell completion before anything heavy is imported.
+
+The shell runs `ktrain` on every TAB press; importing typer (and through it pydantic) would
+cost more than the whole answer, so completion requests are dispatched here first.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def run() -> None:
+    if os.environ.get("_KTRAIN_COMPLETE"):
+        from ktrain.completion.complete import main as complete
+
+        sys.exit(complete())
+    from ktrain.cli import run as run_cli
+
+    run_cli()
