@@ -17,3 +17,4 @@ def test_wheel_contains_runtimes_and_schemas(tmp_path) -> None:
     assert "ktrain/_bundled/runtimes/torch-distributed.yaml" in names
     assert "ktrain/_bundled/schemas/trainjob.schema.json" in names
     assert "ktrain/engine/plugins/torch.py" in names
+    assert "ktrain/completion/tree.json" in names  # the completer reads it at every TAB press

@@ -1,6 +1,7 @@
 """Done-when check: TAB in a real interactive bash (driven through tmux) completes ktrain.
 
 Skips when tmux or bash is not installed. The bash script needs no bash-completion package.
+zsh and fish are checked the same way when they are installed.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.skipif(not (shutil.which("tmux") and shutil.which("bash
 
 
 class Terminal:
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, shell: str = "bash") -> None:
         bin_dir = tmp_path / "bin"
         bin_dir.mkdir()
         shim = bin_dir / "ktrain"
@@ -39,10 +40,24 @@ class Terminal:
             "PS1": "$ ",
         }
         self.env = env
+        if shell == "zsh":
+            (tmp_path / ".zshrc").write_text(f"autoload -Uz compinit && compinit -u\nsource {REPO / 'completions' / '_ktrain'}\n")
+            argv = ["zsh", "-i"]
+        elif shell == "fish":
+            env["XDG_CONFIG_HOME"] = str(tmp_path / ".config")
+            (tmp_path / ".config" / "fish").mkdir(parents=True)
+            (tmp_path / ".config" / "fish" / "config.fish").write_text(
+                f"source {REPO / 'completions' / 'ktrain.fish'}\n")
+            argv = ["fish", "-i"]
+        else:
+            argv = ["bash", "--norc", "--noprofile", "-i"]
+        env["ZDOTDIR"] = str(tmp_path)
         subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50",
-                        "env", *[f"{k}={v}" for k, v in env.items()], "bash", "--norc", "--noprofile", "-i"],
+                        "env", *[f"{k}={v}" for k, v in env.items()], *argv],
                        check=True, env={**os.environ, **env})
-        self.type(f"source {REPO / 'completions' / 'ktrain.bash'}\n")
+        time.sleep(0.5)
+        if shell == "bash":
+            self.type(f"source {REPO / 'completions' / 'ktrain.bash'}\n")
         self.type("clear\n")
         time.sleep(0.3)
 
@@ -106,3 +121,17 @@ def test_tab_completes_job_logs_steps(terminal: Terminal) -> None:
     screen = terminal.wait_for(lambda s: "model-initializer" in s)
     for step in ("dataset-initializer", "model-initializer", "launcher", "node"):
         assert step in screen, screen
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish"])
+def test_zsh_and_fish_complete_runtime_names(tmp_path: Path, shell: str) -> None:
+    if not shutil.which(shell):
+        pytest.skip(f"{shell} is not installed")
+    term = Terminal(tmp_path, shell)
+    try:
+        term.type("ktrain job render --runtime=deeps")
+        term.tab()
+        screen = term.wait_for(lambda s: "--runtime=deepspeed-distributed" in s)
+        assert "--runtime=deepspeed-distributed" in screen, screen
+    finally:
+        term.close()
