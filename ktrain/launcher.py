@@ -15,6 +15,9 @@ def run() -> None:
         from ktrain.completion.complete import main as complete
 
         sys.exit(complete())
+    # ktrain's models are internal: no third-party pydantic plugin should hook into them, and
+    # looking plugins up scans every installed distribution's metadata (5-10 ms per command).
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from ktrain.cli import run as run_cli
 
     run_cli()
