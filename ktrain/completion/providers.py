@@ -72,7 +72,6 @@ def _namespaces(req: Request) -> list[tuple[str, str]]:
     from ktrain.completion import values
 
     names = {ns for _, ns in values.kubeconfig_contexts(req.given) if ns}
-    names.update(values.cluster_values("namespaces", req.given))
     names.add("default")
     return [(n, "") for n in sorted(names)]
 

@@ -4,7 +4,7 @@
 - Contexts and namespaces: the kubeconfig files (`--kubeconfig`, else every file in
   `KUBECONFIG`, else `~/.kube/config`), read with ruamel only when their cached summary
   (names only, never credentials) is stale.
-- Cluster runtimes, job names and namespaces: a per-connection cache file. When it is older
+- Cluster runtimes and job names: a per-connection cache file. When it is older
   than `CLUSTER_TTL` a detached `python -m ktrain.completion.refresh` renews it in the
   background under a time limit, so the TAB press itself never waits for, or talks to, a cluster.
 """
@@ -154,7 +154,7 @@ def _has_cluster_config(given: dict[str, list[str]]) -> bool:
 
 
 def cluster_values(kind: str, given: dict[str, list[str]]) -> list[str]:
-    """Cached `kind` values ("runtimes", "jobs", "namespaces") for this connection.
+    """Cached `kind` values ("runtimes" or "jobs") for this connection.
 
     Stale or missing values start a background refresh; this call returns at once with what
     the cache holds (possibly nothing).
