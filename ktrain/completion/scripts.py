@@ -37,7 +37,10 @@ ZSH = r"""#compdef ktrain
 _ktrain() {{
     local -a lines values display
     local directive item
-    lines=("${{(@f)$(_KTRAIN_COMPLETE=zsh ${{words[1]}} "${{BUFFER[1,CURSOR]}}" 2>/dev/null)}}")
+    # This command's words as typed (quotes kept), up to the cursor: not $BUFFER, which may
+    # hold several commands (`cd x && ktrain ...`).
+    local line="${{(j: :)words[1,CURRENT-1]}} $PREFIX"
+    lines=("${{(@f)$(_KTRAIN_COMPLETE=zsh ${{words[1]}} "$line" 2>/dev/null)}}")
     directive="${{lines[1]}}"
     shift lines
     case "$directive" in
