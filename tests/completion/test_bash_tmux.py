@@ -107,7 +107,7 @@ def test_tab_lists_bundled_runtimes_and_completes_a_unique_one(terminal: Termina
     for name in ("deepspeed-distributed", "torch-distributed", "xgboost-distributed", "torchtune-llama3.2-1b"):
         assert name in screen, screen
     terminal.clear_line()
-    terminal.type("ktrain job render --runtime deeps")
+    terminal.type("true && ktrain job render --runtime deeps")
     terminal.tab()
     screen = terminal.wait_for(lambda s: "--runtime deepspeed-distributed" in s)
     assert "ktrain job render --runtime deepspeed-distributed" in screen, screen
@@ -129,9 +129,9 @@ def test_zsh_and_fish_complete_runtime_names(tmp_path: Path, shell: str) -> None
         pytest.skip(f"{shell} is not installed")
     term = Terminal(tmp_path, shell)
     try:
-        term.type("ktrain job render --runtime=deeps")
+        term.type("true && ktrain job render --runtime=deeps")  # a second command on the same line
         term.tab()
         screen = term.wait_for(lambda s: "--runtime=deepspeed-distributed" in s)
-        assert "--runtime=deepspeed-distributed" in screen, screen
+        assert "ktrain job render --runtime=deepspeed-distributed" in screen, screen
     finally:
         term.close()
