@@ -36,6 +36,8 @@ FIXED = {
     "--target": [("jobset", "submit the rendered objects"), ("trainjob", "submit the TrainJob")],
     "--source": [("all", ""), ("cluster", ""), ("local", "")],
     "--shell": [(s, "") for s in SHELL_NAMES],
+    # Only when the option lists no formats of its own (help text "a | b | c" or a Choice).
+    "--output": [("yaml", ""), ("json", ""), ("name", "")],
 }
 FILE_OPTIONS = {"--filename", "--runtime-file", "--patch", "--values", "--kubeconfig", "--ssh-key"}
 DIR_OPTIONS = {"--runtimes-dir"}
@@ -90,10 +92,8 @@ VALUE_PROVIDERS: dict[str, Callable[[Request], list[tuple[str, str]]]] = {
 }
 # Positional arguments: (top-level command, argument name) -> provider.
 ARGUMENT_PROVIDERS: dict[tuple[str, str], Callable[[Request], list[tuple[str, str]]]] = {
-    ("runtime", "name"): _runtime_names,
-    ("runtime", "names"): _runtime_names,
-    ("job", "name"): _job_names,
-    ("job", "names"): _job_names,
+    **{("runtime", arg): _runtime_names for arg in ("name", "names", "runtime")},
+    **{("job", arg): _job_names for arg in ("name", "names", "job", "jobs", "job_name", "job_names")},
 }
 
 
