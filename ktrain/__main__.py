@@ -1,3 +1,3 @@
-from ktrain.cli import run
+from ktrain.launcher import run
 
 run()

@@ -10,14 +10,15 @@ import difflib
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ktrain.errors import FieldError, InputError, ValidationFailedError
 
+if TYPE_CHECKING:  # pydantic is imported when a model is parsed, not to read YAML
+    from pydantic import BaseModel
+
 Path = tuple[str | int, ...]
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
 
 
 @dataclass
@@ -141,6 +142,8 @@ def _model_at(model: type[BaseModel], loc: Path) -> type[BaseModel] | None:
     """The pydantic model class that holds the field at `loc` (for "did you mean")."""
     import typing
 
+    from pydantic import BaseModel
+
     current: Any = model
     for part in loc:
         if isinstance(part, int):
@@ -218,6 +221,8 @@ def path_text(loc: Path) -> str:
 
 def parse_model(doc: Document, model: type[M], *, what: str) -> M:
     """Validate a document into a model; problems become one InputError naming every field."""
+    from pydantic import ValidationError
+
     try:
         return model.model_validate(doc.data)
     except ValidationError as exc:
@@ -235,7 +240,6 @@ def parse_model(doc: Document, model: type[M], *, what: str) -> M:
                 msg = f'unknown field "{path_text(loc)}"'
                 if close:
                     hint = f"did you mean {close[0]!r}?"
-                    msg += f" (did you mean {close[0]!r}?)"
             elif kind == "literal_error":
                 msg = f"must be {err.get('ctx', {}).get('expected', 'one of the allowed values')}"
             else:
@@ -257,7 +261,8 @@ def parse_model(doc: Document, model: type[M], *, what: str) -> M:
                 uniq.append((loc, msg, hint))
         first_loc, first_msg, first_hint = uniq[0]
         unknown_field = first_msg.startswith("unknown field")
-        text = f"invalid {what}: {path_text(first_loc)}: {first_msg}"
+        # An unknown-field message names its path already; the suggestion goes to the hint.
+        text = f"invalid {what}: " + (first_msg if unknown_field else f"{path_text(first_loc)}: {first_msg}")
         if len(uniq) > 1:
             text += "".join(f"\n  {path_text(loc)}: {msg}" for loc, msg, _ in uniq[1:])
         raise doc.error(text, first_loc, hint=first_hint, key=unknown_field) from None

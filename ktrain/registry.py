@@ -43,15 +43,41 @@ def _yaml_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
 
 
+def _runtime_documents(path: Path, source: str) -> list[Document]:
+    """The YAML documents of a runtime file; those of registry directories (bundled, --runtimes-dir,
+    KTRAIN_RUNTIMES_PATH) come from the parse cache when the file has not changed."""
+    if str(path) == "-":
+        return load_documents(__import__("sys").stdin.read(), "-")
+    if source == "file":  # one-off files: parse, do not fill the cache with them
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot read runtime file: {exc.strerror}", file=str(path)) from None
+        return load_documents(text, str(path))
+    from ktrain import cache
+
+    try:
+        text, cached = cache.read_runtime_file(str(path))
+    except OSError as exc:
+        raise InputError(f"cannot read runtime file: {exc.strerror}", file=str(path)) from None
+    except UnicodeDecodeError:
+        raise InputError("runtime file is not UTF-8 text", file=str(path)) from None
+    if cached is not None:
+        lines = text.splitlines()
+        return [Document(data=d["data"], file=str(path), lines=lines, positions=d["positions"],
+                         key_positions=d["key_positions"]) for d in cached]
+    docs = load_documents(text, str(path))
+    cache.store_runtime_file(str(path), text, [
+        {"data": d.data, "positions": d.positions, "key_positions": d.key_positions} for d in docs
+    ])
+    return docs
+
+
 def load_runtime_file(path: str | Path, source: str) -> list[RuntimeEntry]:
     """Every (Cluster)TrainingRuntime document in a file (other kinds are skipped)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8") if str(path) != "-" else __import__("sys").stdin.read()
-    except OSError as exc:
-        raise InputError(f"cannot read runtime file: {exc.strerror}", file=str(path)) from None
     entries = []
-    for doc in load_documents(text, str(path)):
+    for doc in _runtime_documents(path, source):
         if not isinstance(doc.data, dict):
             raise doc.error("a runtime document must be a mapping")
         kind = doc.data.get("kind")

@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+from typing import TYPE_CHECKING
 
-_PACKAGE = Path(__file__).resolve().parent
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# os.path, not pathlib: shell completion reads these paths and pathlib costs it 4 ms to import.
+_PACKAGE = os.path.dirname(os.path.realpath(__file__))
 
 
-def _data_dir(name: str) -> Path:
+def data_path(name: str) -> str:
     # In a wheel, hatch force-includes runtimes/ and schemas/ under ktrain/_bundled/.
-    bundled = _PACKAGE / "_bundled" / name
-    if bundled.is_dir():
+    bundled = os.path.join(_PACKAGE, "_bundled", name)
+    if os.path.isdir(bundled):
         return bundled
     # Editable install or source checkout: the top-level folders of the repository.
-    return _PACKAGE.parent / name
+    return os.path.join(os.path.dirname(_PACKAGE), name)
 
 
 def builtin_runtimes_dir() -> Path:
-    return _data_dir("runtimes")
+    from pathlib import Path
+
+    return Path(data_path("runtimes"))
 
 
 def schemas_dir() -> Path:
-    return _data_dir("schemas")
+    from pathlib import Path
+
+    return Path(data_path("schemas"))

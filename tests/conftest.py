@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,18 @@ def need_shared() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is not present beside the repository")
     return SHARED
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """Tests (and the ktrain processes they start) never read or write the user's ~/.cache."""
+    previous = os.environ.get("KTRAIN_CACHE_DIR")
+    os.environ["KTRAIN_CACHE_DIR"] = str(tmp_path_factory.mktemp("ktrain-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("KTRAIN_CACHE_DIR", None)
+    else:
+        os.environ["KTRAIN_CACHE_DIR"] = previous
 
 
 @dataclass

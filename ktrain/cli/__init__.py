@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ktrain import __version__
-from ktrain.cli import job, runtime, schema
+from ktrain.cli import completion, job, runtime, schema
 
 app = typer.Typer(
     name="ktrain",
@@ -21,6 +21,7 @@ app = typer.Typer(
 app.add_typer(job.app, name="job")
 app.add_typer(runtime.app, name="runtime")
 app.add_typer(schema.app, name="schema")
+app.add_typer(completion.app, name="completion")
 app.command("render", help="Alias of `ktrain job render`.")(job.render_command)
 
 

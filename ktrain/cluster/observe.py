@@ -463,6 +463,20 @@ def _no_pod_error(name: str, pods: list[Obj], selection: LogSelection, step: str
                          f"(pods: {', '.join(have)})", hint="pick one with --step and --node")
 
 
+def _abort(response: Any) -> None:
+    """End a log stream another thread is reading. `close()` would wait for that reader (it takes
+    the buffered reader's lock, held during a blocking read); shutting the socket down makes the
+    read return at once."""
+    import socket
+
+    sock = getattr(getattr(response, "_connection", None), "sock", None)
+    if sock is None:  # urllib3 gave the connection back already: reach the socket through the reader
+        sock = getattr(getattr(getattr(getattr(response, "_fp", None), "fp", None), "raw", None), "_sock", None)
+    with contextlib.suppress(OSError):
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+
+
 class _Follower:
     """Follow the selected pods as they come and go, until the job ends.
 
@@ -530,8 +544,7 @@ class _Follower:
             with self.changed:
                 self.changed.notify_all()
             for response in list(self.responses):
-                with contextlib.suppress(Exception):  # closing on the way out; nothing to report
-                    response.close()
+                _abort(response)
         if self.errors:
             raise self.errors[0]
 

@@ -1,7 +1,12 @@
-"""The render path stays light: no kubernetes client, no jsonschema, no jinja2."""
+"""The cold paths stay light (a CI guard, not a timed test: see benchmarks/ for timings).
+
+Rendering, local `runtime list` and shell completion must not import the kubernetes client,
+jsonschema, jinja2 or rich; completion must not even import typer or pydantic.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -22,7 +27,7 @@ def test_rendering_never_imports_heavy_modules() -> None:
     assert "HEAVY []" in out.stdout, out.stdout + out.stderr
 
 
-def _modules_after(argv: list[str], stdin: str = "") -> str:
+def _cli_modules_after(argv: list[str], stdin: str = "") -> str:
     code = (
         "import sys, io\n"
         f"sys.stdin = io.StringIO({stdin!r})\n"
@@ -36,21 +41,54 @@ def _modules_after(argv: list[str], stdin: str = "") -> str:
 
 def test_plain_job_file_with_set_does_not_import_jinja2() -> None:
     job = "kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n"
-    out = _modules_after(["render", "-f", "-", "--set", "trainer.numNodes=2", "-o", "name"], job)
+    out = _cli_modules_after(["render", "-f", "-", "--set", "trainer.numNodes=2", "-o", "name"], job)
     assert "CODE 0 LOADED []" in out, out
 
 
 def test_only_a_template_imports_jinja2() -> None:
     job = "kind: TrainJob\nspec:\n  runtimeRef: {name: '{{ rt }}'}\n"
-    out = _modules_after(["render", "-f", "-", "--set", "rt=torch-distributed", "-o", "name"], job)
+    out = _cli_modules_after(["render", "-f", "-", "--set", "rt=torch-distributed", "-o", "name"], job)
     assert "CODE 0 LOADED ['jinja2']" in out, out
 
 
 def test_validate_init_and_explain_stay_off_the_cluster_client() -> None:
     for argv in (["job", "validate", "--runtime", "torch-distributed"], ["job", "init", "-r", "torch-distributed"],
                  ["render", "--runtime", "torch-distributed", "--explain"]):
-        out = _modules_after(argv)
+        out = _cli_modules_after(argv)
         assert "CODE 0" in out and "kubernetes" not in out.split("LOADED", 1)[1], (argv, out)
+
+
+def _modules_after(code: str, env: dict[str, str] | None = None) -> set[str]:
+    """Top-level package names in sys.modules after running `code` in a fresh interpreter."""
+    probe = code + "\nimport sys\nprint('MODULES', ' '.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         env={**os.environ, **(env or {})})
+    line = next(line for line in out.stdout.splitlines() if line.startswith("MODULES "))
+    return set(line.split()[1:])
+
+
+RENDER = "from ktrain.cli import main\nmain(['render', '--runtime', 'torch-distributed', '--nodes', '4', '--', 'torchrun', 'x'])"
+
+
+def test_render_imports_no_heavy_module_and_no_yaml_parser_once_the_cache_is_warm() -> None:
+    _modules_after(RENDER)  # fills the runtime parse cache (a private one: see conftest)
+    loaded = _modules_after(RENDER)
+    assert not loaded & {"kubernetes", "jsonschema", "jinja2", "rich", "ruamel", "yaml"}, loaded
+
+
+def test_local_runtime_list_does_not_import_the_cluster_client_or_rich() -> None:
+    loaded = _modules_after("from ktrain.cli import main\nmain(['runtime', 'list', '-o', 'name'])")
+    assert not loaded & {"kubernetes", "jsonschema", "jinja2", "rich"}, loaded
+
+
+def test_a_completion_request_imports_neither_typer_nor_pydantic() -> None:
+    code = "import sys\nsys.argv = ['ktrain', 'ktrain job render --runtime ']\nfrom ktrain.launcher import run\n" \
+           "try:\n    run()\nexcept SystemExit:\n    pass"
+    _modules_after(code, {"_KTRAIN_COMPLETE": "bash"})
+    loaded = _modules_after(code, {"_KTRAIN_COMPLETE": "bash"})
+    heavy = {"typer", "click", "pydantic", "pydantic_core", "ruamel", "rich", "kubernetes", "jsonschema", "jinja2",
+             "yaml", "cryptography", "shellingham"}
+    assert not loaded & heavy, loaded & heavy
 
 
 def test_engine_does_no_io() -> None:

@@ -42,7 +42,7 @@ def test_patch_file_typo_is_reported_in_the_patch_file(cli, tmp_path) -> None:
     patch.write_text("manager: acme.io/tuning\ntrainingRuntimeSpec:\n  templat:\n    spec: {}\n")
     r = cli("render", "--runtime", "torch-distributed", "--patch", str(patch))
     assert r.exit_code == ExitCode.INVALID
-    assert f"{patch}:3:3: invalid runtime patch: trainingRuntimeSpec.templat: unknown field 'templat'" in r.stderr
+    assert f'{patch}:3:3: invalid runtime patch: unknown field "trainingRuntimeSpec.templat"' in r.stderr
     assert "did you mean 'template'?" in r.stderr
     bare = tmp_path / "bare.yaml"
     bare.write_text("template:\n  metadata: {}\n  spc: {}\n")

@@ -239,6 +239,8 @@ def test_wait_returns_when_the_jobset_completes_and_fails_when_it_fails(cli, kub
 
 
 def test_follow_streams_the_trainer_logs_until_the_job_ends(cli, kube) -> None:
+    # The pod still runs when the JobSet completes (as DeepSpeed's sshd workers do): following must end
+    # with the job, not hang on the open log stream.
     from ktrain import constants as c
 
     def run_job() -> None:  # the JobSet and Job controllers, then the kubelet, as seen from the API

@@ -549,7 +549,7 @@ def test_all_prefixes_are_coloured_per_pod_on_a_terminal_only(monkeypatch: pytes
     rank1 = PodSummary(name="b", step="node", rank=1, phase="Running", node=None, restarts=0)
     for stream, coloured in ((Terminal(), True), (io.StringIO(), False)):
         monkeypatch.setattr(sys, "stdout", stream)
-        printer = job_observe._Printer(prefixed=True)
+        printer = job_observe.LogPrinter(prefixed=True)
         printer.emit(rank0, "x")
         printer.emit(rank1, "y")
         printer.emit(rank0, "z")

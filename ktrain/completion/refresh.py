@@ -1,0 +1,55 @@
+"""Refresh the cluster completion values of one connection (runs detached, in the background).
+
+`python -m ktrain.completion.refresh ENTRY_PATH [--kubeconfig K] [--context C] [--namespace N]`
+asks the CLI itself — `ktrain runtime list --source cluster -o name` and `ktrain job list -o name`
+— each under `TIME_LIMIT` seconds, and writes what they printed to ENTRY_PATH. A command that
+fails, is missing or times out contributes no values; it is never retried before the next TTL.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from ktrain import cache
+
+TIME_LIMIT = 10.0
+RUNTIME_PREFIXES = ("clustertrainingruntime.trainer.kubeflow.org/", "trainingruntime.trainer.kubeflow.org/")
+JOB_PREFIXES = ("jobset.jobset.x-k8s.io/", "trainjob.trainer.kubeflow.org/")
+
+
+def _names(cli: list[str], args: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    try:
+        out = subprocess.run([*cli, *args], capture_output=True, text=True, timeout=TIME_LIMIT,
+                             stdin=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if out.returncode != 0:
+        return []
+    names = []
+    for line in out.stdout.splitlines():
+        for prefix in prefixes:
+            if line.startswith(prefix) and len(line) > len(prefix):
+                names.append(line[len(prefix):].strip())
+    return sorted(set(names))
+
+
+def refresh(entry_path: str, conn: list[str], cli: list[str] | None = None) -> dict[str, object]:
+    cli = cli or [sys.executable, "-m", "ktrain"]
+    entry = {
+        "time": time.time(),
+        "runtimes": _names(cli, ["runtime", "list", "--source", "cluster", "-o", "name", *conn], RUNTIME_PREFIXES),
+        "jobs": _names(cli, ["job", "list", "-o", "name", *conn], JOB_PREFIXES),
+    }
+    cache.write_json(entry_path, entry)
+    try:
+        os.unlink(entry_path + ".refreshing")
+    except OSError:
+        pass
+    return entry
+
+
+if __name__ == "__main__":
+    refresh(sys.argv[1], sys.argv[2:])

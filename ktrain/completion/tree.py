@@ -1,0 +1,88 @@
+"""The command tree the completer walks: generated from the typer app, loaded as JSON.
+
+`build_tree()` imports typer (build time only); `load_tree()` only reads `tree.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
+    from typing import Any
+
+TREE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tree.json")
+
+# `-o` options document their formats in the help text as "yaml | json | name".
+_CHOICES_IN_HELP = r"^\s*([a-z][\w.-]*(?:\s*\|\s*[a-z][\w.-]*)+)\s*$"
+
+
+def _first_line(text: str | None) -> str:
+    return (text or "").strip().split("\n")[0].strip()
+
+
+def _param(param: Any) -> dict[str, Any] | None:
+    if getattr(param, "hidden", False):
+        return None
+    if getattr(param, "param_type_name", "") == "argument":
+        return {"name": param.name, "nargs": param.nargs}
+    names = list(param.opts) + list(param.secondary_opts)
+    entry: dict[str, Any] = {
+        "names": names,
+        "takes_value": not (param.is_flag or getattr(param, "count", False)),
+        "help": _first_line(param.help),
+    }
+    if param.multiple:
+        entry["multiple"] = True
+    descriptor = getattr(param, "type_descriptor", None)
+    choices = getattr(descriptor, "choices", None) if descriptor is not None else None
+    if choices:
+        entry["choices"] = [str(getattr(c, "value", c)) for c in choices]
+    else:
+        import re
+
+        match = re.match(_CHOICES_IN_HELP, entry["help"])
+        if match:
+            entry["choices"] = [c.strip() for c in match.group(1).split("|")]
+    return entry
+
+
+def _command(cmd: Any, ctx: Any) -> dict[str, Any]:
+    node: dict[str, Any] = {"help": _first_line(cmd.help or getattr(cmd, "short_help", None))}
+    options = []
+    arguments = []
+    for param in cmd.params:
+        entry = _param(param)
+        if entry is None:
+            continue
+        (arguments if "nargs" in entry else options).append(entry)
+    options.append({"names": ["-h", "--help"], "takes_value": False, "help": "Show this message and exit."})
+    node["options"] = options
+    if arguments:
+        node["arguments"] = arguments
+    commands = getattr(cmd, "commands", None)
+    if commands:
+        node["commands"] = {
+            name: _command(sub, ctx) for name, sub in sorted(commands.items()) if not getattr(sub, "hidden", False)
+        }
+    return node
+
+
+def build_tree() -> dict[str, Any]:
+    """The live typer app as a plain tree: commands, options (names, value?, choices), arguments."""
+    import typer.main
+
+    from ktrain.cli import app
+
+    root = typer.main.get_command(app)
+    return {"format": 1, "root": _command(root, None)}
+
+
+def tree_text(tree: dict[str, Any]) -> str:
+    return json.dumps(tree, indent=1, sort_keys=True) + "\n"
+
+
+def load_tree() -> dict[str, Any]:
+    with open(TREE_FILE, encoding="utf-8") as fh:
+        return json.load(fh)  # type: ignore[no-any-return]

@@ -1,0 +1,23 @@
+"""The console script: answer shell completion before anything heavy is imported.
+
+The shell runs `ktrain` on every TAB press; importing typer (and through it pydantic) would
+cost more than the whole answer, so completion requests are dispatched here first.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def run() -> None:
+    if os.environ.get("_KTRAIN_COMPLETE"):
+        from ktrain.completion.complete import main as complete
+
+        sys.exit(complete())
+    # ktrain's models are internal: no third-party pydantic plugin should hook into them, and
+    # looking plugins up scans every installed distribution's metadata (5-10 ms per command).
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    from ktrain.cli import run as run_cli
+
+    run_cli()
