@@ -195,20 +195,6 @@ _OPENAPI_TYPES = {
 }
 
 
-def _openapi_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, (list, tuple)) else "object"
-
-
 def path_text(loc: Path) -> str:
     out = ""
     for part in loc:
@@ -247,7 +233,9 @@ def parse_model(doc: Document, model: type[M], *, what: str) -> M:
                 if kind in _OPENAPI_TYPES and "input" in err:
                     # the API server's wording: `Invalid value: "integer": <path> in body must be of
                     # type string: "integer"` (YAML `value: 1` or `value: on` for an env value)
-                    got = _openapi_type(err["input"])
+                    from ktrain.api.common import openapi_type
+
+                    got = openapi_type(err["input"])
                     msg = (f'{msg}, got {got} {err["input"]!r}'[:200]
                            + f'; Invalid value: "{got}": {path_text(loc)} in body must be of type '
                            f'{_OPENAPI_TYPES[kind]}: "{got}"')

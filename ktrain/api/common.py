@@ -58,3 +58,18 @@ class ResourceRequirements(KubeModel):
     limits: dict[str, str | int | float] | None = None
     requests: dict[str, str | int | float] | None = None
     claims: list[dict[str, Any]] | None = None
+
+
+def openapi_type(value: object) -> str:
+    """The OpenAPI name of a JSON value's type, as the API server words type errors."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, (list, tuple)) else "object"

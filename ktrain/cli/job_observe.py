@@ -149,9 +149,16 @@ def _event_object(event: dict[str, Any]) -> str:
     return f"{str(inv.get('kind', '')).lower()}/{inv.get('name', '')}"
 
 
+def _section(title: str, header: list[str], rows: list[list[str]], empty: str = "<none>") -> list[str]:
+    """A blank line, `Title:`, then an indented table (or `empty`)."""
+    from ktrain.output.tables import plain_table
+
+    body = plain_table(header, rows, indent="  ").rstrip("\n") if rows else f"  {empty}"
+    return ["", f"{title}:", body]
+
+
 def format_details(details: Any, now: dt.datetime) -> str:
     from ktrain import status
-    from ktrain.output.tables import plain_table
 
     s = details.summary
     out = [
@@ -168,42 +175,21 @@ def format_details(details: Any, now: dt.datetime) -> str:
     if why:
         out.append("Waiting:    " + why[0])
         out += ["            " + line for line in why[1:]]
-    out.append("")
-    out.append("Conditions:")
-    if s.conditions:
-        rows = [[str(cd.get("type", "")), str(cd.get("status", "")), str(cd.get("reason") or "-"),
-                 str(cd.get("message") or "-"), status.age(cd.get("lastTransitionTime"), now)]
-                for cd in s.conditions]
-        out.append(plain_table(["TYPE", "STATUS", "REASON", "MESSAGE", "AGE"], rows, indent="  ").rstrip("\n"))
-    else:
-        out.append("  <none>")
-    out.append("")
-    out.append("Replicated jobs:")
-    if s.steps:
-        rows = [[st.name, st.ancestor or "-", str(st.pods), str(st.ready), str(st.active), str(st.succeeded),
-                 str(st.failed)] for st in s.steps]
-        out.append(plain_table(["NAME", "STEP", "PODS", "READY", "ACTIVE", "SUCCEEDED", "FAILED"], rows,
-                               indent="  ").rstrip("\n"))
-    else:
-        out.append("  <none> (no JobSet yet)")
-    out.append("")
-    out.append("Pods:")
-    if s.pods:
-        rows = [[p.name, p.step, "-" if p.rank is None else str(p.rank), p.phase, p.node or "-", str(p.restarts),
-                 p.reason or "-"] for p in s.pods]
-        out.append(plain_table(["NAME", "STEP", "RANK", "PHASE", "NODE", "RESTARTS", "REASON"], rows,
-                               indent="  ").rstrip("\n"))
-    else:
-        out.append("  <none>")
-    out.append("")
-    out.append("Warning events:")
-    if details.warnings:
-        rows = [[status.age(e.get("lastTimestamp") or e.get("eventTime"), now), _event_object(e),
+    conditions = [[str(cd.get("type", "")), str(cd.get("status", "")), str(cd.get("reason") or "-"),
+                   str(cd.get("message") or "-"), status.age(cd.get("lastTransitionTime"), now)]
+                  for cd in s.conditions]
+    steps = [[st.name, st.ancestor or "-", str(st.pods), str(st.ready), str(st.active), str(st.succeeded),
+              str(st.failed)] for st in s.steps]
+    pods = [[p.name, p.step, "-" if p.rank is None else str(p.rank), p.phase, p.node or "-", str(p.restarts),
+             p.reason or "-"] for p in s.pods]
+    warnings = [[status.age(e.get("lastTimestamp") or e.get("eventTime"), now), _event_object(e),
                  str(e.get("reason") or ""), str(e.get("message") or "").replace("\n", " ")]
                 for e in details.warnings]
-        out.append(plain_table(["AGE", "OBJECT", "REASON", "MESSAGE"], rows, indent="  ").rstrip("\n"))
-    else:
-        out.append("  <none>")
+    out += _section("Conditions", ["TYPE", "STATUS", "REASON", "MESSAGE", "AGE"], conditions)
+    out += _section("Replicated jobs", ["NAME", "STEP", "PODS", "READY", "ACTIVE", "SUCCEEDED", "FAILED"], steps,
+                    empty="<none> (no JobSet yet)")
+    out += _section("Pods", ["NAME", "STEP", "RANK", "PHASE", "NODE", "RESTARTS", "REASON"], pods)
+    out += _section("Warning events", ["AGE", "OBJECT", "REASON", "MESSAGE"], warnings)
     return "\n".join(out) + "\n"
 
 

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ktrain import constants as c
+from ktrain.api.common import openapi_type
 from ktrain.api.runtime import TrainingRuntime
 from ktrain.api.trainjob import TrainJob
 from ktrain.errors import FieldError
@@ -418,16 +419,6 @@ def _unknown_patch_fields(path: str, value: Any, struct: str) -> list[FieldError
 _STRING_MAPS = ("labels", "annotations", "nodeSelector")
 
 
-def _openapi_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "null"
-
-
 def string_map_errors(path: str, value: Any) -> list[FieldError]:
     """map[string]string fields (labels, annotations, nodeSelector): a YAML `true` or `8080` is not a
     string, and the API server says so (quote such values)."""
@@ -436,7 +427,7 @@ def string_map_errors(path: str, value: Any) -> list[FieldError]:
     errors = []
     for key, item in value.items():
         if not isinstance(item, str):
-            got = _openapi_type(item)
+            got = openapi_type(item)
             errors.append(invalid(f"{path}.{key}", got, f"{path}.{key} in body must be of type string: \"{got}\""))
     return errors
 
