@@ -62,6 +62,8 @@ MANAGED_BY_VALUES = (MANAGED_BY_TRAINER, MANAGED_BY_MULTIKUEUE)
 RUNTIME_SNAPSHOT_SUFFIX = "-runtime-snapshot"
 FIELD_MANAGER = "ktrain"
 DEFAULT_PATCH_MANAGER = "ktrain.io/cli"
+# On a JobSet that `ktrain job create` submitted: the runtime it was rendered from (for `job list`).
+RUNTIME_ANNOTATION = "ktrain.io/runtime"
 
 DEPRECATION_POLICY_URL = (
     "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy"

@@ -103,7 +103,8 @@ def _template_object(runtime: TrainingRuntime, final: Obj, spec: Obj) -> Obj:
 
 
 def explain(final_objects: list[Obj], job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext,
-            file_spec: Obj | None, name_source: str) -> list[Callable[[Path], str | None]]:
+            file_spec: Obj | None, name_source: str,
+            namespace_source: str = "default namespace") -> list[Callable[[Path], str | None]]:
     """For each object of `final_objects`, a function from a raw field path to its source."""
     ref = job.spec.runtime_ref.model_dump(by_alias=True, exclude_none=True)
     patches = [p.model_dump(by_alias=True, exclude_none=True) for p in job.spec.runtime_patches or []]
@@ -156,7 +157,7 @@ def explain(final_objects: list[Obj], job: TrainJob, runtime: TrainingRuntime, c
         sources: dict[Path, str] = {}
         for raw_path, (named, _) in raw_leaves.items():
             if named[:1] == ("metadata",) and named[1:] in (("name",), ("namespace",)):
-                sources[raw_path] = name_source
+                sources[raw_path] = name_source if named[1] == "name" else namespace_source
                 continue
             source = None
             previous: Any = _MISSING

@@ -480,6 +480,12 @@ def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
         name_source = "TrainJob metadata"
     else:
         name_source = "derived from the job's content"
+    if request.overrides.namespace:
+        namespace_source = "flag --namespace"
+    elif isinstance(original, dict) and (original.get("metadata") or {}).get("namespace"):
+        namespace_source = "TrainJob metadata"
+    else:
+        namespace_source = "default namespace"
     assert outcome.ctx is not None
     return explain(outcome.result.objects, outcome.job, outcome.runtime.runtime, outcome.ctx,
-                   file_spec if isinstance(file_spec, dict) else None, name_source)
+                   file_spec if isinstance(file_spec, dict) else None, name_source, namespace_source)

@@ -30,8 +30,8 @@ TERMINAL_STATES = (COMPLETE, FAILED)
 
 # The replicated jobs whose pods are "the trainer" for the Running rule (ENGINE.md §10).
 TRAINER_RJOBS = (c.NODE, c.LAUNCHER)
-# Where a runtime name may be recorded on a JobSet (label first, then annotation).
-RUNTIME_KEY = "trainer.kubeflow.org/runtime"
+# Where a runtime name is recorded on a JobSet that ktrain submitted (label first, then annotation).
+RUNTIME_KEY = c.RUNTIME_ANNOTATION
 TRAINJOB_PLURAL_GROUP = f"trainjob.{c.TRAINER_GROUP}"
 JOBSET_PLURAL_GROUP = f"jobset.{c.JOBSET_GROUP}"
 

@@ -126,6 +126,19 @@ def existing_objects(cluster: KubeCluster, name: str, namespace: str, objects: l
 # --- create -----------------------------------------------------------------------------------
 
 
+def record_runtime(objects: list[Obj], runtime_name: str) -> list[Obj]:
+    """The objects to submit, the JobSet annotated with the runtime it was rendered from, so that
+    `job list` can show it (a TrainJob says so in its runtimeRef; a bare JobSet would not)."""
+    out = []
+    for obj in objects:
+        if obj.get("kind") == c.JOBSET_KIND:
+            meta = dict(obj.get("metadata") or {})
+            meta["annotations"] = {**(meta.get("annotations") or {}), c.RUNTIME_ANNOTATION: runtime_name}
+            obj = {**obj, "metadata": meta}
+        out.append(obj)
+    return out
+
+
 def create_job(cluster: KubeCluster, objects: list[Obj], *, name: str, namespace: str, target: str,
                dry_run: bool = False, overwrite: bool = False) -> CreateResult:
     """Submit a rendered job (`objects` in kind-rank order, JobSet last) or its TrainJob.

@@ -70,7 +70,7 @@ def create_command(
 
     from ktrain.cluster.kube import connect
     from ktrain.cluster_runtimes import render_resolving
-    from ktrain.submit import TARGET_TRAINJOB, create_job
+    from ktrain.submit import TARGET_TRAINJOB, create_job, record_runtime
 
     cluster = connect(job_input.connection(request_timeout))
     request = job_input.render_request()
@@ -89,7 +89,7 @@ def create_command(
             sys.stdout.write("---\n")
         objects = [job.to_dict()]
     else:
-        objects = outcome.result.objects
+        objects = record_runtime(outcome.result.objects, outcome.runtime.runtime.name)
     result = create_job(cluster, objects, name=job.name, namespace=job.namespace, target=target,
                         dry_run=dry_run == "server", overwrite=overwrite)
     for message in result.warnings:

@@ -84,5 +84,5 @@ def delete_command(
     if missing:
         raise NotFoundError(
             f"job{'s' if len(missing) > 1 else ''} {', '.join(missing)} not found in namespace {ns}",
-            hint="`kubectl get jobsets,trainjobs -n " + ns + "` lists what is there",
+            hint=f"`ktrain job list -n {ns}` lists what is there",
         )

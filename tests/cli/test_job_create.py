@@ -44,6 +44,11 @@ def test_torch_job_is_applied_in_the_context_namespace_and_resumed(cli, kube) ->
     assert [(req.param("dryRun"), req.json()["spec"]["suspend"]) for req in applies] == [
         ("All", True), (None, True), (None, False)]
     assert jobset["metadata"]["managedFields"][0]["manager"] == "ktrain"
+    # the runtime is recorded on the JobSet, so `job list` can name it
+    assert jobset["metadata"]["annotations"]["ktrain.io/runtime"] == "torch-distributed"
+    listed = cli("job", "list", *kube.args())
+    assert listed.exit_code == 0, listed.stderr
+    assert listed.stdout.splitlines()[1].split()[:3] == ["t1", "torch-distributed", "2"]
 
 
 def test_deepspeed_companions_are_owned_by_the_jobset_and_the_key_is_not_printed(cli, kube) -> None:
