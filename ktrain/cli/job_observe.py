@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ktrain.cli.common import parse_duration
+from ktrain.cli.common import parse_duration, warn
 from ktrain.cli.options import ContextOpt, KubeconfigOpt, NamespaceOpt, RequestTimeoutOpt, connection
 from ktrain.errors import UsageError
 
@@ -59,7 +59,10 @@ def list_command(
     from ktrain.cluster.observe import list_jobs
 
     cluster = _cluster(kubeconfig, context, namespace, request_timeout)
-    jobs = list_jobs(cluster, all_namespaces=all_namespaces, selector=selector)
+    notes: list[str] = []
+    jobs = list_jobs(cluster, all_namespaces=all_namespaces, selector=selector, warnings=notes)
+    for note in notes:
+        warn(note)
     if output == "name":
         sys.stdout.write("".join(s.resource_name + "\n" for s, _ in jobs))
         return

@@ -103,9 +103,11 @@ def list_warning_events(cluster: KubeCluster, namespace: str) -> list[Obj]:
     return list(_loads(response).get("items") or [])
 
 
-def list_jobs(cluster: KubeCluster, *, all_namespaces: bool = False, selector: str | None = None) -> list[
-        tuple[status.JobSummary, Obj]]:
-    """Every training job: (summary, the object that stands for it: TrainJob or JobSet)."""
+def list_jobs(cluster: KubeCluster, *, all_namespaces: bool = False, selector: str | None = None,
+              warnings: list[str] | None = None) -> list[tuple[status.JobSummary, Obj]]:
+    """Every training job: (summary, the object that stands for it: TrainJob or JobSet).
+
+    TrainJobs we may not list (403) leave the JobSets to show, with a note in `warnings`."""
     namespace = None if all_namespaces else cluster.namespace
     try:
         jobsets = _list_custom(cluster, JOBSET, namespace, selector)
@@ -116,6 +118,12 @@ def list_jobs(cluster: KubeCluster, *, all_namespaces: bool = False, selector: s
         trainjobs = _list_custom(cluster, TRAINJOB, namespace, selector)
     except ApiNotFoundError:  # no Trainer CRDs: ktrain-made JobSets only
         trainjobs = []
+    except ApiError as exc:
+        if exc.status != 403:
+            raise
+        trainjobs = []
+        if warnings is not None:
+            warnings.append(f"{exc.message}; showing JobSets only")
     pairs = status.pair_jobs(trainjobs, jobsets)
     if not pairs:
         return []

@@ -242,6 +242,16 @@ def test_forbidden_list_names_the_resource_and_what_to_do(srv, kc, cli) -> None:
     assert "hint: ask a cluster admin for RBAC permission" in r.stderr
 
 
+def test_trainjobs_we_may_not_list_leave_the_jobsets_listed_with_a_warning(srv, kc, cli) -> None:
+    seed(srv, "visible")
+    srv.forbid("list", "trainjobs")
+    r = cli("job", "list", "--kubeconfig", kc, "-o", "name")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == "jobset.jobset.x-k8s.io/visible\n"
+    assert r.stderr.startswith("warning: trainjobs.trainer.kubeflow.org in default: forbidden: ")
+    assert "showing JobSets only" in r.stderr
+
+
 def test_a_slow_server_times_out_with_the_request_timeout(srv, kc, cli) -> None:
     srv.slow(2.0, verb="list", resource="jobsets")
     r = cli("job", "list", "--kubeconfig", kc, "--request-timeout", "0.3")
