@@ -22,6 +22,9 @@ def _upsert(items: list[Obj], new: Obj, same: Callable[[Obj, Obj], bool]) -> Non
 
 
 def upsert_env_vars(container: Obj, envs: Iterable[Obj]) -> None:
+    envs = list(envs)
+    if not envs:  # upstream leaves a nil list nil: no `env: []` in the output
+        return
     items = container.setdefault("env", [])
     for env in envs:
         _upsert(items, env, lambda a, b: a.get("name") == b.get("name"))
