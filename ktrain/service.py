@@ -461,11 +461,19 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
         if errors:
             raise ValidationFailedError(errors)
         result = render(job, entry.runtime, ctx)
+        require_admissible(result)
     except ValidationFailedError as exc:
         if request.file:
             locate_field_errors(exc, doc)
         raise
     return ValidateOutcome(job=job, runtime=entry, warnings=list(result.warnings))
+
+
+def require_admissible(result: RenderResult) -> None:
+    """What JobSet's webhook would refuse is an error for `job validate` and `job create`
+    (a render still prints it, as the controller still builds it)."""
+    if result.rejections:
+        raise ValidationFailedError(result.rejections, subject="JobSet")
 
 
 def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:

@@ -70,6 +70,7 @@ def create_command(
 
     from ktrain.cluster.kube import connect
     from ktrain.cluster_runtimes import render_resolving
+    from ktrain.service import require_admissible
     from ktrain.submit import TARGET_TRAINJOB, create_job, record_runtime
 
     cluster = connect(job_input.connection(request_timeout))
@@ -77,9 +78,11 @@ def create_command(
     request.default_namespace = cluster.namespace
     outcome, notes = render_resolving(request, job_input.registry(), job_input.connection(request_timeout),
                                       cluster=cluster)
+    job = outcome.job
+    if target != TARGET_TRAINJOB:  # the Trainer controller reports this itself, as a Warning event
+        require_admissible(outcome.result)
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
-    job = outcome.job
     if target == TARGET_TRAINJOB:
         if outcome.runtime.source != "cluster":
             warn(f"runtime {outcome.runtime.runtime.name} is not on the cluster (it comes from "

@@ -38,6 +38,10 @@ class RenderResult:
     warnings: list[str] = field(default_factory=list)
     # Names of the plugins that acted, in phase order (for `runtime show` and --explain).
     plugins: list[str] = field(default_factory=list)
+    # What JobSet's admission webhook will refuse (ENGINE.md §11.4). The Trainer controller still
+    # builds these objects (the refusal only shows as a Warning event), so a render returns them;
+    # submitting and validating treat these as errors.
+    rejections: list[FieldError] = field(default_factory=list)
 
 
 def select_ml_plugin(runtime: TrainingRuntime) -> Plugin:
@@ -100,9 +104,8 @@ def run(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) -> RenderRe
     for gang in gangs:
         gang.enforce_pod_group_policy(info)
 
-    errors = jobset_name_errors(info)
-    if errors:
-        raise ValidationFailedError(errors, subject="JobSet")
+    rejections = jobset_name_errors(info)
+    info.warnings += [f"the JobSet webhook will reject this JobSet: {err}" for err in rejections]
     info.warnings += jobset_admission_warnings(info)
 
     objects = ml.build(info) + [o for g in gangs for o in g.build(info)]
@@ -118,4 +121,4 @@ def run(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) -> RenderRe
         )
     objects.sort(key=lambda o: KIND_RANK.get(o["kind"], 99))  # stable: plugin order within a kind
     plugins = [JOBSET.name, ml.name, *(g.name for g in gangs)]
-    return RenderResult(objects=objects, warnings=warnings + info.warnings, plugins=plugins)
+    return RenderResult(objects=objects, warnings=warnings + info.warnings, plugins=plugins, rejections=rejections)
