@@ -21,16 +21,30 @@ from ktrain.errors import FieldError
 
 Obj = dict[str, Any]
 
-_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://.+$")
 _HTTP_PATH = re.compile(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")
-_DNS1123_SUBDOMAIN_MSG = (
+DNS1123_SUBDOMAIN_MSG = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
     "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation "
     "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 )
 _HTTP_PATH_MSG = "Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')"
+
+
+def dns1035_label_errors(value: str) -> list[str]:
+    """k8s `validation.IsDNS1035Label` messages."""
+    errors = []
+    if len(value) > 63:
+        errors.append("must be no more than 63 characters")
+    if not DNS1035_LABEL.match(value):
+        errors.append(
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+            "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+            "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+        )
+    return errors
 
 
 def _show(value: Any) -> str:
@@ -116,7 +130,7 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
         errors.append(FieldError("metadata.name", "Required value: name or generateName is required",
                                  kind="Required"))
     else:
-        if not _DNS1035_LABEL.match(name):
+        if not DNS1035_LABEL.match(name):
             errors.append(FieldError("metadata.name", "metadata.name must match RFC 1035 DNS label format"))
         if len(name) > 63:
             errors.append(FieldError("metadata.name", "metadata.name must be no more than 63 characters"))
@@ -457,8 +471,8 @@ def validate_domain_prefixed_path(path: str, value: str) -> list[FieldError]:
     errors = []
     if len(host) > 253:
         errors.append(invalid(path, host, "must be no more than 253 characters"))
-    if not _DNS1123_SUBDOMAIN.match(host):
-        errors.append(invalid(path, host, _DNS1123_SUBDOMAIN_MSG))
+    if not DNS1123_SUBDOMAIN.match(host):
+        errors.append(invalid(path, host, DNS1123_SUBDOMAIN_MSG))
     if not _HTTP_PATH.match(rest):
         errors.append(invalid(path, rest, _HTTP_PATH_MSG))
     return errors

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ktrain import constants as c
@@ -11,6 +10,7 @@ from ktrain.engine.apply import convert_env_vars, env_var, upsert_env_vars
 from ktrain.engine.info import PodSet, RuntimeInfo
 from ktrain.engine.plugins.base import Plugin, trainer_env
 from ktrain.engine.quantity import Quantity
+from ktrain.engine.validation import DNS1123_SUBDOMAIN, DNS1123_SUBDOMAIN_MSG, dns1035_label_errors
 from ktrain.errors import FieldError
 
 Obj = dict[str, Any]
@@ -62,29 +62,6 @@ def _canonical_resources(pod_spec: Obj) -> None:
                     resources[section] = {k: Quantity.parse(v).canonical() for k, v in values.items()}
 
 
-_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_DNS1123_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation "
-    "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-)
-
-
-def _dns1035_label_errors(value: str) -> list[str]:
-    """k8s `validation.IsDNS1035Label` messages."""
-    errors = []
-    if len(value) > 63:
-        errors.append("must be no more than 63 characters")
-    if not _DNS1035_LABEL.match(value):
-        errors.append(
-            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-            "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
-            "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
-        )
-    return errors
-
-
 def jobset_name_errors(info: RuntimeInfo) -> list[FieldError]:
     """JobSet admission limits that upstream only reports as a Warning event (§11.4)."""
     errors: list[FieldError] = []
@@ -127,13 +104,13 @@ def jobset_admission_warnings(info: RuntimeInfo) -> list[str]:
     subdomain = (info.spec.get("network") or {}).get("subdomain")
     if isinstance(subdomain, str) and subdomain:
         # The subdomain is also the headless Service name: DNS-1123 subdomain and DNS-1035 label.
-        if not _DNS1123_SUBDOMAIN.match(subdomain) or len(subdomain) > 253:
-            errors.append(FieldError("spec.network.subdomain", _DNS1123_SUBDOMAIN_MSG))
-        errors += [FieldError("spec.network.subdomain", m) for m in _dns1035_label_errors(subdomain)]
+        if not DNS1123_SUBDOMAIN.match(subdomain) or len(subdomain) > 253:
+            errors.append(FieldError("spec.network.subdomain", DNS1123_SUBDOMAIN_MSG))
+        errors += [FieldError("spec.network.subdomain", m) for m in dns1035_label_errors(subdomain)]
     for i, rjob in enumerate(info.spec.get("replicatedJobs") or []):
         group = rjob.get("groupName")
         if isinstance(group, str) and group:
-            errors += [FieldError(f"spec.replicatedJobs[{i}].groupName", m) for m in _dns1035_label_errors(group)]
+            errors += [FieldError(f"spec.replicatedJobs[{i}].groupName", m) for m in dns1035_label_errors(group)]
         replicas = rjob.get("replicas") if isinstance(rjob.get("replicas"), int) else 1
         if replicas * info.pod_sets[i].count > 2147483647:
             errors.append(FieldError(f"spec.replicatedJobs[{i}]", "the product of replicas and parallelism must "
