@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ktrain.api.runtime import TrainingRuntime
 from ktrain.errors import ApiError, KtrainError
 from ktrain.loader import Document, parse_model
 from ktrain.registry import RuntimeEntry, RuntimeRegistry
@@ -51,7 +50,7 @@ def fetch_runtime_entries(cluster: Any) -> tuple[list[RuntimeEntry], list[str]]:
             name = data["metadata"].get("name", "?")
             where = f"cluster:{resource.kind.lower()}/{name}"
             try:
-                runtime = parse_model(Document(data=data, file=where), TrainingRuntime, what=resource.kind)
+                runtime = parse_model(Document(data=data, file=where), "TrainingRuntime", what=resource.kind)
             except KtrainError as exc:
                 warnings.append(f"skipping {resource.kind} {name} from the cluster: {exc.message}")
                 continue

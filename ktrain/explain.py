@@ -24,14 +24,18 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
-from ktrain.api.runtime import TrainingRuntime, default_jobset_spec
-from ktrain.api.trainjob import TrainJob
+from ktrain.api.base import default_jobset_spec
+from ktrain.api.records import validate
 from ktrain.engine import RenderContext, render
 from ktrain.engine.framework import select_gang_plugins, select_ml_plugin
 from ktrain.errors import KtrainError
+
+if TYPE_CHECKING:
+    from ktrain.api.runtime import TrainingRuntime
+    from ktrain.api.trainjob import TrainJob
 
 Obj = dict[str, Any]
 Path = tuple[Any, ...]
@@ -86,9 +90,9 @@ def _without_policies(runtime: TrainingRuntime, *, keep_ml: bool) -> TrainingRun
 
 
 def _job(final: TrainJob, spec: Obj) -> TrainJob:
-    data = final.model_dump(by_alias=True, exclude_none=True)
+    data = final.to_dict()
     data["spec"] = spec
-    return TrainJob.model_validate(data)
+    return validate("TrainJob", data)
 
 
 def _template_object(runtime: TrainingRuntime, final: Obj, spec: Obj) -> Obj:
@@ -106,8 +110,8 @@ def explain(final_objects: list[Obj], job: TrainJob, runtime: TrainingRuntime, c
             file_spec: Obj | None, name_source: str,
             namespace_source: str = "default namespace") -> list[Callable[[Path], str | None]]:
     """For each object of `final_objects`, a function from a raw field path to its source."""
-    ref = job.spec.runtime_ref.model_dump(by_alias=True, exclude_none=True)
-    patches = [p.model_dump(by_alias=True, exclude_none=True) for p in job.spec.runtime_patches or []]
+    ref = job.spec.runtime_ref.to_dict()
+    patches = [p.to_dict() for p in job.spec.runtime_patches or []]
     plain = _without_policies(runtime, keep_ml=False)
     ml_only = _without_policies(runtime, keep_ml=True)
 
@@ -127,7 +131,7 @@ def explain(final_objects: list[Obj], job: TrainJob, runtime: TrainingRuntime, c
     for k in range(1, len(patches) + 1):
         layers.append(attempt(f"runtime patch by {patches[k - 1].get('manager')}",
                               {"runtimeRef": ref, "runtimePatches": patches[:k]}, plain))
-    final_spec = job.spec.model_dump(by_alias=True, exclude_none=True)
+    final_spec = job.spec.to_dict()
     if file_spec is not None:
         spec = {**file_spec, "runtimeRef": ref}
         spec.pop("runtimePatches", None)

@@ -205,10 +205,23 @@ def path_text(loc: Path) -> str:
     return out
 
 
-def parse_model(doc: Document, model: type[M], *, what: str) -> M:
-    """Validate a document into a model; problems become one InputError naming every field."""
+def parse_model(doc: Document, model: str | type[M], *, what: str) -> Any:
+    """Validate a document into a model; problems become one InputError naming every field.
+
+    `model` is an API model's name (`"TrainJob"`): the result is then a plain record when the
+    input needs no coercion (no pydantic import, see ktrain.api.records), else the pydantic
+    model. A pydantic class may be given instead.
+    """
+    if isinstance(model, str):
+        from ktrain.api.records import NotPlain, build, pydantic_model, record_class
+
+        try:
+            return build(record_class(model), doc.data)
+        except NotPlain:
+            model = pydantic_model(model)
     from pydantic import ValidationError
 
+    assert not isinstance(model, str)
     try:
         return model.model_validate(doc.data)
     except ValidationError as exc:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ktrain import constants as c
-from ktrain.api.runtime import TrainingRuntime
 from ktrain.errors import InputError, RuntimeNotFoundError
 from ktrain.loader import Document, load_documents, parse_model
 from ktrain.resources import builtin_runtimes_dir
+
+if TYPE_CHECKING:  # a record (ktrain.api.records), or the pydantic model for input pydantic coerced
+    from ktrain.api.runtime import TrainingRuntime
 
 SOURCE_BUNDLED = "bundled"
 
@@ -83,7 +86,7 @@ def load_runtime_file(path: str | Path, source: str) -> list[RuntimeEntry]:
         kind = doc.data.get("kind")
         if kind not in c.RUNTIME_KINDS:
             continue
-        runtime = parse_model(doc, TrainingRuntime, what=str(kind))
+        runtime = parse_model(doc, "TrainingRuntime", what=str(kind))
         if not runtime.name:
             raise doc.error(f"{kind} has no metadata.name", ("metadata",))
         entries.append(RuntimeEntry(runtime=runtime, source=source, path=str(path), document=doc))

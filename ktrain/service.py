@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
-from ktrain.api.runtime import TrainingRuntime
-from ktrain.api.trainjob import TrainJob
 from ktrain.engine import RenderContext, RenderResult, render
 from ktrain.engine.validation import runtime_not_found, validate_runtime_ref
 from ktrain.errors import InputError, RuntimeNotFoundError, UsageError, ValidationFailedError
@@ -24,6 +22,8 @@ from ktrain.loader import Document, load_documents, locate_field_errors, parse_m
 from ktrain.registry import RuntimeEntry, RuntimeRegistry
 
 if TYPE_CHECKING:
+    from ktrain.api.runtime import TrainingRuntime
+    from ktrain.api.trainjob import TrainJob
     from ktrain.setpath import Assignment
 
 Obj = dict[str, Any]
@@ -179,13 +179,11 @@ def _patch_documents(paths: list[str]) -> list[Obj]:
 def _check_patch(doc: Document, patch: Obj, *, bare: bool) -> None:
     """A --patch file is checked against the RuntimePatch model with its own positions, so a
     typo is reported in the patch file, not somewhere in the job."""
-    from ktrain.api.trainjob import RuntimePatch, TrainingRuntimeSpecPatch
-
     if bare:
-        parse_model(doc, TrainingRuntimeSpecPatch, what="runtime patch (trainingRuntimeSpec)")
+        parse_model(doc, "TrainingRuntimeSpecPatch", what="runtime patch (trainingRuntimeSpec)")
     else:
         parse_model(Document(data=patch, file=doc.file, lines=doc.lines, positions=doc.positions,
-                             key_positions=doc.key_positions), RuntimePatch, what="runtime patch")
+                             key_positions=doc.key_positions), "RuntimePatch", what="runtime patch")
 
 
 def apply_overrides(data: Obj, ov: JobOverrides, runtime_kind: str | None) -> Obj:
@@ -318,7 +316,7 @@ def resolve_runtime(registry: RuntimeRegistry, data: Obj, override: str | None,
 
 def build_job(request: RenderRequest, registry: RuntimeRegistry) -> tuple[TrainJob, RuntimeEntry, Document | None]:
     doc, entry = job_document(request, registry)
-    job = parse_model(doc, TrainJob, what="TrainJob")
+    job = parse_model(doc, "TrainJob", what="TrainJob")
     return job, entry, (doc if request.file else None)
 
 
@@ -343,9 +341,10 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         _reject_template_inputs(None, ov.values_files, template_sets)
         data = {}
     for assignment in job_sets:
+        from ktrain.api.trainjob import TrainJob as TrainJobModel  # --set is type-checked by pydantic
         from ktrain.setpath import apply_assignment
 
-        apply_assignment(data, assignment, TrainJob)
+        apply_assignment(data, assignment, TrainJobModel)
     if not request.file and not ov.runtime and not job_sets:
         raise UsageError("nothing to render: give a job file with -f, or --runtime NAME",
                              hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py")
@@ -451,7 +450,7 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
             if where is not None:
                 exc.locations[i] = where
         raise exc
-    job = parse_model(doc, TrainJob, what="TrainJob")
+    job = parse_model(doc, "TrainJob", what="TrainJob")
     check_runtime(entry, allow_extensions=request.allow_extensions)
     errors = validate_runtime_ref(job, entry.runtime)
     # The output is thrown away, so a placeholder key pair stands in for a generated one.

@@ -6,10 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+from ktrain.api.base import camel as _camel
+from ktrain.api.base import openapi_type as openapi_type
 
 
 class KubeModel(BaseModel):
@@ -58,18 +56,3 @@ class ResourceRequirements(KubeModel):
     limits: dict[str, str | int | float] | None = None
     requests: dict[str, str | int | float] | None = None
     claims: list[dict[str, Any]] | None = None
-
-
-def openapi_type(value: object) -> str:
-    """The OpenAPI name of a JSON value's type, as the API server words type errors."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, (list, tuple)) else "object"

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ktrain import constants as c
+from ktrain.api.base import TrainJobBehaviour
 from ktrain.api.common import EnvVar, KubeModel, LocalObjectReference, ObjectMeta, ResourceRequirements
 
 
@@ -66,17 +67,9 @@ class TrainJobSpec(KubeModel):
     managed_by: str = c.MANAGED_BY_TRAINER
 
 
-class TrainJob(KubeModel):
+class TrainJob(KubeModel, TrainJobBehaviour):
     api_version: Literal["trainer.kubeflow.org/v1alpha1"] = Field(default=c.TRAINER_API_VERSION)
     kind: Literal["TrainJob"] = "TrainJob"
     metadata: ObjectMeta = Field(default_factory=ObjectMeta)
     spec: TrainJobSpec
     status: dict[str, Any] | None = None
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name or ""
-
-    @property
-    def namespace(self) -> str:
-        return self.metadata.namespace or "default"

@@ -179,12 +179,12 @@ def show_command(
 
 def injected(entry: Any) -> list[str]:
     from ktrain import constants as c
-    from ktrain.api.trainjob import TrainJob
+    from ktrain.api.records import validate
     from ktrain.engine import RenderContext, SshKeyPair, render
     from ktrain.errors import KtrainError
 
     runtime = entry.runtime
-    job = TrainJob.model_validate({
+    job = validate("TrainJob", {
         "metadata": {"name": "example", "namespace": "default"},
         "spec": {"runtimeRef": {"name": runtime.name, "kind": runtime.kind}, "trainer": {}},
     })

@@ -15,17 +15,19 @@ here it is one explicit order:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
-from ktrain.api.runtime import TrainingRuntime
-from ktrain.api.trainjob import TrainJob
 from ktrain.engine import validation
 from ktrain.engine.context import RenderContext
 from ktrain.engine.info import build_runtime_info
 from ktrain.engine.plugins import GANG_PLUGINS, JOBSET, ML_PLUGINS, PLAINML, Plugin
 from ktrain.engine.plugins.jobset import jobset_admission_warnings, jobset_name_errors
 from ktrain.errors import FieldError, ValidationFailedError
+
+if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
+    from ktrain.api.runtime import TrainingRuntime
+    from ktrain.api.trainjob import TrainJob
 
 Obj = dict[str, Any]
 

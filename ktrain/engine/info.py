@@ -7,16 +7,19 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
-from ktrain.api.runtime import MLPolicy, PodGroupPolicy, TrainingRuntime, default_jobset_spec
-from ktrain.api.trainjob import TrainJob
+from ktrain.api.base import default_jobset_spec
 from ktrain.engine.apply import find_container
 from ktrain.engine.context import RenderContext
 from ktrain.engine.gotypes import drop_zero_values
 from ktrain.engine.merge import merge_runtime_patches
 from ktrain.engine.quantity import Quantity, pod_requests
+
+if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
+    from ktrain.api.runtime import MLPolicy, PodGroupPolicy, TrainingRuntime
+    from ktrain.api.trainjob import TrainJob
 
 Obj = dict[str, Any]
 
@@ -185,7 +188,7 @@ def build_runtime_info(job: TrainJob, runtime: TrainingRuntime, ctx: RenderConte
     ml = rt_spec.ml_policy
     trainer = job.spec.trainer
     resources_override = (
-        trainer.resources_per_node.model_dump(by_alias=True, exclude_none=True)
+        trainer.resources_per_node.to_dict()
         if trainer is not None and trainer.resources_per_node is not None
         else None
     )

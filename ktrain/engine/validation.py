@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
-from ktrain.api.common import openapi_type
-from ktrain.api.runtime import TrainingRuntime
-from ktrain.api.trainjob import TrainJob
+from ktrain.api.base import openapi_type
 from ktrain.errors import FieldError
+
+if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
+    from ktrain.api.runtime import TrainingRuntime
+    from ktrain.api.trainjob import TrainJob
 
 Obj = dict[str, Any]
 
@@ -170,7 +172,7 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
                                   "numProcPerNode must be greater than or equal to 1"))
         if trainer.resources_per_node is not None:
             errors += _quantity_errors("spec.trainer.resourcesPerNode",
-                                       trainer.resources_per_node.model_dump(by_alias=True, exclude_none=True))
+                                       trainer.resources_per_node.to_dict())
     patches = spec.runtime_patches or []
     errors += _max_items("spec.runtimePatches", spec.runtime_patches, 16)
     errors += _unique_names("spec.runtimePatches", patches, key="manager")

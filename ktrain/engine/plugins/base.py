@@ -49,7 +49,7 @@ def trainer_env(info: RuntimeInfo) -> list[Obj]:
     trainer = info.job.spec.trainer
     if trainer is None or not trainer.env:
         return []
-    return convert_env_vars([e.model_dump(by_alias=True, exclude_none=True) for e in trainer.env])
+    return convert_env_vars([e.to_dict() for e in trainer.env])
 
 
 def trainer_count(info: RuntimeInfo) -> int:
@@ -79,7 +79,7 @@ def resources_for_detection(info: RuntimeInfo) -> Obj:
     `trainer.resourcesPerNode` as written when set, else the runtime `node` container's."""
     trainer = info.job.spec.trainer
     if trainer is not None and trainer.resources_per_node is not None:
-        return trainer.resources_per_node.model_dump(by_alias=True, exclude_none=True)
+        return trainer.resources_per_node.to_dict()
     for ps in info.pod_sets:
         if ps.name == c.NODE or ps.ancestor == c.ANCESTOR_TRAINER:
             container = ps.container(c.NODE)

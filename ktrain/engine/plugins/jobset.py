@@ -26,7 +26,7 @@ def _initializer(info: RuntimeInfo, ps: PodSet, container_name: str, source: Any
     if source.storage_uri is not None:
         upsert_env_vars(container, [env_var(c.INITIALIZER_ENV_STORAGE_URI, source.storage_uri)])
     upsert_env_vars(
-        container, convert_env_vars([e.model_dump(by_alias=True, exclude_none=True) for e in source.env or []])
+        container, convert_env_vars([e.to_dict() for e in source.env or []])
     )
     if source.secret_ref is not None:
         container.setdefault("envFrom", []).append({"secretRef": {"name": source.secret_ref.name}})

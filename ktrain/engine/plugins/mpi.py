@@ -8,14 +8,16 @@ encodes it. With `ctx.ssh_secret_name` an existing Secret is mounted and no key 
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
-from ktrain.api.runtime import MPIMLPolicySource
 from ktrain.engine.apply import env_var, upsert_env_vars, upsert_volume_mounts, upsert_volumes
 from ktrain.engine.info import RuntimeInfo
 from ktrain.engine.plugins.base import Plugin, gpu_count, reserved_env_error, resources_for_detection
 from ktrain.errors import FieldError, KtrainError
+
+if TYPE_CHECKING:
+    from ktrain.api.runtime import MPIMLPolicySource
 
 Obj = dict[str, Any]
 

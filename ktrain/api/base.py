@@ -1,0 +1,108 @@
+"""What the API types do besides holding fields, without pydantic.
+
+The pydantic models (`common`, `trainjob`, `runtime`) and the plain records the render path
+uses (`records`) share these behaviours, so the engine reads either the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ktrain import constants as c
+
+
+def camel(name: str) -> str:
+    """snake_case field name -> the camelCase name on the wire."""
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+def openapi_type(value: object) -> str:
+    """The OpenAPI name of a JSON value's type, as the API server words type errors."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, (list, tuple)) else "object"
+
+
+class Behaviour:
+    """Marks a mixin the records generator carries over to the record of the same model."""
+
+    __slots__ = ()
+
+
+class TrainJobBehaviour(Behaviour):
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name or ""  # type: ignore[attr-defined]
+
+    @property
+    def namespace(self) -> str:
+        return self.metadata.namespace or "default"  # type: ignore[attr-defined]
+
+
+class TrainingRuntimeBehaviour(Behaviour):
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name or ""  # type: ignore[attr-defined]
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return dict(self.metadata.labels or {})  # type: ignore[attr-defined]
+
+    @property
+    def framework(self) -> str:
+        return self.labels.get(c.LABEL_FRAMEWORK, "")
+
+
+class MLPolicyBehaviour(Behaviour):
+    __slots__ = ()
+
+    @property
+    def policy_keys(self) -> list[str]:
+        return [k for k in ("torch", "mpi", "jax", "xgboost", "flux") if getattr(self, k) is not None]
+
+
+_CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
+
+
+def default_jobset_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """Apply the runtime CRD's structural defaults inside `spec.template.spec` (a copy is returned).
+
+    Defaults apply only where the parent object exists, as the API server's structural
+    defaulting does.
+    """
+    out = copy.deepcopy(spec)
+    failure = out.get("failurePolicy")
+    if isinstance(failure, dict):
+        failure.setdefault("restartStrategy", "Recreate")
+    for vcp in out.get("volumeClaimPolicies") or []:
+        if isinstance(vcp, dict) and isinstance(vcp.get("retentionPolicy"), dict):
+            vcp["retentionPolicy"].setdefault("whenDeleted", "Delete")
+    for rjob in out.get("replicatedJobs") or []:
+        if not isinstance(rjob, dict):
+            continue
+        rjob.setdefault("groupName", "default")
+        rjob.setdefault("replicas", 1)
+        pod_spec = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec")
+        if not isinstance(pod_spec, dict):
+            continue
+        for key in _CONTAINER_LISTS:
+            for container in pod_spec.get(key) or []:
+                if isinstance(container, dict):
+                    for port in container.get("ports") or []:
+                        if isinstance(port, dict):
+                            port.setdefault("protocol", "TCP")
+    return out
