@@ -98,3 +98,24 @@ def test_engine_does_no_io() -> None:
         text = path.read_text()
         assert not forbidden.search(text), path
         assert "open(" not in text and "print(" not in text and "input(" not in text, path
+
+
+def test_rendering_valid_input_does_not_import_pydantic() -> None:
+    """Valid jobs and runtimes are read into plain records (ktrain.api.records); pydantic is
+    imported only to coerce or explain input the records refuse."""
+    code = (
+        "from ktrain.registry import RuntimeRegistry\n"
+        "from ktrain.service import JobOverrides, RenderRequest, render_request\n"
+        "from ktrain.output.manifests import format_objects\n"
+        "for runtime in ('torch-distributed', 'deepspeed-distributed'):\n"
+        "    ov = JobOverrides(runtime=runtime, nodes=4, command=['torchrun', 'x'], env=[('LR', '1e-3')],\n"
+        "                      limits={'nvidia.com/gpu': '2'}, queue='q')\n"
+        "    out = render_request(RenderRequest(overrides=ov, ssh_secret='keys'), RuntimeRegistry())\n"
+        "    format_objects(out.result.objects, 'yaml')\n"
+    )
+    loaded = _modules_after(code)
+    assert not loaded & {"pydantic", "pydantic_core", "typer"}, loaded
+    # and input that needs pydantic still gets it (here: to explain the error)
+    bad = code.replace("nodes=4", "nodes=4.0")
+    probe = subprocess.run([sys.executable, "-c", bad], capture_output=True, text=True)
+    assert probe.returncode != 0 and "numNodes: must be an integer" in probe.stderr, probe.stderr[-800:]
