@@ -6,7 +6,6 @@ strings), and every node keeps its line and column so an error can point at the 
 
 from __future__ import annotations
 
-import difflib
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -234,6 +233,8 @@ def parse_model(doc: Document, model: str | type[M], *, what: str) -> Any:
             if kind == "extra_forbidden":
                 holder = _model_at(model, loc[:-1])
                 names = _field_names(holder) if holder else []
+                import difflib
+
                 close = difflib.get_close_matches(str(loc[-1]), names, n=1)
                 # the API server's strict decoding error names the full path
                 msg = f'unknown field "{path_text(loc)}"'

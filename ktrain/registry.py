@@ -7,15 +7,14 @@ A runtime shadows one of the same kind and name from a lower source.
 
 from __future__ import annotations
 
-import difflib
+import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ktrain import constants as c
 from ktrain.errors import InputError, RuntimeNotFoundError
 from ktrain.loader import Document, load_documents, parse_model
-from ktrain.resources import builtin_runtimes_dir
+from ktrain.resources import data_path
 
 if TYPE_CHECKING:  # a record (ktrain.api.records), or the pydantic model for input pydantic coerced
     from ktrain.api.runtime import TrainingRuntime
@@ -42,18 +41,21 @@ class RuntimeEntry:
         return f"{self.source}:{self.path}"
 
 
-def _yaml_files(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+# Paths are plain strings (os.path): pathlib would add 6 ms to every cold render.
+def _yaml_files(directory: str) -> list[str]:
+    names = sorted(n for n in os.listdir(directory) if n.endswith((".yaml", ".yml")))
+    return [p for p in (os.path.join(directory, n) for n in names) if os.path.isfile(p)]
 
 
-def _runtime_documents(path: Path, source: str) -> list[Document]:
+def _runtime_documents(path: str, source: str) -> list[Document]:
     """The YAML documents of a runtime file; those of registry directories (bundled, --runtimes-dir,
     KTRAIN_RUNTIMES_PATH) come from the parse cache when the file has not changed."""
     if str(path) == "-":
         return load_documents(__import__("sys").stdin.read(), "-")
     if source == "file":  # one-off files: parse, do not fill the cache with them
         try:
-            text = path.read_text(encoding="utf-8")
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
         except OSError as exc:
             raise InputError(f"cannot read runtime file: {exc.strerror}", file=str(path)) from None
         return load_documents(text, str(path))
@@ -76,9 +78,9 @@ def _runtime_documents(path: Path, source: str) -> list[Document]:
     return docs
 
 
-def load_runtime_file(path: str | Path, source: str) -> list[RuntimeEntry]:
+def load_runtime_file(path: str | os.PathLike[str], source: str) -> list[RuntimeEntry]:
     """Every (Cluster)TrainingRuntime document in a file (other kinds are skipped)."""
-    path = Path(path)
+    path = os.fspath(path)
     entries = []
     for doc in _runtime_documents(path, source):
         if not isinstance(doc.data, dict):
@@ -117,18 +119,18 @@ class RuntimeRegistry:
         self._cluster_first = prefer
         self._entries = None
 
-    def _sources(self) -> list[tuple[str, Path, bool]]:
+    def _sources(self) -> list[tuple[str, str, bool]]:
         """(source, path, is_file) from highest to lowest precedence."""
-        out: list[tuple[str, Path, bool]] = [("file", Path(f), True) for f in self._files]
+        out: list[tuple[str, str, bool]] = [("file", os.fspath(f), True) for f in self._files]
         for source, dirs in (("dir", self._dirs), ("env", self._env_dirs)):
             for d in dirs:
-                p = Path(d)
-                if not p.is_dir():
+                p = os.fspath(d)
+                if not os.path.isdir(p):
                     raise InputError(f"runtimes directory {d!r} does not exist",
                                      hint="check --runtimes-dir and KTRAIN_RUNTIMES_PATH")
                 out.append((source, p, False))
         if self._bundled:
-            out.append((SOURCE_BUNDLED, builtin_runtimes_dir(), False))
+            out.append((SOURCE_BUNDLED, data_path("runtimes"), False))
         return out
 
     def all_entries(self) -> list[RuntimeEntry]:
@@ -167,6 +169,8 @@ class RuntimeRegistry:
         if entry is not None:
             return entry
         names = self.names()
+        import difflib
+
         close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
         what = kind or "runtime"
         message = f"{what} {name!r} not found"

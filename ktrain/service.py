@@ -6,12 +6,10 @@ Composes the loader, the registry and the engine; never prints.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import re
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
@@ -20,6 +18,14 @@ from ktrain.engine.validation import runtime_not_found, validate_runtime_ref
 from ktrain.errors import InputError, RuntimeNotFoundError, UsageError, ValidationFailedError
 from ktrain.loader import Document, load_documents, locate_field_errors, parse_model
 from ktrain.registry import RuntimeEntry, RuntimeRegistry
+
+try:  # CPython's own SHA-256: hashlib would first load OpenSSL (4 ms of a cold render)
+    from _sha2 import sha256  # Python >= 3.12
+except ImportError:
+    try:
+        from _sha256 import sha256  # Python 3.10, 3.11
+    except ImportError:
+        from hashlib import sha256
 
 if TYPE_CHECKING:
     from ktrain.api.runtime import TrainingRuntime
@@ -82,7 +88,8 @@ def read_text(path: str) -> str:
     if path == "-":
         return sys.stdin.read()
     try:
-        return Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror}", file=path) from None
 
@@ -274,7 +281,7 @@ def _max_name_length(runtime: TrainingRuntime, data: Obj) -> int:
 
 def derive_name(runtime: TrainingRuntime, data: Obj) -> str:
     """A stable name from the job's content: same input, same name (GitOps-friendly)."""
-    digest = hashlib.sha256(json.dumps(data.get("spec"), sort_keys=True).encode()).hexdigest()[:8]
+    digest = sha256(json.dumps(data.get("spec"), sort_keys=True).encode()).hexdigest()[:8]
     prefix = re.sub(r"[^a-z0-9-]+", "-", runtime.name.lower()).strip("-")
     prefix = re.sub(r"-(distributed)$", "", prefix) or "job"
     if not prefix[0].isalpha():

@@ -18,7 +18,6 @@ Everything here is a pure function of its arguments (stdlib `hashlib` only).
 
 from __future__ import annotations
 
-import hashlib
 from typing import Final
 
 # Settings a TrainJob may override through env vars of the same name (ENGINE.md §6.6).
@@ -119,6 +118,8 @@ def curve_certificate(job_name: str, uid: str) -> str:
     key is SHA-256 of the UID string, stored as is (unclamped, like Go's
     `ecdh.PrivateKey.Bytes`); the public key is X25519 of it. Both are Z85 text.
     """
+    import hashlib
+
     secret = hashlib.sha256(uid.encode("utf-8")).digest()
     public = x25519_public_key(secret)
     return (
