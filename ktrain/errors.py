@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+
+from ktrain.structs import field, struct
 
 
 class ExitCode(enum.IntEnum):
@@ -17,7 +18,7 @@ class ExitCode(enum.IntEnum):
     INTERRUPTED = 130
 
 
-@dataclass(frozen=True)
+@struct(frozen=True)
 class FieldError:
     """One validation problem, addressed by a Kubernetes-style field path."""
 
@@ -98,7 +99,7 @@ class InputError(KtrainError):
         self.source_line = source_line
 
 
-@dataclass
+@struct
 class Located:
     """Where a field error points in a source file (filled in by the loader edge)."""
 
@@ -133,7 +134,7 @@ class ClusterUnreachableError(ClusterError):
     pass
 
 
-@dataclass
+@struct
 class ApiErrorDetails:
     status: int
     reason: str

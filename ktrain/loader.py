@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ktrain.errors import FieldError, InputError, ValidationFailedError
+from ktrain.structs import field, struct
 
 if TYPE_CHECKING:  # pydantic is imported when a model is parsed, not to read YAML
     from pydantic import BaseModel
@@ -20,7 +20,7 @@ Path = tuple[str | int, ...]
 M = TypeVar("M", bound="BaseModel")
 
 
-@dataclass
+@struct
 class Document:
     """One YAML document: plain data plus where each node came from (1-based line/col)."""
 

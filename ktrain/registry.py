@@ -8,13 +8,13 @@ A runtime shadows one of the same kind and name from a lower source.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ktrain import constants as c
 from ktrain.errors import InputError, RuntimeNotFoundError
 from ktrain.loader import Document, load_documents, parse_model
 from ktrain.resources import data_path
+from ktrain.structs import field, struct
 
 if TYPE_CHECKING:  # a record (ktrain.api.records), or the pydantic model for input pydantic coerced
     from ktrain.api.runtime import TrainingRuntime
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # a record (ktrain.api.records), or the pydantic model for in
 SOURCE_BUNDLED = "bundled"
 
 
-@dataclass
+@struct
 class RuntimeEntry:
     runtime: TrainingRuntime
     source: str  # "bundled", "file", "dir", "env", "cluster"

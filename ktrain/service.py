@@ -9,15 +9,20 @@ import copy
 import json
 import re
 import sys
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
 from ktrain.engine import RenderContext, RenderResult, render
 from ktrain.engine.validation import runtime_not_found, validate_runtime_ref
-from ktrain.errors import InputError, RuntimeNotFoundError, UsageError, ValidationFailedError
+from ktrain.errors import (
+    InputError,
+    RuntimeNotFoundError,
+    UsageError,
+    ValidationFailedError,
+)
 from ktrain.loader import Document, load_documents, locate_field_errors, parse_model
 from ktrain.registry import RuntimeEntry, RuntimeRegistry
+from ktrain.structs import field, struct
 
 try:  # CPython's own SHA-256: hashlib would first load OpenSSL (4 ms of a cold render)
     from _sha2 import sha256  # Python >= 3.12
@@ -35,7 +40,7 @@ if TYPE_CHECKING:
 Obj = dict[str, Any]
 
 
-@dataclass
+@struct
 class JobOverrides:
     """What the command line says about the job (every field optional)."""
 
@@ -63,7 +68,7 @@ class JobOverrides:
     sets: list[str] = field(default_factory=list)
 
 
-@dataclass
+@struct
 class RenderRequest:
     file: str | None = None
     overrides: JobOverrides = field(default_factory=JobOverrides)
@@ -74,7 +79,7 @@ class RenderRequest:
     default_namespace: str = "default"
 
 
-@dataclass
+@struct
 class RenderOutcome:
     job: TrainJob
     runtime: RuntimeEntry
@@ -348,7 +353,9 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         _reject_template_inputs(None, ov.values_files, template_sets)
         data = {}
     for assignment in job_sets:
-        from ktrain.api.trainjob import TrainJob as TrainJobModel  # --set is type-checked by pydantic
+        from ktrain.api.trainjob import (
+            TrainJob as TrainJobModel,  # --set is type-checked by pydantic
+        )
         from ktrain.setpath import apply_assignment
 
         apply_assignment(data, assignment, TrainJobModel)
@@ -370,7 +377,10 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
 def check_runtime(entry: RuntimeEntry, *, allow_extensions: bool) -> None:
     """The runtime's own CRD and webhook rules, reported against the runtime's file (the engine
     checks them again; here they are located where the user can fix them)."""
-    from ktrain.engine.validation import validate_runtime_schema, validate_runtime_webhook
+    from ktrain.engine.validation import (
+        validate_runtime_schema,
+        validate_runtime_webhook,
+    )
 
     runtime = entry.runtime
     errors = validate_runtime_schema(runtime, allow_extensions=allow_extensions) + validate_runtime_webhook(runtime)
@@ -436,7 +446,7 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
                          ctx=ctx)
 
 
-@dataclass
+@struct
 class ValidateOutcome:
     job: TrainJob
     runtime: RuntimeEntry

@@ -11,7 +11,13 @@ from pydantic import Field
 
 from ktrain import constants as c
 from ktrain.api.base import TrainJobBehaviour
-from ktrain.api.common import EnvVar, KubeModel, LocalObjectReference, ObjectMeta, ResourceRequirements
+from ktrain.api.common import (
+    EnvVar,
+    KubeModel,
+    LocalObjectReference,
+    ObjectMeta,
+    ResourceRequirements,
+)
 
 
 class RuntimeRef(KubeModel):

@@ -6,10 +6,10 @@ Everything random or read from a cluster arrives here, so the engine stays pure
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ktrain.structs import field, struct
 
 
-@dataclass(frozen=True, slots=True)
+@struct(frozen=True, slots=True)
 class SshKeyPair:
     private_key_pem: bytes
     public_key_line: bytes  # "ecdsa-sha2-nistp521 AAAA...\n"
@@ -18,7 +18,7 @@ class SshKeyPair:
         return "SshKeyPair(<redacted>)"
 
 
-@dataclass(frozen=True, slots=True)
+@struct(frozen=True, slots=True)
 class RenderContext:
     # MPI: a fresh key pair for the <job>-mpi-ssh-auth Secret ...
     ssh_key: SshKeyPair | None = None

@@ -14,7 +14,6 @@ here it is one explicit order:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
@@ -24,6 +23,7 @@ from ktrain.engine.info import build_runtime_info
 from ktrain.engine.plugins import GANG_PLUGINS, JOBSET, ML_PLUGINS, PLAINML, Plugin
 from ktrain.engine.plugins.jobset import jobset_admission_warnings, jobset_name_errors
 from ktrain.errors import FieldError, ValidationFailedError
+from ktrain.structs import field, struct
 
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
     from ktrain.api.runtime import TrainingRuntime
@@ -34,7 +34,7 @@ Obj = dict[str, Any]
 KIND_RANK = {"Secret": 0, "ConfigMap": 1, "PodGroup": 2, "JobSet": 3}
 
 
-@dataclass
+@struct
 class RenderResult:
     objects: list[Obj]
     warnings: list[str] = field(default_factory=list)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
@@ -16,6 +15,7 @@ from ktrain.engine.context import RenderContext
 from ktrain.engine.gotypes import drop_zero_values
 from ktrain.engine.merge import merge_runtime_patches
 from ktrain.engine.quantity import Quantity, pod_requests
+from ktrain.structs import field, struct
 
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
     from ktrain.api.runtime import MLPolicy, PodGroupPolicy, TrainingRuntime
@@ -38,7 +38,7 @@ def ancestor_of(rjob: Obj) -> str | None:
     return value if isinstance(value, str) else None
 
 
-@dataclass(slots=True)
+@struct(slots=True)
 class PodSet:
     """One replicatedJob as the plugins see it. `rjob` is the live mapping being rendered."""
 
@@ -57,7 +57,7 @@ class PodSet:
         return find_container(self.pod_spec, name, include_init=include_init)
 
 
-@dataclass(slots=True)
+@struct(slots=True)
 class RuntimeInfo:
     job: TrainJob
     runtime: TrainingRuntime

@@ -25,10 +25,10 @@ loses its `null`s and `$`-directives, which the Go struct decoding drops.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ktrain.engine.gotypes import drop_zero_values
+from ktrain.structs import field, struct
 
 Obj = dict[str, Any]
 
@@ -45,7 +45,7 @@ class StrategicMergeError(ValueError):
     """The patch cannot be applied; apimachinery returns an error for the same input."""
 
 
-@dataclass(frozen=True)
+@struct(frozen=True)
 class Field:
     """Patch metadata of one struct field (its Go struct tags)."""
 
@@ -57,7 +57,7 @@ class Field:
     schema: Schema | None = None
 
 
-@dataclass(frozen=True)
+@struct(frozen=True)
 class Schema:
     """The fields of one Go struct type that carry patch metadata, by JSON name.
 

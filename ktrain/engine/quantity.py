@@ -24,9 +24,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, ROUND_UP, Context, Decimal
 from typing import Any
+
+from ktrain.structs import field, struct
 
 DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
@@ -82,7 +83,7 @@ class QuantityError(ValueError):
         self.reason = reason
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@struct(frozen=True, slots=True, eq=False)
 class Quantity:
     """An immutable resource.Quantity: exact ``amount``, a ``format`` and, when parsed from an
     already-canonical string, that string (printed back as is)."""
@@ -251,7 +252,7 @@ def _binary_text(value: int) -> str:
 
 
 # --- parsing ----------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@struct(frozen=True, slots=True)
 class _Scanned:
     positive: bool
     value: str  # the numeric text including sign, as Go hands it to inf.Dec.SetString

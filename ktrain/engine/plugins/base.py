@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ktrain import constants as c
-from ktrain.engine.apply import convert_env_vars, env_field_ref, env_var, upsert_env_vars, upsert_ports
+from ktrain.engine.apply import (
+    convert_env_vars,
+    env_field_ref,
+    env_var,
+    upsert_env_vars,
+    upsert_ports,
+)
 from ktrain.engine.info import RuntimeInfo
 from ktrain.engine.quantity import Quantity
 from ktrain.errors import FieldError

@@ -10,7 +10,11 @@ from ktrain.engine.apply import convert_env_vars, env_var, upsert_env_vars
 from ktrain.engine.info import PodSet, RuntimeInfo
 from ktrain.engine.plugins.base import Plugin, trainer_env
 from ktrain.engine.quantity import Quantity
-from ktrain.engine.validation import DNS1123_SUBDOMAIN, DNS1123_SUBDOMAIN_MSG, dns1035_label_errors
+from ktrain.engine.validation import (
+    DNS1123_SUBDOMAIN,
+    DNS1123_SUBDOMAIN_MSG,
+    dns1035_label_errors,
+)
 from ktrain.errors import FieldError
 
 Obj = dict[str, Any]

@@ -11,9 +11,19 @@ import base64
 from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
-from ktrain.engine.apply import env_var, upsert_env_vars, upsert_volume_mounts, upsert_volumes
+from ktrain.engine.apply import (
+    env_var,
+    upsert_env_vars,
+    upsert_volume_mounts,
+    upsert_volumes,
+)
 from ktrain.engine.info import RuntimeInfo
-from ktrain.engine.plugins.base import Plugin, gpu_count, reserved_env_error, resources_for_detection
+from ktrain.engine.plugins.base import (
+    Plugin,
+    gpu_count,
+    reserved_env_error,
+    resources_for_detection,
+)
 from ktrain.errors import FieldError, KtrainError
 
 if TYPE_CHECKING:

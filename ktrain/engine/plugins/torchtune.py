@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ktrain import constants as c
 from ktrain.engine.info import RuntimeInfo
 from ktrain.engine.plugins.base import gpu_count, resources_for_detection
 from ktrain.errors import FieldError
+from ktrain.structs import struct
 
 ENTRYPOINT = ["tune", "run"]
 IMMUTABLE_CONFIGS = ("output_dir", "tokenizer.path", "checkpointer.checkpoint_dir", "tokenizer.merges_file")
@@ -38,7 +37,7 @@ def _flag(args: list[str], key_part: str) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
+@struct(frozen=True, slots=True)
 class TuneMode:
     lora: bool
     qlora: bool
