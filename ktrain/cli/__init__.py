@@ -44,38 +44,31 @@ def _root(
 def main(argv: list[str] | None = None) -> int:
     import typer.exceptions as typer_exceptions
     from typer._click import exceptions as click_exceptions  # typer vendors click
+    from typer.main import get_command
 
-    from ktrain.errors import ExitCode, KtrainError
-    from ktrain.output.errors import format_error
+    from ktrain.cli.guard import run_guarded
+    from ktrain.errors import ExitCode
 
     args = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in args
-    try:
-        app(args=args, prog_name="ktrain", standalone_mode=False)
-    except typer_exceptions.Exit as exc:
-        return int(exc.exit_code or 0)
-    except click_exceptions.ClickException as exc:
-        exc.show(file=sys.stderr)
-        return int(exc.exit_code)
-    except typer_exceptions.Abort:
-        sys.stderr.write("aborted\n")
-        return int(ExitCode.INTERRUPTED)
-    except KtrainError as exc:
-        if debug:
-            raise
-        sys.stderr.write(format_error(exc))
-        return int(exc.exit_code)
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return int(ExitCode.INTERRUPTED)
-    except BrokenPipeError:
+
+    def run_app() -> int:
+        # Parse and invoke directly rather than through `app()`: typer's own main would turn
+        # Ctrl-C into a silent exit 0 and a closed pipe into exit 1 before run_guarded sees them.
+        command = get_command(app)
+        try:
+            with command.make_context("ktrain", args) as ctx:
+                command.invoke(ctx)
+        except typer_exceptions.Exit as exc:
+            return int(exc.exit_code or 0)
+        except click_exceptions.ClickException as exc:
+            exc.show(file=sys.stderr)
+            return int(exc.exit_code)
+        except (typer_exceptions.Abort, EOFError) as exc:
+            sys.stderr.write("\naborted\n" if isinstance(exc, EOFError) else "aborted\n")
+            return int(ExitCode.INTERRUPTED)
         return 0
-    except Exception as exc:  # noqa: BLE001 - the one place that turns crashes into a message
-        if debug:
-            raise
-        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\nre-run with --debug for a traceback\n")
-        return int(ExitCode.ERROR)
-    return 0
+
+    return run_guarded(run_app, debug="--debug" in args)
 
 
 def run() -> None:
