@@ -1,44 +1,25 @@
-"""The `ktrain` command line: one typer app, one error wrapper (httpie's raw_main pattern)."""
+"""The `ktrain` command line: one typer app, one error wrapper (httpie's raw_main pattern).
+
+The typer app lives in `ktrain.cli.commands` and is imported only when a command needs it:
+this package stays typer-free so the fast render path (`ktrain.cli.fastpath`) and the helpers
+it shares with the typer commands (`jobinput`, `render`, `common`, `guard`) load without typer.
+"""
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
 
-import typer
-
-from ktrain import __version__
-from ktrain.cli import completion, job, runtime, schema
-
-app = typer.Typer(
-    name="ktrain",
-    help="Author, render and submit Kubeflow Trainer v2 training jobs.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-app.add_typer(job.app, name="job")
-app.add_typer(runtime.app, name="runtime")
-app.add_typer(schema.app, name="schema")
-app.add_typer(completion.app, name="completion")
-app.command("render", help="Alias of `ktrain job render`.")(job.render_command)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
-def _version(value: bool) -> None:
-    if value:
-        sys.stdout.write(f"ktrain {__version__}\n")
-        raise typer.Exit()
+def __getattr__(name: str) -> Any:
+    if name == "app":  # `from ktrain.cli import app`, without importing typer up front
+        from ktrain.cli.commands import app
 
-
-@app.callback()
-def _root(
-    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
-    version: Annotated[
-        Optional[bool], typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
-    ] = None,
-) -> None:
-    """Author, render and submit Kubeflow Trainer v2 training jobs."""
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     from typer._click import exceptions as click_exceptions  # typer vendors click
     from typer.main import get_command
 
+    from ktrain.cli.commands import app
     from ktrain.cli.guard import run_guarded
     from ktrain.errors import ExitCode
 
