@@ -1,7 +1,9 @@
-"""The console script: answer shell completion before anything heavy is imported.
+"""The console script: answer shell completion and renders before anything heavy is imported.
 
 The shell runs `ktrain` on every TAB press; importing typer (and through it pydantic) would
-cost more than the whole answer, so completion requests are dispatched here first.
+cost more than the whole answer, so completion requests are dispatched here first. Likewise
+`ktrain job render` / `ktrain render` go to the typer-free fast path (`ktrain.cli.fastpath`),
+which either handles the command completely or declines and lets the typer app run.
 """
 
 from __future__ import annotations
@@ -18,6 +20,12 @@ def run() -> None:
     # ktrain's models are internal: no third-party pydantic plugin should hook into them, and
     # looking plugins up scans every installed distribution's metadata (5-10 ms per command).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    if sys.argv[1:2] in (["job"], ["render"]):
+        from ktrain.cli.fastpath import try_render
+
+        code = try_render(sys.argv[1:])
+        if code is not None:
+            sys.exit(code)
     from ktrain.cli import run as run_cli
 
     run_cli()

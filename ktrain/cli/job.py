@@ -10,6 +10,7 @@ import typer
 from ktrain.cli import job_create, job_delete, job_observe
 from ktrain.cli.common import warn
 from ktrain.cli.options import JobInput, job_input_options
+from ktrain.cli.render import render_job
 
 app = typer.Typer(help="Render and manage TrainJobs.", no_args_is_help=True)
 
@@ -23,32 +24,7 @@ def render_command(
     ] = False,
 ) -> None:
     """Render the objects the Trainer controller would create, without a cluster."""
-    from ktrain.cluster_runtimes import render_resolving
-    from ktrain.output.manifests import format_objects
-
-    if explain and output != "yaml":
-        from ktrain.errors import UsageError
-
-        raise UsageError("--explain writes YAML comments: use it with -o yaml")
-    request = job_input.render_request()
-    explicit_cluster = bool(job_input.kubeconfig or job_input.context)
-    outcome, notes = render_resolving(request, job_input.registry(), job_input.connection(),
-                                      prefer_cluster=explicit_cluster)
-    for message in [*notes, *outcome.result.warnings]:
-        warn(message)
-    if outcome.secret_printed and output != "name":
-        warn(
-            "the output holds a freshly generated SSH private key (Secret "
-            f"{outcome.job.name}-mpi-ssh-auth); do not commit it to a repository — "
-            "use --ssh-secret NAME to mount an existing Secret instead"
-        )
-    if explain:
-        from ktrain.output.yamltext import dump_all
-        from ktrain.service import explain_notes
-
-        sys.stdout.write(dump_all(outcome.result.objects, explain_notes(request, outcome)))
-        return
-    sys.stdout.write(format_objects(outcome.result.objects, output))
+    render_job(job_input, output, explain)
 
 
 app.command("render", context_settings={"help_option_names": ["-h", "--help"]})(render_command)

@@ -1,6 +1,9 @@
 """The command tree the completer walks: generated from the typer app, loaded as JSON.
 
 `build_tree()` imports typer (build time only); `load_tree()` only reads `tree.json`.
+Besides what completion needs, each parameter records what a parser needs (destination,
+value type, default, the `--no-x` names of a boolean flag): the fast render path
+(`ktrain.cli.fastpath`) parses `job render` from this tree instead of importing typer.
 """
 
 from __future__ import annotations
@@ -22,17 +25,51 @@ def _first_line(text: str | None) -> str:
     return (text or "").strip().split("\n")[0].strip()
 
 
+def _value_type(param: Any) -> str:
+    """The Python type a value converts to (`int`; `str` for `list[str]`), as typer declared it."""
+    import typing
+
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    if typing.get_origin(annotation) in (list, tuple, set):
+        annotation = typing.get_args(annotation)[0]
+    return getattr(annotation, "__name__", str(annotation))
+
+
+def _parse_info(param: Any, entry: dict[str, Any]) -> None:
+    """What a parser needs beyond the names: destination, type, default, flag polarity."""
+    entry["dest"] = param.name
+    entry["type"] = _value_type(param)
+    if param.default is None or isinstance(param.default, (str, int, float, bool)):
+        entry["default"] = param.default  # otherwise left out: a parser must not guess it
+    # What the tree cannot carry (typer would act on it, a parser reading the tree could not).
+    if param.required:
+        entry["required"] = True
+    if param.envvar:
+        entry["envvar"] = param.envvar
+    if param.callback is not None:
+        entry["callback"] = True
+    if getattr(param, "is_bool_flag", False) and param.secondary_opts:
+        entry["false_names"] = list(param.secondary_opts)
+    elif getattr(param, "is_flag", False) and not getattr(param, "is_bool_flag", False):
+        entry["type"] = "flag_value"  # a flag storing some other constant: no parser support
+
+
 def _param(param: Any) -> dict[str, Any] | None:
     if getattr(param, "hidden", False):
         return None
     if getattr(param, "param_type_name", "") == "argument":
-        return {"name": param.name, "nargs": param.nargs}
+        entry = {"name": param.name, "nargs": param.nargs}
+        _parse_info(param, entry)
+        return entry
     names = list(param.opts) + list(param.secondary_opts)
     entry: dict[str, Any] = {
         "names": names,
         "takes_value": not (param.is_flag or getattr(param, "count", False)),
         "help": _first_line(param.help),
     }
+    _parse_info(param, entry)
+    if getattr(param, "count", False):
+        entry["type"] = "count"
     if param.multiple:
         entry["multiple"] = True
     descriptor = getattr(param, "type_descriptor", None)

@@ -76,6 +76,16 @@ def test_render_imports_no_heavy_module_and_no_yaml_parser_once_the_cache_is_war
     assert not loaded & {"kubernetes", "jsonschema", "jinja2", "rich", "ruamel", "yaml"}, loaded
 
 
+def test_the_console_script_renders_without_typer_or_other_heavy_modules() -> None:
+    """`ktrain job render` takes the typer-free fast path (ktrain.cli.fastpath)."""
+    code = ("import sys\nsys.argv = ['ktrain', 'job', 'render', '--runtime', 'torch-distributed', '--nodes', '4', '--', "
+            "'torchrun', 'x']\nfrom ktrain.launcher import run\ntry:\n    run()\nexcept SystemExit as exc:\n"
+            "    assert exc.code == 0, exc.code")
+    loaded = _modules_after(code, {"KTRAIN_NO_FASTPATH": ""})
+    assert not loaded & {"typer", "click", "rich", "kubernetes", "jsonschema", "jinja2"}, loaded
+    assert "ktrain" in loaded
+
+
 def test_local_runtime_list_does_not_import_the_cluster_client_or_rich() -> None:
     loaded = _modules_after("from ktrain.cli import main\nmain(['runtime', 'list', '-o', 'name'])")
     assert not loaded & {"kubernetes", "jsonschema", "jinja2", "rich"}, loaded

@@ -1,0 +1,50 @@
+"""The error wrapper every command runs inside, typer-free.
+
+Both the typer app (`ktrain.cli.main`) and the fast render path (`ktrain.cli.fastpath`) run
+their command through `run_guarded`, so a KtrainError, an interrupt or a crash comes out the
+same way whichever parsed the command line.
+"""
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+    from typing import Callable
+
+
+def run_guarded(command: Callable[[], int], debug: bool) -> int:
+    """Run `command` (which returns an exit code); turn what escapes it into a message and a code.
+
+    With `debug`, KtrainErrors and crashes propagate (the traceback is what the user asked for).
+    """
+    from ktrain.errors import ExitCode, KtrainError
+
+    try:
+        return command()
+    except KtrainError as exc:
+        if debug:
+            raise
+        from ktrain.output.errors import format_error
+
+        sys.stderr.write(format_error(exc))
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return int(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        # The reader went away (`ktrain render | head`): not an error. Point stdout at devnull
+        # so the interpreter's final flush does not raise again.
+        import os
+
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the one place that turns crashes into a message
+        if debug:
+            raise
+        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\nre-run with --debug for a traceback\n")
+        return int(ExitCode.ERROR)
