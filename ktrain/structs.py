@@ -9,7 +9,7 @@ Supported, with dataclasses' meaning: fields from annotations in definition orde
 structs' first), plain defaults and `field(default=..., default_factory=..., repr=...)`,
 `frozen`, `slots`, `eq` (unhashable unless frozen), `__post_init__`, positional and keyword
 arguments, `ClassVar` annotations skipped. Not supported (use dataclasses where needed):
-`order`, `kw_only`, `InitVar`, `fields()`-style introspection beyond `__struct_fields__`.
+`order`, `kw_only`, `InitVar`; `fields()` gives each field's name and default only.
 tests/unit/test_structs.py holds `@struct` to dataclasses' behaviour.
 """
 
@@ -39,6 +39,30 @@ class field:  # noqa: N801 - named as dataclasses.field, which it stands in for
         self.default = default
         self.default_factory = default_factory
         self.repr = repr
+
+
+class Field:
+    """What `fields()` tells of one field (dataclasses.Field's `name` and `default`)."""
+
+    __slots__ = ("name", "default")
+
+    def __init__(self, name: str, default: Any) -> None:
+        self.name = name
+        self.default = default
+
+    def __repr__(self) -> str:
+        return f"Field(name={self.name!r})"
+
+
+MISSING = _MISSING
+
+
+def fields(struct_or_instance: Any) -> tuple[Field, ...]:
+    """The fields of a struct class or instance, in order (as dataclasses.fields)."""
+    specs = getattr(struct_or_instance, "__struct_fields__", None)
+    if specs is None:
+        raise TypeError("must be called with a struct type or instance")
+    return tuple(Field(name, default) for name, default, _, _ in specs)
 
 
 def _is_classvar(annotation: Any) -> bool:

@@ -190,10 +190,9 @@ def parse_render(argv: list[str]) -> tuple[Any, dict[str, Any]] | None:
         values = Parser(command_node(path)).parse(args)
     except (Declined, UnicodeEncodeError):
         return None
-    from dataclasses import fields
-
     from ktrain.cli.jobinput import JobInput
     from ktrain.cli.render import render_job
+    from ktrain.structs import fields
 
     job_fields = {f.name for f in fields(JobInput)}
     code = render_job.__code__

@@ -117,7 +117,12 @@ def create_command(
 def _follow_and_wait(cluster: Any, name: str, namespace: str, *, follow: bool, wait: bool,
                      timeout: float | None) -> None:
     """`job logs NAME -f` (ends when the job ends), then `job wait NAME --for complete`."""
-    from ktrain.cluster.observe import LogOptions, LogSelection, stream_logs, wait_for_job
+    from ktrain.cluster.observe import (
+        LogOptions,
+        LogSelection,
+        stream_logs,
+        wait_for_job,
+    )
 
     if follow:
         from ktrain.cli.job_observe import LogPrinter
@@ -133,11 +138,9 @@ def _follow_and_wait(cluster: Any, name: str, namespace: str, *, follow: bool, w
 
 def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
     """What `job create` would submit, without contacting the cluster (as `job render`)."""
-    from ktrain.cluster_runtimes import render_resolving
-    from ktrain.output.manifests import format_objects
-
-    from ktrain.cluster_runtimes import kubeconfig_available
+    from ktrain.cluster_runtimes import kubeconfig_available, render_resolving
     from ktrain.errors import KtrainError
+    from ktrain.output.manifests import format_objects
 
     request = job_input.render_request()
     if job_input.namespace is None and kubeconfig_available(job_input.kubeconfig):

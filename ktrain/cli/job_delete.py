@@ -8,7 +8,12 @@ from typing import Annotated, Optional
 import typer
 
 from ktrain.cli.common import parse_timeout
-from ktrain.cli.options import ContextOpt, KubeconfigOpt, NamespaceOpt, RequestTimeoutOpt
+from ktrain.cli.options import (
+    ContextOpt,
+    KubeconfigOpt,
+    NamespaceOpt,
+    RequestTimeoutOpt,
+)
 from ktrain.errors import NotFoundError, UsageError
 
 CASCADES = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan"}

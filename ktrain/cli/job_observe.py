@@ -14,7 +14,13 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ktrain.cli.common import parse_duration, warn
-from ktrain.cli.options import ContextOpt, KubeconfigOpt, NamespaceOpt, RequestTimeoutOpt, connection
+from ktrain.cli.options import (
+    ContextOpt,
+    KubeconfigOpt,
+    NamespaceOpt,
+    RequestTimeoutOpt,
+    connection,
+)
 from ktrain.errors import UsageError
 
 LIST_FORMATS = ("table", "wide", "yaml", "json", "name")

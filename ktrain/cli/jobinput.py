@@ -7,16 +7,15 @@ field name; this module stays importable without typer so the fast render path
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ktrain.cli.common import parse_pairs, registry_from
+from ktrain.structs import struct
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the fast path a few ms to import
     from typing import Any
 
 
-@dataclass
+@struct
 class JobInput:
     """What the user said about the job, as given on the command line (None: not given)."""
 

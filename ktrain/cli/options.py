@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import functools
 import inspect
-from dataclasses import fields
 from typing import Annotated, Any, Callable, Optional
 
 import typer
 
 from ktrain.cli.jobinput import JobInput, connection
+from ktrain.structs import fields
 
 __all__ = ["JOB_INPUT_OPTIONS", "JobInput", "connection", "job_input_options"]
 

@@ -12,7 +12,6 @@ import io
 import os
 import subprocess
 import sys
-from dataclasses import fields
 from pathlib import Path
 from typing import Any, Callable
 
@@ -22,6 +21,7 @@ from ktrain.cli import main
 from ktrain.cli.fastpath import Parser, command_node, parse_render, try_render
 from ktrain.cli.jobinput import JobInput
 from ktrain.errors import ExitCode
+from ktrain.structs import fields
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -116,3 +116,15 @@ def test_a_mutable_plain_default_is_refused_as_in_dataclasses() -> None:
         @struct
         class Bad:
             items: list[int] = []  # noqa: RUF012
+
+
+
+def test_fields_names_and_defaults_like_dataclasses() -> None:
+    from ktrain.structs import MISSING, fields
+
+    dc, st = _pair()
+    assert [f.name for f in fields(st)] == [f.name for f in dataclasses.fields(dc)] == ["x", "y", "tags", "secret"]
+    assert [f.name for f in fields(st(1))] == ["x", "y", "tags", "secret"]
+    assert [f.default for f in fields(st)] == [MISSING, 0, MISSING, "s"]
+    with pytest.raises(TypeError):
+        fields(object())
