@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ktrain.structs import struct
 
 
-@dataclass(frozen=True)
+@struct(frozen=True)
 class ConnectionOptions:
     kubeconfig: str | None = None  # a path, or several joined with ':' (as in KUBECONFIG)
     context: str | None = None
