@@ -353,12 +353,9 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         _reject_template_inputs(None, ov.values_files, template_sets)
         data = {}
     for assignment in job_sets:
-        from ktrain.api.trainjob import (
-            TrainJob as TrainJobModel,  # --set is type-checked by pydantic
-        )
         from ktrain.setpath import apply_assignment
 
-        apply_assignment(data, assignment, TrainJobModel)
+        apply_assignment(data, assignment, "TrainJob")
     if not request.file and not ov.runtime and not job_sets:
         raise UsageError("nothing to render: give a job file with -f, or --runtime NAME",
                              hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py")

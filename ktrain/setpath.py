@@ -16,16 +16,16 @@ as YAML flow, `[torchrun, train.py]`); a value of the wrong type is an error poi
 
 from __future__ import annotations
 
-import difflib
 import re
-import types
-import typing
-from dataclasses import dataclass
 from typing import Any, Union
 
-from pydantic import BaseModel
-
+from ktrain.api.record_spec import MODELS
 from ktrain.errors import InputError
+from ktrain.structs import struct
+
+# Field types are those of the records table (ktrain/api/record_spec.py, generated from the
+# pydantic models), so a `--set` render imports no pydantic: ("opt", T), ("model", name), ...
+Spec = tuple[Any, ...]
 
 # One part of a path: a field name, a list index, or a list item selected by `key=value`.
 Part = Union[str, int, tuple[str, str]]
@@ -34,7 +34,7 @@ _INT = re.compile(r"^[-+]?[0-9]+$")
 SET_FLAG = "--set"
 
 
-@dataclass(frozen=True)
+@struct(frozen=True)
 class Assignment:
     """One parsed `--set` argument."""
 
@@ -147,20 +147,16 @@ def _bracket(text: str, inner: str, at: int) -> Part:
 
 # --- which paths are job paths -----------------------------------------------------------------
 
-def _aliases(model: type[BaseModel]) -> list[str]:
-    return [info.alias or name for name, info in model.model_fields.items()]
+def _aliases(model: str) -> list[str]:
+    return [f[1] for f in MODELS[model]["fields"]]
 
 
 def root_fields() -> list[str]:
-    from ktrain.api.trainjob import TrainJob
-
-    return _aliases(TrainJob)
+    return _aliases("TrainJob")
 
 
 def spec_fields() -> list[str]:
-    from ktrain.api.trainjob import TrainJobSpec
-
-    return _aliases(TrainJobSpec)
+    return _aliases("TrainJobSpec")
 
 
 def is_job_path(parts: tuple[Part, ...]) -> bool:
@@ -176,23 +172,22 @@ def absolute(parts: tuple[Part, ...]) -> tuple[Part, ...]:
 
 
 def closest_field(name: str) -> str | None:
+    import difflib
+
     close = difflib.get_close_matches(name, [*spec_fields(), *root_fields()], n=1)
     return close[0] if close else None
 
 
 # --- types along a path ----------------------------------------------------------------------
 
-def _unwrap(annotation: Any) -> Any:
+def _unwrap(spec: Spec) -> Spec:
     """Optional[X] -> X."""
-    origin = typing.get_origin(annotation)
-    if origin is Union or origin is types.UnionType:
-        args = [a for a in typing.get_args(annotation) if a is not type(None)]
-        if len(args) == 1:
-            return _unwrap(args[0])
-    return annotation
+    while spec[0] == "opt":
+        spec = spec[1]
+    return spec
 
 
-@dataclass(frozen=True)
+@struct(frozen=True)
 class _Problem:
     message: str
     suggestion: str | None = None
@@ -200,35 +195,40 @@ class _Problem:
 
 
 def _unknown(name: str, known: list[str], what: str) -> _Problem:
+    import difflib
+
     close = difflib.get_close_matches(name, known, n=1)
     suggestion = close[0] if close else None
     return _Problem(f"{what} {name!r}" + (f" (did you mean {suggestion!r}?)" if suggestion else ""), suggestion)
 
 
-def _step(annotation: Any, part: Part) -> tuple[Any, _Problem | None]:
+_ANY: Spec = ("any",)
+
+
+def _step(spec: Spec, part: Part) -> tuple[Spec | None, _Problem | None]:
     """The type one level down, or (None, what is wrong)."""
-    ann = _unwrap(annotation)
-    if ann is Any:
-        return Any, None
-    origin = typing.get_origin(ann)
+    ann = _unwrap(spec)
+    kind = ann[0]
+    if kind == "any":
+        return _ANY, None
     if isinstance(part, (int, tuple)):
-        if origin is not list:
+        if kind != "list":
             return None, _Problem("is not a list", about_parent=True)
-        item = typing.get_args(ann)[0]
+        item = ann[1]
         holder = _unwrap(item)
-        if isinstance(part, tuple) and isinstance(holder, type) and issubclass(holder, BaseModel) \
-                and part[0] not in _aliases(holder):
-            return None, _unknown(part[0], _aliases(holder), "list items have no field")
+        if isinstance(part, tuple) and holder[0] == "model" and part[0] not in _aliases(holder[1]):
+            return None, _unknown(part[0], _aliases(holder[1]), "list items have no field")
         return item, None
-    if isinstance(ann, type) and issubclass(ann, BaseModel):
-        for name, info in ann.model_fields.items():
-            if part in (name, info.alias):
-                return info.annotation, None
-        if ann.model_config.get("extra") == "allow":
-            return Any, None
-        return None, _unknown(part, _aliases(ann), "unknown field")
-    if origin is dict:
-        return typing.get_args(ann)[1], None
+    if kind == "model":
+        model = MODELS[ann[1]]
+        for attr, alias, field_spec, _, _ in model["fields"]:
+            if part in (attr, alias):
+                return field_spec, None
+        if model["extra"] == "allow":
+            return _ANY, None
+        return None, _unknown(part, _aliases(ann[1]), "unknown field")
+    if kind == "dict":
+        return ann[1], None
     return None, _Problem("is not a mapping", about_parent=True)
 
 
@@ -251,56 +251,58 @@ def _parse_yaml_value(a: Assignment) -> Any:
     return docs[0].data if docs else None
 
 
-def convert(a: Assignment, annotation: Any, where: str) -> Any:
-    """The `--set` text as a value of `annotation` (a clear error when it cannot be)."""
-    ann = _unwrap(annotation)
+def convert(a: Assignment, spec: Spec, where: str) -> Any:
+    """The `--set` text as a value of the field type `spec` (a clear error when it cannot be)."""
+    ann = _unwrap(spec)
+    kind = ann[0]
     value = a.value
 
     def bad(what: str) -> InputError:
         return _error(a.text, f"{where} {what}, got {value!r}", a.value_column)
 
-    if ann is bool:
+    if kind == "bool":
         if value in ("true", "false"):
             return value == "true"
         raise bad("must be true or false")
-    if ann is int:
+    if kind == "int":
         if _INT.match(value):
             return int(value)
         raise bad("must be an integer")
-    if ann is float:
+    if kind == "float":
         try:
             return float(value)
         except ValueError:
             raise bad("must be a number") from None
-    if ann is str:
+    if kind == "str":
         return value
-    if typing.get_origin(ann) is typing.Literal:
-        allowed = [str(x) for x in typing.get_args(ann)]
+    if kind == "lit":
+        allowed = [str(x) for x in ann[1]]
         if value in allowed:
             return value
         raise bad("must be one of " + ", ".join(allowed))
-    origin = typing.get_origin(ann)
-    if origin in (Union, types.UnionType) and str in typing.get_args(ann):
+    if kind == "union" and ("str",) in ann[1]:
         return value  # e.g. a quantity: str | int | float; the text is kept as written
     try:
         parsed = _parse_yaml_value(a)
     except InputError as exc:
         raise _error(a.text, f"{where}: the value is not valid YAML: {exc.message}", a.value_column) from None
-    if origin is list and not isinstance(parsed, list):
+    if kind == "list" and not isinstance(parsed, list):
         raise bad("must be a list (YAML flow, e.g. [torchrun, train.py])")
-    if (origin is dict or (isinstance(ann, type) and issubclass(ann, BaseModel))) and not isinstance(parsed, dict):
+    if kind in ("dict", "model") and not isinstance(parsed, dict):
         raise bad("must be a mapping (YAML flow, e.g. {key: value})")
     return parsed
 
 
 # --- applying ----------------------------------------------------------------------------------
 
-def apply_assignment(data: dict[str, Any], a: Assignment, model: type[BaseModel]) -> None:
-    """Set the field `a` names inside `data` (a TrainJob mapping), creating parents as needed."""
+def apply_assignment(data: dict[str, Any], a: Assignment, model: str = "TrainJob") -> None:
+    """Set the field `a` names inside `data` (a mapping of the API model `model`), creating
+    parents as needed."""
     parts = absolute(a.parts)
     shift = len(parts) - len(a.parts)  # 1 when `spec.` was implied
-    annotation: Any = model
+    annotation: Spec | None = ("model", model)
     for depth, part in enumerate(parts):
+        assert annotation is not None
         annotation, problem = _step(annotation, part)
         if problem is not None:
             if problem.about_parent:
@@ -309,6 +311,7 @@ def apply_assignment(data: dict[str, Any], a: Assignment, model: type[BaseModel]
                 message = f"{_describe(parts[: depth + 1])}: {problem.message}"
             hint = f"did you mean {problem.suggestion!r}?" if problem.suggestion else None
             raise _error(a.text, message, a.column_of(depth - shift), hint=hint)
+    assert annotation is not None
     value = convert(a, annotation, _describe(parts))
     node: Any = data
     for depth, part in enumerate(parts[:-1]):

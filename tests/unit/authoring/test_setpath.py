@@ -1,12 +1,16 @@
-"""The `--set` path grammar and its type checks against the TrainJob model."""
+"""The `--set` path grammar and its type checks against the TrainJob model (its records table)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ktrain.api.trainjob import TrainJob
 from ktrain.errors import InputError
-from ktrain.setpath import apply_assignment, is_job_path, parse_assignment, template_value
+from ktrain.setpath import (
+    apply_assignment,
+    is_job_path,
+    parse_assignment,
+    template_value,
+)
 
 
 def test_parse_fields_indexes_selectors_and_quoted_keys() -> None:
@@ -30,7 +34,7 @@ def test_apply_converts_by_declared_type() -> None:
     data: dict = {}
     for text in ("trainer.numNodes=4", "suspend=true", "trainer.image=img:1", "trainer.args=[--x, '1']",
                  "activeDeadlineSeconds=60"):
-        apply_assignment(data, parse_assignment(text), TrainJob)
+        apply_assignment(data, parse_assignment(text), "TrainJob")
     assert data == {"spec": {"trainer": {"numNodes": 4, "image": "img:1", "args": ["--x", "1"]}, "suspend": True,
                              "activeDeadlineSeconds": 60}}
 
@@ -44,7 +48,7 @@ def test_apply_converts_by_declared_type() -> None:
 ])
 def test_apply_rejects_wrong_types(text: str, needle: str) -> None:
     with pytest.raises(InputError) as err:
-        apply_assignment({}, parse_assignment(text), TrainJob)
+        apply_assignment({}, parse_assignment(text), "TrainJob")
     assert needle in err.value.message
 
 
