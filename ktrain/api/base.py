@@ -39,24 +39,26 @@ class Behaviour:
     __slots__ = ()
 
 
-class TrainJobBehaviour(Behaviour):
+class NamedBehaviour(Behaviour):
+    """An object whose name is its metadata.name ("" when unset)."""
+
     __slots__ = ()
 
     @property
     def name(self) -> str:
         return self.metadata.name or ""  # type: ignore[attr-defined]
+
+
+class TrainJobBehaviour(NamedBehaviour):
+    __slots__ = ()
 
     @property
     def namespace(self) -> str:
         return self.metadata.namespace or "default"  # type: ignore[attr-defined]
 
 
-class TrainingRuntimeBehaviour(Behaviour):
+class TrainingRuntimeBehaviour(NamedBehaviour):
     __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name or ""  # type: ignore[attr-defined]
 
     @property
     def labels(self) -> dict[str, str]:

@@ -92,9 +92,9 @@ def build_spec() -> dict[str, dict[str, Any]]:
                 fields.append((attr, info.alias or attr, _type_spec(info.annotation), kind, default))
             out[name] = {
                 "module": module_name,
-                "behaviours": tuple(b.__name__ for b in cls.__mro__
-                                    if isinstance(b, type) and issubclass(b, base.Behaviour)
-                                    and b is not base.Behaviour and b.__module__ == base.__name__),
+                # the model's own behaviour bases; theirs come with them
+                "behaviours": tuple(b.__name__ for b in cls.__bases__
+                                    if issubclass(b, base.Behaviour) and b.__module__ == base.__name__),
                 "extra": cls.model_config.get("extra") or "ignore",
                 "fields": tuple(fields),
             }
