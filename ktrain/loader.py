@@ -31,6 +31,17 @@ class Document:
     key_positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
     # A job document: the mapping as the file (or template) said it, before --set and flags.
     original: Any = None
+    # Subtrees that came from other documents (a --patch file's runtime patch in the job):
+    # (path here, that document, path there).
+    grafts: list[tuple[Path, Document, Path]] = field(default_factory=list)
+
+    def origin(self, path: Path) -> tuple[Document, Path]:
+        """The document a path's value came from (this one, or one grafted into it), and the
+        path there."""
+        for here, other, there in self.grafts:
+            if path[: len(here)] == here:
+                return other.origin((*there, *path[len(here):]))
+        return self, path
 
     def locate(self, path: Path, *, key: bool = False) -> tuple[int | None, int | None]:
         """Position of `path` (its value, or its key with key=True), or of its nearest
@@ -279,9 +290,12 @@ def locate_field_errors(exc: ValidationFailedError, doc: Document, prefix: Path 
         path = parse_field_path(err.path)
         if not path or (only is not None and not only(err)):
             continue
-        line, col = doc.locate((*prefix, *path))
+        source, there = doc.origin((*prefix, *path))
+        # an unknown field is pointed at by its key, as parse_model does
+        line, col = source.locate(there, key=err.message.startswith("unknown field"))
         if line is not None:
-            exc.locations[i] = Located(file=doc.file, line=line, column=col, source_line=doc.source_line(line))
+            exc.locations[i] = Located(file=source.file, line=line, column=col,
+                                       source_line=source.source_line(line))
 
 
 def parse_field_path(text: str) -> Path:

@@ -33,6 +33,7 @@ except ImportError:
         from hashlib import sha256
 
 if TYPE_CHECKING:
+    from ktrain.loader import Path
     from ktrain.api.runtime import TrainingRuntime
     from ktrain.api.trainjob import TrainJob
     from ktrain.setpath import Assignment
@@ -166,7 +167,9 @@ def _upsert_env(envs: list[Obj], name: str, value: str) -> None:
     envs.append({"name": name, "value": value})
 
 
-def _patch_documents(paths: list[str]) -> list[Obj]:
+def _patch_documents(paths: list[str]) -> list[tuple[Obj, Document, Path]]:
+    """Each runtime patch of the --patch files, with its document and where the patch's
+    `trainingRuntimeSpec` is in it (the root, for a bare trainingRuntimeSpec)."""
     patches = []
     used: set[str] = set()
     for i, path in enumerate(paths):
@@ -183,8 +186,9 @@ def _patch_documents(paths: list[str]) -> list[Obj]:
                     f"{c.DEFAULT_PATCH_MANAGER}-{i + 1}"
             used.add(str(manager))
             patch = {"manager": manager, **{k: v for k, v in data.items() if k != "manager"}}
-            _check_patch(doc, patch, bare=data is not doc.data)
-            patches.append(patch)
+            bare = data is not doc.data
+            _check_patch(doc, patch, bare=bare)
+            patches.append((patch, doc, () if bare else ("trainingRuntimeSpec",)))
     return patches
 
 
@@ -198,8 +202,10 @@ def _check_patch(doc: Document, patch: Obj, *, bare: bool) -> None:
                              key_positions=doc.key_positions), "RuntimePatch", what="runtime patch")
 
 
-def apply_overrides(data: Obj, ov: JobOverrides, runtime_kind: str | None) -> Obj:
-    """Command-line flags on top of a TrainJob mapping (flags win over the file)."""
+def apply_overrides(data: Obj, ov: JobOverrides, runtime_kind: str | None,
+                    grafts: list[tuple[Path, Document, Path]] | None = None) -> Obj:
+    """Command-line flags on top of a TrainJob mapping (flags win over the file). Where each
+    --patch file's patch lands is added to `grafts` (see Document.grafts)."""
     data = copy.deepcopy(data)
     data.setdefault("apiVersion", c.TRAINER_API_VERSION)
     data.setdefault("kind", c.TRAINJOB_KIND)
@@ -251,7 +257,13 @@ def apply_overrides(data: Obj, ov: JobOverrides, runtime_kind: str | None) -> Ob
                 source["storageUri"] = uri
             if secret is not None:
                 source["secretRef"] = {"name": secret}
-    patches = _patch_documents(ov.patch_files)
+    from_files = _patch_documents(ov.patch_files)
+    patches = [patch for patch, _, _ in from_files]
+    first = len(spec.get("runtimePatches") or [])
+    for offset, (_, doc, spec_path) in enumerate(from_files):
+        if grafts is not None:
+            here = ("spec", "runtimePatches", first + offset)
+            grafts += [((*here, "trainingRuntimeSpec"), doc, spec_path), (here, doc, ())]
     flag_meta: Obj = {}
     if ov.labels:
         flag_meta["labels"] = dict(ov.labels)
@@ -329,7 +341,8 @@ def resolve_runtime(registry: RuntimeRegistry, data: Obj, override: str | None,
 def build_job(request: RenderRequest, registry: RuntimeRegistry) -> tuple[TrainJob, RuntimeEntry, Document | None]:
     doc, entry = job_document(request, registry)
     job = parse_model(doc, "TrainJob", what="TrainJob")
-    return job, entry, (doc if request.file else None)
+    # without a file, errors can still point into --patch files
+    return job, entry, (doc if request.file or doc.grafts else None)
 
 
 def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Document, RuntimeEntry]:
@@ -360,15 +373,16 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         raise UsageError("nothing to render: give a job file with -f, or --runtime NAME",
                              hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py")
     entry = resolve_runtime(registry, data, ov.runtime, doc)
-    data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None)
+    grafts: list[tuple[Path, Document, Path]] = []
+    data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None, grafts)
     meta = data["metadata"]
     if not meta.get("name"):
         meta["name"] = derive_name(entry.runtime, data)
     meta.setdefault("namespace", request.default_namespace)
     if doc is not None:
         return Document(data=data, file=doc.file, lines=doc.lines, positions=doc.positions,
-                        key_positions=doc.key_positions, original=original), entry
-    return Document(data=data, file="<flags>"), entry
+                        key_positions=doc.key_positions, original=original, grafts=grafts), entry
+    return Document(data=data, file="<flags>", grafts=grafts), entry
 
 
 def check_runtime(entry: RuntimeEntry, *, allow_extensions: bool) -> None:
@@ -476,8 +490,7 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
         result = render(job, entry.runtime, ctx)
         require_admissible(result)
     except ValidationFailedError as exc:
-        if request.file:
-            locate_field_errors(exc, doc)
+        locate_field_errors(exc, doc)  # the job file's lines, and --patch files'
         raise
     return ValidateOutcome(job=job, runtime=entry, warnings=list(result.warnings))
 

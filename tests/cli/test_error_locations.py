@@ -76,3 +76,26 @@ def test_wrong_type_in_a_list_item_names_the_item(cli, tmp_path) -> None:
     r = cli("render", "-f", str(job))
     assert r.exit_code == ExitCode.INVALID
     assert f"{job}:7:16: invalid TrainJob: spec.trainer.env[0].value: must be a string" in r.stderr
+
+
+def test_engine_rules_on_a_patch_file_point_into_that_file(cli, tmp_path) -> None:
+    """Errors the engine finds in a --patch file's patch (not the schema's) are located in that file,
+    after the job file's own patches, for full and bare patch documents, render and validate alike."""
+    full = tmp_path / "full.yaml"
+    full.write_text("manager: acme.io/x\ntrainingRuntimeSpec:\n  template:\n    spec:\n      replicatedJobs:\n"
+                    "      - name: node\n        templat: {}\n")
+    bare = tmp_path / "bare.yaml"
+    bare.write_text("template:\n  spec:\n    replicatedJobs:\n    - name: node\n      templat: {}\n")
+    job = tmp_path / "job.yaml"
+    job.write_text("kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  runtimePatches:\n"
+                   "  - manager: acme.io/own\n    trainingRuntimeSpec:\n      template:\n        spec:\n"
+                   "          replicatedJobs:\n          - name: node\n            templat: {}\n")
+    for command in ("render", "validate"):
+        r = cli("job", command, "--runtime", "torch-distributed", "--patch", str(full), "--patch", str(bare))
+        assert r.exit_code == ExitCode.INVALID
+        # an unknown field is pointed at by its key
+        assert f"{full}:7:9: spec.runtimePatches[0]." in r.stderr and _caret_under(r.stderr, "        templat: {}", 9)
+        assert f"{bare}:5:7: spec.runtimePatches[1]." in r.stderr
+        r = cli("job", command, "-f", str(job), "--patch", str(full))
+        assert f"{job}:11:13: spec.runtimePatches[0]." in r.stderr
+        assert f"{full}:7:9: spec.runtimePatches[1]." in r.stderr, r.stderr
