@@ -252,6 +252,27 @@ def test_fast_path_passes_each_body_what_the_typer_command_passes(files: dict[st
         assert parse_command(argv) == (body, kwargs), argv
 
 
+def test_plain_decimals_read_as_typer_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--request-timeout: the fast path converts plain decimals with float(); typer goes through
+    pydantic. Both must give the very same float (anything else is declined, see DECLINED)."""
+    import random
+
+    rng = random.Random(6)
+    samples = ["0", "10", "007", "2.5", "0.1", "1.000", "123456789012345", "9999999999999.9"]
+    for _ in range(150):
+        whole = str(rng.randrange(10 ** rng.randrange(1, 8)))
+        fraction = "".join(rng.choice("0123456789") for _ in range(rng.randrange(0, 15 - len(whole))))
+        samples.append(whole + ("." + fraction if fraction else ""))
+    seen = _typer_calls(monkeypatch)
+    for raw in samples:
+        argv = ["runtime", "list", "--request-timeout", raw]
+        seen.clear()
+        assert main(argv) == 0
+        parsed = parse_command(argv)
+        assert parsed is not None, raw
+        assert repr(parsed[1]["request_timeout"]) == repr(seen[0][1]["request_timeout"]), raw
+
+
 @pytest.mark.parametrize("failure, message, code", [
     (KeyboardInterrupt, "interrupted\n", ExitCode.INTERRUPTED),
     (RuntimeError("boom"), "internal error: RuntimeError: boom\nre-run with --debug for a traceback\n", ExitCode.ERROR),
