@@ -2,8 +2,9 @@
 
 The shell runs `ktrain` on every TAB press; importing typer (and through it pydantic) would
 cost more than the whole answer, so completion requests are dispatched here first. Likewise
-`ktrain job render` / `ktrain render` go to the typer-free fast path (`ktrain.cli.fastpath`),
-which either handles the command completely or declines and lets the typer app run.
+the frequent offline commands (`job render`, `render`, `job validate`, `job init`, `runtime
+list`, `runtime show`) go to the typer-free fast path (`ktrain.cli.fastpath`), which either
+handles the command completely or declines and lets the typer app run.
 """
 
 from __future__ import annotations
@@ -20,12 +21,11 @@ def run() -> None:
     # ktrain's models are internal: no third-party pydantic plugin should hook into them, and
     # looking plugins up scans every installed distribution's metadata (5-10 ms per command).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    if sys.argv[1:2] in (["job"], ["render"]):
-        from ktrain.cli.fastpath import try_render
+    from ktrain.cli.fastpath import try_fast
 
-        code = try_render(sys.argv[1:])
-        if code is not None:
-            sys.exit(code)
+    code = try_fast(sys.argv[1:])
+    if code is not None:
+        sys.exit(code)
     from ktrain.cli import run as run_cli
 
     run_cli()

@@ -1,8 +1,9 @@
 """The `ktrain` command line: one typer app, one error wrapper (httpie's raw_main pattern).
 
 The typer app lives in `ktrain.cli.commands` and is imported only when a command needs it:
-this package stays typer-free so the fast render path (`ktrain.cli.fastpath`) and the helpers
-it shares with the typer commands (`jobinput`, `render`, `common`, `guard`) load without typer.
+this package stays typer-free so the fast path (`ktrain.cli.fastpath`) and the command bodies
+and helpers it shares with the typer commands (`render`, `job_offline`, `runtimes_view`,
+`jobinput`, `common`, `guard`) load without typer.
 """
 
 from __future__ import annotations

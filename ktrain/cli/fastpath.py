@@ -1,15 +1,17 @@
-"""`ktrain job render` / `ktrain render` without importing typer (issue #6: render speed).
+"""Frequent offline commands without importing typer (issue #6: start-up speed).
 
-Importing typer and letting it parse costs more than the render itself. The console script
-(`ktrain.launcher`) first offers argv to `try_render`, which parses it with click's rules
-(vendored in typer: `typer/_click/parser.py`) from the option table of the generated command
-tree (`ktrain/completion/tree.json`, rebuilt from the typer app and checked for staleness), then
-calls the same `render_job` inside the same `run_guarded` as the typer command.
+Importing typer and letting it parse costs more than rendering a job or listing runtimes. The
+console script (`ktrain.launcher`) first offers argv to `try_fast`, which looks the command up
+in `COMMANDS`, parses its arguments with click's rules (vendored in typer:
+`typer/_click/parser.py`) from the option table of the generated command tree
+(`ktrain/completion/tree.json`, rebuilt from the typer app and checked for staleness), then
+calls the same typer-free body as the typer command, inside the same `run_guarded`.
 
-It handles the command completely or declines (returns None) and the typer app runs as usual:
+It handles a command completely or declines (returns None) and the typer app runs as usual:
 it declines on anything it does not fully understand — help, `--debug`, an unknown option, a
-missing value, an int that is not plain digits, a value outside an option's choices — so every
-message about the command line itself stays typer's. KTRAIN_NO_FASTPATH=1 turns it off.
+missing value or argument, an int or float that is not plain digits, a value outside an
+option's choices — so every message about the command line itself stays typer's.
+KTRAIN_NO_FASTPATH=1 turns it off.
 """
 
 from __future__ import annotations
@@ -18,12 +20,23 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs this path a few ms to import
-    from typing import Any
+    from typing import Any, Callable
 
-# argv prefix -> path of the command in the tree
-COMMANDS = {("job", "render"): ("job", "render"), ("render",): ("render",)}
-SUPPORTED_TYPES = ("str", "int", "bool")
+# The commands handled here: their path in the tree (= how argv starts) -> "module:function" of
+# their typer-free body, which the typer command calls too. A body whose first parameter is
+# `job_input` receives the JobInput options as one JobInput (as `@job_input_options` does);
+# every other parameter is an option or argument of the same name (its `dest` in the tree).
+COMMANDS = {
+    ("job", "render"): "ktrain.cli.render:render_job",
+    ("render",): "ktrain.cli.render:render_job",
+    ("job", "validate"): "ktrain.cli.job_offline:validate_job",
+    ("job", "init"): "ktrain.cli.job_offline:init_job",
+    ("runtime", "list"): "ktrain.cli.runtimes_view:list_runtimes",
+    ("runtime", "show"): "ktrain.cli.runtimes_view:show_runtime",
+}
+SUPPORTED_TYPES = ("str", "int", "float", "bool")
 _MAX_INT_DIGITS = 18  # beyond this, leave the conversion (and any error) to typer
+_MAX_FLOAT_CHARS = 15  # plain decimals this short read the same through float() and typer
 
 
 class Declined(Exception):
@@ -36,9 +49,9 @@ def disabled() -> bool:
 
 def command_path(argv: list[str]) -> tuple[tuple[str, ...], list[str]] | None:
     """(tree path, the command's own arguments) when argv names a command the fast path knows."""
-    for prefix, path in COMMANDS.items():
-        if tuple(argv[: len(prefix)]) == prefix:
-            return path, argv[len(prefix):]
+    for path in COMMANDS:
+        if tuple(argv[: len(path)]) == path:
+            return path, argv[len(path):]
     return None
 
 
@@ -54,13 +67,15 @@ def command_node(path: tuple[str, ...]) -> dict[str, Any]:
 class Parser:
     """Click's option parser, for the subset of parameter kinds a command tree node describes.
 
-    Supported: options with one value (str or int; `multiple` ones collect a list in order,
-    others keep the last), boolean flags (with `--no-x` secondary names), and one `nargs=-1`
-    argument. Interspersed arguments and `--` behave as in click.
+    Supported: options with one value (str, int or float; `multiple` ones collect a list in
+    order, others keep the last; a required one must be given), boolean flags (with `--no-x`
+    secondary names), and one argument: either `nargs=-1` or a required single value.
+    Interspersed arguments and `--` behave as in click.
     """
 
     def __init__(self, node: dict[str, Any]) -> None:
         self.defaults: dict[str, Any] = {}
+        self.required: list[str] = []
         self.long: dict[str, dict[str, Any] | None] = {}
         self.short: dict[str, dict[str, Any] | None] = {}
         for option in node.get("options", []):
@@ -69,6 +84,10 @@ class Parser:
             else:
                 self._check_supported(option)
                 self.defaults[option["dest"]] = option["default"]
+                if option.get("required"):
+                    if not option["takes_value"] or option.get("multiple"):
+                        raise Declined(f"{option['dest']}: a required flag or repeatable option")
+                    self.required.append(option["dest"])
                 entry = option
             for name in option["names"]:
                 if not name.startswith("-"):
@@ -76,19 +95,23 @@ class Parser:
                 # click: `-x` is a short option, anything longer (`--xy`, `-xy`) a long one
                 (self.short if len(name) == 2 and name[1] != "-" else self.long)[name] = entry
         arguments = node.get("arguments", [])
-        if len(arguments) > 1 or any(a["nargs"] != -1 for a in arguments):
-            raise Declined("positional arguments other than one nargs=-1")
+        if len(arguments) > 1:
+            raise Declined("more than one positional argument")
         self.argument = arguments[0] if arguments else None
         if self.argument is not None:
             self._check_supported(self.argument)
+            # nargs=-1 collects every positional word; nargs=1 must be required (an optional
+            # single argument would need click's defaulting rules, which are not reproduced here)
+            if (self.argument["nargs"], bool(self.argument.get("required"))) not in ((-1, False), (1, True)):
+                raise Declined(f"{self.argument['dest']}: nargs {self.argument['nargs']}")
             self.defaults[self.argument["dest"]] = self.argument["default"]
 
     @staticmethod
     def _check_supported(param: dict[str, Any]) -> None:
         if param.get("type") not in SUPPORTED_TYPES or "default" not in param:
             raise Declined(f"parameter type {param.get('type')}")
-        if param.get("required") or param.get("envvar") or param.get("callback"):
-            raise Declined(f"{param['dest']}: required, envvar or callback")
+        if param.get("envvar") or param.get("callback"):
+            raise Declined(f"{param['dest']}: envvar or callback")
         if param.get("multiple") and not param.get("takes_value", True):
             raise Declined(f"{param['dest']}: a repeatable flag")
 
@@ -110,8 +133,15 @@ class Parser:
         if self.argument is None:
             if positional:
                 raise Declined("unexpected extra argument")
-        else:
+        elif self.argument["nargs"] == -1:
             values[self.argument["dest"]] = positional or None
+        else:  # one required value: a missing or extra word is typer's to report
+            if len(positional) != 1:
+                raise Declined(f"{len(positional)} words for {self.argument['dest']}")
+            values[self.argument["dest"]] = positional[0]
+        missing = [dest for dest in self.required if dest not in given]
+        if missing:
+            raise Declined(f"missing required option {missing[0]}")
         return values
 
     def _option(self, arg: str, rest: list[str], values: dict[str, Any], given: set[str]) -> None:
@@ -158,6 +188,14 @@ class Parser:
             if not (raw.isascii() and raw.isdigit() and len(raw) <= _MAX_INT_DIGITS):
                 raise Declined(f"{option['dest']}: {raw!r} is not plain digits")
             value = int(raw)
+        elif option["type"] == "float":
+            # typer converts through pydantic; rather than mirror every spelling it accepts (and
+            # its messages), read only plain decimals such as 10 or 2.5, which float() reads alike
+            whole, dot, fraction = raw.partition(".")
+            plain = whole.isascii() and whole.isdigit() and (not dot or (fraction.isascii() and fraction.isdigit()))
+            if not plain or len(raw) > _MAX_FLOAT_CHARS:
+                raise Declined(f"{option['dest']}: {raw!r} is not a plain decimal")
+            value = float(raw)
         elif option["type"] != "str":
             raise Declined(f"{option['dest']}: a {option['type']} value")
         if "choices" in option and value not in option["choices"]:
@@ -178,8 +216,14 @@ class Parser:
         values[option["dest"]] = name not in option.get("false_names", ())
 
 
-def parse_render(argv: list[str]) -> tuple[Any, dict[str, Any]] | None:
-    """(JobInput, render_job's other keyword arguments) for a render argv, or None: declined."""
+def handler_of(path: tuple[str, ...]) -> Callable[..., Any]:
+    """The typer-free body COMMANDS names for a command."""
+    module, _, function = COMMANDS[path].partition(":")
+    return getattr(__import__(module, fromlist=[function]), function)  # type: ignore[no-any-return]
+
+
+def parse_command(argv: list[str]) -> tuple[Callable[..., Any], dict[str, Any]] | None:
+    """(the command's body, its keyword arguments) for an argv the fast path handles, or None: declined."""
     found = command_path(argv)
     if found is None or "--debug" in argv:  # --debug: typer's wrapper shows tracebacks
         return None
@@ -190,32 +234,37 @@ def parse_render(argv: list[str]) -> tuple[Any, dict[str, Any]] | None:
         values = Parser(command_node(path)).parse(args)
     except (Declined, UnicodeEncodeError):
         return None
-    from ktrain.cli.jobinput import JobInput
-    from ktrain.cli.render import render_job
-    from ktrain.structs import fields
+    handler = handler_of(path)
+    code = handler.__code__
+    params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    job_input = params[:1] == ["job_input"]
+    job_fields: list[str] = []
+    if job_input:
+        from ktrain.cli.jobinput import JobInput
+        from ktrain.structs import fields
 
-    job_fields = {f.name for f in fields(JobInput)}
-    code = render_job.__code__
-    own = set(code.co_varnames[1:code.co_argcount])  # render_job(job_input, output, explain)
-    if set(values) != job_fields | own:
-        return None  # the tree and the code disagree: let typer (and the sync test) speak
-    job_input = JobInput(**{name: values[name] for name in job_fields})
-    return job_input, {name: values[name] for name in own}
+        job_fields = [f.name for f in fields(JobInput)]
+        params = params[1:]
+    if sorted(values) != sorted(job_fields + params):
+        return None  # the tree and the body disagree: let typer (and the sync test) speak
+    kwargs = {name: values[name] for name in params}
+    if job_input:
+        kwargs = {"job_input": JobInput(**{name: values[name] for name in job_fields}), **kwargs}
+    return handler, kwargs
 
 
-def try_render(argv: list[str]) -> int | None:
-    """The exit code of a render handled here, or None when the typer app must run."""
+def try_fast(argv: list[str]) -> int | None:
+    """The exit code of a command handled here, or None when the typer app must run."""
     if disabled():
         return None
-    parsed = parse_render(argv)
+    parsed = parse_command(argv)
     if parsed is None:
         return None
-    job_input, options = parsed
+    handler, kwargs = parsed
     from ktrain.cli.guard import run_guarded
-    from ktrain.cli.render import render_job
 
-    def render() -> int:
-        render_job(job_input, **options)
+    def command() -> int:
+        handler(**kwargs)
         return 0
 
-    return run_guarded(render, debug=False)
+    return run_guarded(command, debug=False)

@@ -1,8 +1,8 @@
 """The error wrapper every command runs inside, typer-free.
 
-Both the typer app (`ktrain.cli.main`) and the fast render path (`ktrain.cli.fastpath`) run
-their command through `run_guarded`, so a KtrainError, an interrupt or a crash comes out the
-same way whichever parsed the command line.
+Both the typer app (`ktrain.cli.main`) and the fast path (`ktrain.cli.fastpath`) run their
+command through `run_guarded`, so a KtrainError, an interrupt or a crash comes out the same
+way whichever parsed the command line.
 """
 
 from __future__ import annotations

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Optional
 
 import typer
 
 from ktrain.cli import job_create, job_delete, job_observe
-from ktrain.cli.common import warn
+from ktrain.cli.job_offline import init_job, validate_job
 from ktrain.cli.options import JobInput, job_input_options
 from ktrain.cli.render import render_job
 
@@ -37,12 +36,7 @@ def validate_command(job_input: JobInput) -> None:
 
     Prints `trainjob.trainer.kubeflow.org/NAME valid` (exit 0), or every problem at once (exit 3).
     """
-    from ktrain.service import validate_request
-
-    outcome = validate_request(job_input.render_request(), job_input.registry())
-    for message in outcome.warnings:
-        warn(message)
-    sys.stdout.write(f"trainjob.trainer.kubeflow.org/{outcome.job.name} valid\n")
+    validate_job(job_input)
 
 
 @app.command("init", context_settings={"help_option_names": ["-h", "--help"]})
@@ -60,13 +54,7 @@ def init_command(
     ] = None,
 ) -> None:
     """Print a commented starter TrainJob for a runtime: `ktrain job init -r torch-distributed > job.yaml`."""
-    from ktrain.cli.common import registry_from
-    from ktrain.resources import schemas_dir
-    from ktrain.starter import render_starter
-
-    entry = registry_from(runtime_file, runtimes_dir).get(runtime)
-    url = schema or (schemas_dir() / "trainjob.schema.json").as_uri()
-    sys.stdout.write(render_starter(entry, url))
+    init_job(runtime, runtime_file, runtimes_dir, schema)
 
 
 _HELP = {"help_option_names": ["-h", "--help"]}

@@ -1,7 +1,7 @@
 """`JobInput`: what the user said about a job on the command line, typer-free.
 
 The typer declaration of each field (flag names, help) lives in `ktrain.cli.options`, keyed by
-field name; this module stays importable without typer so the fast render path
+field name; this module stays importable without typer so the fast path
 (`ktrain.cli.fastpath`) builds the very same value the typer commands receive.
 """
 

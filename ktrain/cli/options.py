@@ -4,7 +4,7 @@
 flags. Rather than repeat thirty typer parameters per command, `job_input_options` appends
 them to a command's signature and hands the command one `JobInput` value.
 
-`JobInput` itself is a plain dataclass in `ktrain.cli.jobinput` (no typer: the fast render path
+`JobInput` itself is a plain `@struct` in `ktrain.cli.jobinput` (no typer: the fast path
 builds it too); here is only its typer declaration, field by field.
 """
 

@@ -2,8 +2,9 @@
 
 `build_tree()` imports typer (build time only); `load_tree()` only reads `tree.json`.
 Besides what completion needs, each parameter records what a parser needs (destination,
-value type, default, the `--no-x` names of a boolean flag): the fast render path
-(`ktrain.cli.fastpath`) parses `job render` from this tree instead of importing typer.
+value type, default, required, the `--no-x` names of a boolean flag): the fast path
+(`ktrain.cli.fastpath`) parses `job render`, `runtime list`... from this tree instead of
+importing typer.
 """
 
 from __future__ import annotations

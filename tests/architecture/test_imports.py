@@ -104,6 +104,28 @@ def test_the_console_script_renders_without_typer_pydantic_or_other_heavy_module
     assert "ktrain" in loaded
 
 
+# What the other fast commands (ktrain.cli.fastpath.COMMANDS) must not load. Each may need one
+# heavy module for its own work, allowed below: validation is jsonschema's job (which itself
+# imports dataclasses), the starter file is a jinja2 template (which imports inspect).
+COLD_COMMAND_FORBIDDEN = {"typer", "click", "pydantic", "pydantic_core", "dataclasses", "kubernetes", "jsonschema",
+                          "jinja2", "rich"}
+
+
+@pytest.mark.parametrize("argv, needed", [
+    (("runtime", "list", "-o", "name", "--source", "local"), set()),
+    (("runtime", "show", "torch-distributed", "--source", "local"), set()),
+    (("job", "init", "-r", "torch-distributed"), {"jinja2"}),
+    (("job", "validate", "--runtime", "torch-distributed", "--nodes", "2"), {"jsonschema", "dataclasses"}),
+], ids=["runtime-list", "runtime-show", "job-init", "job-validate"])
+def test_the_other_fast_commands_import_no_typer_pydantic_or_cluster_client(argv: tuple[str, ...],
+                                                                           needed: set[str]) -> None:
+    """They take the fast path too; `needed` is loaded (the probe ran the command), nothing else."""
+    code = _console_script(*argv)
+    _modules_after(code, {"KTRAIN_NO_FASTPATH": ""})  # fills the runtime parse cache
+    loaded = _modules_after(code, {"KTRAIN_NO_FASTPATH": ""})
+    assert loaded & COLD_COMMAND_FORBIDDEN == needed, loaded & COLD_COMMAND_FORBIDDEN
+
+
 def test_local_runtime_list_does_not_import_the_cluster_client_or_rich() -> None:
     loaded = _modules_after("from ktrain.cli import main\nmain(['runtime', 'list', '-o', 'name'])")
     assert not loaded & {"kubernetes", "jsonschema", "jinja2", "rich"}, loaded

@@ -1,9 +1,10 @@
-"""The typer-free render path (`ktrain.cli.fastpath`) behaves exactly as the typer command.
+"""The typer-free fast path (`ktrain.cli.fastpath`) behaves exactly as the typer commands.
 
-Each argv runs through the fast path (`try_render`, which the console script calls first) and
+Each argv runs through the fast path (`try_fast`, which the console script calls first) and
 through the typer app (`main`, what KTRAIN_NO_FASTPATH=1 runs); stdout, stderr and the exit
 code must be byte-identical. Argv the fast path is not sure about must be declined, so typer
-keeps every message about the command line.
+keeps every message about the command line. No test reads the machine's kubeconfig: the
+autouse fixture in tests/conftest.py points KUBECONFIG at a file that does not exist.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, Callable
 import pytest
 
 from ktrain.cli import main
-from ktrain.cli.fastpath import Parser, command_node, parse_render, try_render
+from ktrain.cli.fastpath import COMMANDS, Parser, command_node, command_path, handler_of, parse_command, try_fast
 from ktrain.cli.jobinput import JobInput
 from ktrain.errors import ExitCode
 from ktrain.structs import fields
@@ -49,6 +50,7 @@ def files(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "bad.yaml").write_text("kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  trainr: {}\n")
     runtime = (REPO / "runtimes" / "torch-distributed.yaml").read_text()
     (tmp_path / "mine.yaml").write_text(runtime.replace("name: torch-distributed", "name: my-torch", 1))
+    (tmp_path / "same.yaml").write_text(runtime)  # shadows the bundled torch-distributed
     (tmp_path / "rtdir").mkdir()
     (tmp_path / "rtdir" / "r.yaml").write_text(runtime.replace("name: torch-distributed", "name: dir-torch", 1))
     return {p.name: str(p) for p in tmp_path.iterdir()} | {"missing": str(tmp_path / "missing.yaml")}
@@ -56,8 +58,10 @@ def files(tmp_path: Path) -> dict[str, str]:
 
 TORCH = ["--runtime", "torch-distributed"]
 
-# (argv, stdin): every JobInput option at least once, both spellings, short forms, repeats, --, errors.
-CASES: list[tuple[Callable[[dict[str, str]], list[str]], str]] = [
+# (argv, stdin) per command: every option at least once, both spellings, short forms, repeats, --,
+# and errors the command body reports after parsing.
+Case = tuple[Callable[[dict[str, str]], list[str]], str]
+RENDER_CASES: list[Case] = [
     (lambda f: ["job", "render", *TORCH, "--nodes", "4", "--", "torchrun", "train.py"], ""),
     (lambda f: ["render", "--runtime=torch-distributed", "--nodes=2", "--nproc-per-node=8"], ""),
     (lambda f: ["render", "-r", "torch-distributed", "-n", "team-a", "--name", "exp1"], ""),
@@ -100,6 +104,77 @@ CASES: list[tuple[Callable[[dict[str, str]], list[str]], str]] = [
     (lambda f: ["render", "--runtime", "--nodes"], ""),  # `--nodes` is --runtime's value, as in click
 ]
 
+VALIDATE_CASES: list[Case] = [
+    (lambda f: ["job", "validate", *TORCH], ""),
+    (lambda f: ["job", "validate", "-f", f["job.yaml"], "--nodes=3", "--", "torchrun", "t.py"], ""),
+    (lambda f: ["job", "validate", "--filename", "-"], JOB),
+    (lambda f: ["job", "validate", "-f", f["bad.yaml"]], ""),  # exit 3, every problem listed
+    (lambda f: ["job", "validate", "-f", "-"], "kind: TrainJob\nspec: [\n"),
+    (lambda f: ["job", "validate", "--runtime", "no-such-runtime"], ""),
+    (lambda f: ["job", "validate"], ""),
+    (lambda f: ["job", "validate", *TORCH, "--env", "NOEQUALS"], ""),
+    (lambda f: ["job", "validate", "-f", f["job.yaml.j2"], "--values", f["values.yaml"], "--set", "nodes=4"], ""),
+    (lambda f: ["job", "validate", "--runtime-file", f["mine.yaml"], "-r", "my-torch", "--runtimes-dir", f["rtdir"],
+                "--name", "exp", "-n", "team-a", "--namespace=team-b", "--nodes", "2", "--nproc-per-node", "4",
+                "--image", "reg/t:1", "--env", "A=1", "-e", "B=2", "--resource", "nvidia.com/gpu=1", "--cpu", "2",
+                "--memory", "4Gi", "--label", "a=b", "-l", "c=d", "--annotation", "x=y", "--queue", "q",
+                "--patch", f["patch.yaml"], "--suspend", "--kubeconfig", f["missing"], "--context", "nowhere"], ""),
+    (lambda f: ["job", "validate", "--runtime", "torchtune-llama3.2-1b", "--dataset", "hf://org/ds", "--model",
+                "hf://org/m", "--dataset-secret", "d", "--model-secret", "m", "--no-suspend"], ""),
+    (lambda f: ["job", "validate", "--runtime", "deepspeed-distributed", "--ssh-secret", "keys", "--allow-extensions",
+                "--", "mpirun", "python", "t.py"], ""),
+    (lambda f: ["job", "validate", *TORCH, "--patch", f["missing"]], ""),
+]
+
+INIT_CASES: list[Case] = [
+    (lambda f: ["job", "init", "-r", "torch-distributed"], ""),
+    (lambda f: ["job", "init", "--runtime=deepspeed-distributed", "--schema", "https://example.com/tj.json"], ""),
+    (lambda f: ["job", "init", "--schema=./tj.json", "-rmlx-distributed"], ""),
+    (lambda f: ["job", "init", "--runtime-file", f["mine.yaml"], "--runtime", "my-torch"], ""),
+    (lambda f: ["job", "init", "-r", "dir-torch", "--runtimes-dir", f["rtdir"], "--runtimes-dir=" + f["rtdir"]], ""),
+    (lambda f: ["job", "init", "-r", "no-such-runtime"], ""),
+    (lambda f: ["job", "init", "-r", "torch-distributed", "--runtime-file", f["missing"]], ""),
+    (lambda f: ["job", "init", "-r", "a", "-r", "torch-distributed"], ""),  # the last one wins
+]
+
+RUNTIME_LIST_CASES: list[Case] = [
+    (lambda f: ["runtime", "list"], ""),  # --source all without a kubeconfig: the local ones, silently
+    (lambda f: ["runtime", "list", "--source", "local"], ""),
+    (lambda f: ["runtime", "list", "-o", "wide", "--source=local"], ""),
+    (lambda f: ["runtime", "list", "-oname"], ""),
+    (lambda f: ["runtime", "list", "--output=yaml", "--runtime-file", f["mine.yaml"], "--source", "local"], ""),
+    (lambda f: ["runtime", "list", "-o", "json", "--runtimes-dir", f["rtdir"]], ""),
+    (lambda f: ["runtime", "list", "--runtime-file", f["same.yaml"], "--runtime-file", f["mine.yaml"]], ""),
+    (lambda f: ["runtime", "list", "--source", "bogus"], ""),
+    (lambda f: ["runtime", "list", "--runtime-file", f["missing"], "--source", "local"], ""),
+    (lambda f: ["runtime", "list", "--source", "cluster", "--kubeconfig", f["missing"]], ""),
+    (lambda f: ["runtime", "list", "-o", "name", "--kubeconfig", f["missing"], "--context", "nowhere", "-n", "team-a",
+                "--namespace=team-b", "--request-timeout", "2.5"], ""),
+    (lambda f: ["runtime", "list", "-o", "name", "--source", "local", "--request-timeout=10"], ""),
+]
+
+RUNTIME_SHOW_CASES: list[Case] = [
+    (lambda f: ["runtime", "show", "torch-distributed", "--source", "local"], ""),
+    (lambda f: ["runtime", "show", "-o", "yaml", "deepspeed-distributed"], ""),  # the name after the options
+    (lambda f: ["runtime", "show", "--output=json", "--", "mlx-distributed"], ""),
+    (lambda f: ["runtime", "show", "my-torch", "--runtime-file", f["mine.yaml"], "-otext"], ""),
+    (lambda f: ["runtime", "show", "torch-distributed", "--runtime-file", f["same.yaml"], "--source=local"], ""),
+    (lambda f: ["runtime", "show", "--runtimes-dir", f["rtdir"], "dir-torch", "-n", "x", "--context", "c",
+                "--request-timeout", "3"], ""),
+    (lambda f: ["runtime", "show", "no-such-runtime", "--source", "local"], ""),
+    (lambda f: ["runtime", "show", "torch-distributed", "--source", "cluster", "--kubeconfig", f["missing"]], ""),
+    (lambda f: ["runtime", "show", "torch-distributed", "--source", "bogus"], ""),
+]
+
+TABLES = {
+    "ktrain.cli.render:render_job": RENDER_CASES,
+    "ktrain.cli.job_offline:validate_job": VALIDATE_CASES,
+    "ktrain.cli.job_offline:init_job": INIT_CASES,
+    "ktrain.cli.runtimes_view:list_runtimes": RUNTIME_LIST_CASES,
+    "ktrain.cli.runtimes_view:show_runtime": RUNTIME_SHOW_CASES,
+}
+CASES = [case for table in TABLES.values() for case in table]
+
 
 def _captured(call: Callable[[list[str]], int | None], argv: list[str], stdin: str,
                monkeypatch: pytest.MonkeyPatch) -> tuple[int | None, str, str]:
@@ -118,38 +193,84 @@ def test_fast_path_output_is_byte_identical_to_typer(case: int, files: dict[str,
     make_argv, stdin = CASES[case]
     argv = make_argv(files)
     monkeypatch.delenv("KTRAIN_NO_FASTPATH", raising=False)
-    fast = _captured(try_render, argv, stdin, monkeypatch)
+    fast = _captured(try_fast, argv, stdin, monkeypatch)
     assert fast[0] is not None, f"the fast path declined {argv}"
     typer_path = _captured(main, argv, stdin, monkeypatch)
     assert fast == typer_path, argv
 
 
-def test_the_table_covers_every_option_and_both_outcomes(files: dict[str, str]) -> None:
-    """Every option of the command appears in the equivalence table, spelt some way."""
-    used = {arg.split("=", 1)[0] for make_argv, _ in CASES for arg in make_argv(files)}
-    used |= {arg[:2] for make_argv, _ in CASES for arg in make_argv(files) if arg[:1] == "-" and arg[1:2] != "-"}
-    parser = Parser(command_node(("render",)))
-    options = {name for name, option in {**parser.long, **parser.short}.items() if option is not None}
-    missing = {name for name in options if name not in used}
-    # each option needs one of its spellings only
-    dests = {parser.long.get(n, parser.short.get(n))["dest"] for n in missing}  # type: ignore[index]
-    covered = {parser.long.get(n, parser.short.get(n))["dest"] for n in options - missing}  # type: ignore[index]
-    assert dests <= covered, f"options never exercised: {sorted(dests - covered)}"
+def test_every_fast_command_has_its_table_and_the_tables_cover_both_outcomes(files: dict[str, str]) -> None:
+    assert set(TABLES) == set(COMMANDS.values())
+    used_paths = {command_path(make_argv(files))[0] for make_argv, _ in CASES}  # type: ignore[index]
+    assert used_paths == set(COMMANDS), "a fast command with no case"
 
 
-def test_fast_path_parses_into_the_same_job_input_typer_builds(files: dict[str, str],
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("body", sorted(TABLES))
+def test_each_table_covers_every_option_of_its_command(body: str, files: dict[str, str]) -> None:
+    """Every option of the command appears in its equivalence table, spelt some way."""
+    argvs = [make_argv(files) for make_argv, _ in TABLES[body]]
+    used = {arg.split("=", 1)[0] for argv in argvs for arg in argv}
+    used |= {arg[:2] for argv in argvs for arg in argv if arg[:1] == "-" and arg[1:2] != "-"}
+    path = next(path for path, name in COMMANDS.items() if name == body)
+    parser = Parser(command_node(path))
+    options = {name: option for name, option in {**parser.long, **parser.short}.items() if option is not None}
+    dests = {option["dest"] for option in options.values()}
+    covered = {option["dest"] for name, option in options.items() if name in used}  # one spelling is enough
+    assert dests == covered, f"options never exercised: {sorted(dests - covered)}"
+
+
+def _typer_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, dict[str, Any]]]:
+    """Record, instead of running, what each typer command passes to its typer-free body."""
+    import inspect
+
     import ktrain.cli.job as job_commands
+    import ktrain.cli.runtime as runtime_commands
 
-    seen: list[tuple[JobInput, dict[str, Any]]] = []
-    monkeypatch.setattr(job_commands, "render_job",
-                        lambda job_input, output, explain: seen.append((job_input, {"output": output,
-                                                                                    "explain": explain})))
+    seen: list[tuple[Any, dict[str, Any]]] = []
+    for module in (job_commands, runtime_commands):
+        for name in ("render_job", "validate_job", "init_job", "list_runtimes", "show_runtime"):
+            body = getattr(module, name, None)
+            if body is None:
+                continue
+
+            def record(*args: Any, _body: Any = body, **kwargs: Any) -> None:
+                seen.append((_body, dict(inspect.signature(_body).bind(*args, **kwargs).arguments)))
+
+            monkeypatch.setattr(module, name, record)
+    return seen
+
+
+def test_fast_path_passes_each_body_what_the_typer_command_passes(files: dict[str, str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _typer_calls(monkeypatch)
     for make_argv, _ in CASES:
         argv = make_argv(files)
         seen.clear()
         assert main(argv) == 0
-        assert parse_render(argv) == seen[0], argv
+        assert len(seen) == 1, argv
+        body, kwargs = seen[0]
+        assert parse_command(argv) == (body, kwargs), argv
+
+
+def test_plain_decimals_read_as_typer_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--request-timeout: the fast path converts plain decimals with float(); typer goes through
+    pydantic. Both must give the very same float (anything else is declined, see DECLINED)."""
+    import random
+
+    rng = random.Random(6)
+    samples = ["0", "10", "007", "2.5", "0.1", "1.000", "123456789012345", "9999999999999.9"]
+    for _ in range(150):
+        whole = str(rng.randrange(10 ** rng.randrange(1, 8)))
+        fraction = "".join(rng.choice("0123456789") for _ in range(rng.randrange(0, 15 - len(whole))))
+        samples.append(whole + ("." + fraction if fraction else ""))
+    seen = _typer_calls(monkeypatch)
+    for raw in samples:
+        argv = ["runtime", "list", "--request-timeout", raw]
+        seen.clear()
+        assert main(argv) == 0
+        parsed = parse_command(argv)
+        assert parsed is not None, raw
+        assert repr(parsed[1]["request_timeout"]) == repr(seen[0][1]["request_timeout"]), raw
 
 
 @pytest.mark.parametrize("failure, message, code", [
@@ -165,7 +286,7 @@ def test_interrupts_and_crashes_come_out_the_same_way(failure: BaseException, me
 
     monkeypatch.setattr(ktrain.cluster_runtimes, "render_resolving", fail)
     argv = ["render", *TORCH]
-    assert _captured(try_render, argv, "", monkeypatch) == (code, "", message)
+    assert _captured(try_fast, argv, "", monkeypatch) == (code, "", message)
     assert _captured(main, argv, "", monkeypatch) == (code, "", message)
 
 
@@ -185,8 +306,31 @@ DECLINED = [
     (["render", *TORCH, "--nodes", "-1"], None, ""),
     (["render", *TORCH, "-o", "xml"], None, "xml"),
     (["render", *TORCH, "--", "x", "--debug"], 0, ""),  # --debug anywhere: typer's wrapper shows tracebacks
-    (["job", "validate", *TORCH], 0, "valid"),
-    (["runtime", "list"], 0, "torch-distributed"),
+    (["job", "validate", "-h"], 0, "Usage: ktrain job validate"),
+    (["job", "validate", *TORCH, "--explain"], 2, "No such option: --explain"),  # render's, not validate's
+    (["job", "validate", *TORCH, "--nodes", "0x10"], 2, "Invalid value for '--nodes'"),
+    (["job", "init"], 2, "Missing option '--runtime'"),  # a required option
+    (["job", "init", "--schema", "s.json"], 2, "Missing option '--runtime'"),
+    (["job", "init", "-r"], 2, "Option '-r' requires an argument"),
+    (["job", "init", "-r", "torch-distributed", "extra"], 2, "unexpected extra argument(s) (extra)"),
+    (["job", "init", "--help"], 0, "Usage: ktrain job init"),
+    (["job", "init", "-r", "torch-distributed", "--debug"], 2, "No such option: --debug"),
+    (["runtime", "list", "--help"], 0, "Usage: ktrain runtime list"),
+    (["runtime", "list", "stray"], 2, "unexpected extra argument(s) (stray)"),
+    (["runtime", "list", "-o", "xml"], 2, "unknown output format 'xml'"),  # not one of the choices
+    (["runtime", "list", "--source", "local", "--request-timeout", "ten"], 2, "Invalid value for '--request-timeout'"),
+    (["runtime", "list", "-o", "name", "--source", "local", "--request-timeout", "1e1"], 0, "torch-distributed"),
+    (["runtime", "list", "-o", "name", "--source", "local", "--request-timeout", " 5"], 0, "torch-distributed"),
+    (["runtime", "list", "-o", "name", "--source", "local", "--request-timeout", ".5"], 0, "torch-distributed"),
+    (["runtime", "list", "--request-timeout"], 2, "Option '--request-timeout' requires an argument"),
+    (["runtime", "show"], 2, "Missing argument 'name'"),  # the required positional argument
+    (["runtime", "show", "--source", "local"], 2, "Missing argument 'name'"),
+    (["runtime", "show", "torch-distributed", "mlx-distributed"], 2, "Got unexpected extra argument"),
+    (["runtime", "show", "-h"], 0, "Usage: ktrain runtime show"),
+    (["runtime", "show", "torch-distributed", "--output"], 2, "Option '--output' requires an argument"),
+    (["runtime", "show", "torch-distributed", "--debug"], 2, "No such option: --debug"),
+    (["runtime", "--help"], 0, "Usage: ktrain runtime"),  # not a command in the table
+    (["job", "create", "--help"], 0, "Usage: ktrain job create"),
 ]
 
 
@@ -194,8 +338,8 @@ DECLINED = [
 def test_the_fast_path_declines_what_it_is_not_sure_about(argv: list[str], code: int | None, text: str,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KTRAIN_NO_FASTPATH", raising=False)
-    assert parse_render(argv) is None
-    assert _captured(try_render, argv, "", monkeypatch) == (None, "", "")
+    assert parse_command(argv) is None
+    assert _captured(try_fast, argv, "", monkeypatch) == (None, "", "")
     got, out, err = _captured(main, argv, "", monkeypatch)
     if code is not None:
         assert got == code, out + err
@@ -204,12 +348,12 @@ def test_the_fast_path_declines_what_it_is_not_sure_about(argv: list[str], code:
     assert text in out + err
 
 
-def test_ktrain_no_fastpath_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    argv = ["render", *TORCH]
+@pytest.mark.parametrize("argv", [["render", *TORCH], ["runtime", "list", "-o", "name"], ["job", "init", "-r", "x"]])
+def test_ktrain_no_fastpath_turns_it_off(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KTRAIN_NO_FASTPATH", "1")
-    assert try_render(argv) is None
+    assert try_fast(argv) is None
     monkeypatch.setenv("KTRAIN_NO_FASTPATH", "0")
-    assert _captured(try_render, argv, "", monkeypatch)[0] == 0
+    assert _captured(try_fast, argv, "", monkeypatch)[0] is not None
 
 
 # --- the console script: fast path first, typer when it declines or is turned off --------------
@@ -224,6 +368,12 @@ def _ktrain(args: list[str], stdin: str = "", **env: str) -> subprocess.Complete
     (["job", "render", *TORCH, "--nodes", "4", "--", "torchrun", "train.py"], ""),
     (["render", "-f", "-", "-o", "json"], JOB),
     (["render", "--runtime", "no-such-runtime"], ""),
+    (["job", "validate", "-f", "-"], JOB),
+    (["job", "init", "-r", "torch-distributed"], ""),
+    (["runtime", "list"], ""),
+    (["runtime", "list", "-o", "wide", "--source", "local"], ""),
+    (["runtime", "show", "deepspeed-distributed", "--source", "local"], ""),
+    (["runtime", "show", "no-such-runtime"], ""),
 ])
 def test_the_console_script_takes_the_fast_path_with_identical_results(args: list[str], stdin: str) -> None:
     fast = _ktrain(args, stdin)
@@ -233,14 +383,19 @@ def test_the_console_script_takes_the_fast_path_with_identical_results(args: lis
         (slow.returncode, slow.stdout, slow.stderr.replace("TYPER True\n", ""))
 
 
-def test_the_console_script_falls_back_to_typer_when_declined() -> None:
-    out = _ktrain(["render", "--nodes", "four"])
-    assert out.returncode == 2 and "Invalid value for '--nodes'" in out.stderr and out.stderr.endswith("TYPER True\n")
+@pytest.mark.parametrize("args, message", [
+    (["render", "--nodes", "four"], "Invalid value for '--nodes'"),
+    (["runtime", "show"], "Missing argument 'name'"),
+    (["job", "init"], "Missing option '--runtime'"),
+])
+def test_the_console_script_falls_back_to_typer_when_declined(args: list[str], message: str) -> None:
+    out = _ktrain(args)
+    assert out.returncode == 2 and message in out.stderr and out.stderr.endswith("TYPER True\n")
 
 
-# --- the option table cannot drift from the typer command ---------------------------------------
-@pytest.mark.parametrize("path", [("job", "render"), ("render",)])
-def test_fast_parser_knows_every_option_of_the_typer_command(path: tuple[str, ...]) -> None:
+# --- the option table cannot drift from the typer commands, nor from the bodies ------------------
+@pytest.mark.parametrize("path", list(COMMANDS), ids=" ".join)
+def test_fast_parser_knows_every_parameter_of_the_typer_command(path: tuple[str, ...]) -> None:
     import typer.main
 
     from ktrain.cli import app
@@ -251,10 +406,14 @@ def test_fast_parser_knows_every_option_of_the_typer_command(path: tuple[str, ..
     parser = Parser(command_node(path))
     table = {**parser.long, **parser.short}
     typer_names = set()
+    minimal = list(path)  # the command with only its required parameters
     for param in command.params:
         if param.param_type_name == "argument":
             assert parser.argument is not None and parser.argument["dest"] == param.name
-            assert param.nargs == -1 and parser.defaults[param.name] == param.default
+            assert (parser.argument["nargs"], bool(parser.argument.get("required"))) == (param.nargs, param.required)
+            assert parser.defaults[param.name] == param.default
+            if param.required:
+                minimal.append("x")
             continue
         for name in [*param.opts, *param.secondary_opts]:
             typer_names.add(name)
@@ -263,11 +422,30 @@ def test_fast_parser_knows_every_option_of_the_typer_command(path: tuple[str, ..
             assert entry["takes_value"] == (not param.is_flag), name
             assert bool(entry.get("multiple")) == param.multiple, name
             assert (name in entry.get("false_names", ())) == (name in param.secondary_opts), name
+        assert (param.name in parser.required) == param.required, param.name
+        if param.required:
+            minimal += [param.opts[0], "x"]
         assert parser.defaults[param.name] == param.default, param.name
+    if parser.argument is not None:
+        assert any(p.param_type_name == "argument" for p in command.params)
     help_names = {name for name, entry in table.items() if entry is None}
     assert help_names == {"-h", "--help"}
     assert set(table) - help_names == typer_names
-    assert parse_render(list(path)) is not None  # the destinations are exactly JobInput + render_job's
+    # the destinations are exactly the body's parameters (JobInput's fields for `job_input`)
+    parsed = parse_command(minimal)
+    assert parsed is not None and parsed[0] is handler_of(path), minimal
+
+
+def test_a_body_whose_parameters_differ_from_the_tree_is_never_called(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dispatch checks the body against the tree's destinations, as the sync test does."""
+    monkeypatch.delenv("KTRAIN_NO_FASTPATH", raising=False)
+    argv = ["runtime", "list", "-o", "name", "--source", "local"]
+    assert parse_command(argv) is not None
+    # show_runtime takes a NAME that `runtime list` never gives; render_job takes a JobInput
+    for wrong in ("ktrain.cli.runtimes_view:show_runtime", "ktrain.cli.render:render_job"):
+        monkeypatch.setitem(COMMANDS, ("runtime", "list"), wrong)
+        assert parse_command(argv) is None
+        assert _captured(try_fast, argv, "", monkeypatch) == (None, "", "")
 
 
 def test_every_job_input_field_has_its_typer_declaration_and_vice_versa() -> None:

@@ -1,0 +1,35 @@
+"""The bodies of `ktrain job validate` and `ktrain job init`, typer-free.
+
+Like `render_job` (`ktrain.cli.render`), each is called both by its typer command
+(`ktrain.cli.job`) and by the fast path (`ktrain.cli.fastpath`), so what it prints cannot
+depend on which of them parsed argv. Neither contacts a cluster.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ktrain.cli.common import warn
+from ktrain.cli.jobinput import JobInput
+
+
+def validate_job(job_input: JobInput) -> None:
+    """Check a job offline: the TrainJob schema, then every rule the CRDs, webhooks and plugins apply."""
+    from ktrain.service import validate_request
+
+    outcome = validate_request(job_input.render_request(), job_input.registry())
+    for message in outcome.warnings:
+        warn(message)
+    sys.stdout.write(f"trainjob.trainer.kubeflow.org/{outcome.job.name} valid\n")
+
+
+def init_job(runtime: str, runtime_file: list[str] | None = None, runtimes_dir: list[str] | None = None,
+             schema: str | None = None) -> None:
+    """Print a commented starter TrainJob for a runtime."""
+    from ktrain.cli.common import registry_from
+    from ktrain.resources import schemas_dir
+    from ktrain.starter import render_starter
+
+    entry = registry_from(runtime_file, runtimes_dir).get(runtime)
+    url = schema or (schemas_dir() / "trainjob.schema.json").as_uri()
+    sys.stdout.write(render_starter(entry, url))
