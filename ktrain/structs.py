@@ -103,25 +103,34 @@ def _process(cls: Any, *, frozen: bool, slots: bool, eq: bool, with_repr: bool) 
     post_init = getattr(cls, "__post_init__", None)
     setter = object.__setattr__
 
+    name_set = frozenset(names)
+    plain = {name: default for name, default, _, _ in fields if default is not _MISSING}
+    factories = tuple((name, factory) for name, _, factory, _ in fields if factory is not _MISSING)
+
+    # One generic __init__ for every struct: a dict merge instead of dataclasses' generated code.
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if len(args) > len(fields):
-            raise TypeError(f"{cls.__name__}() takes {len(fields)} arguments but {len(args)} were given")
-        for i, (name, default, factory, _) in enumerate(fields):
-            if i < len(args):
+        if args:
+            if len(args) > len(names):
+                raise TypeError(f"{cls.__name__}() takes {len(names)} arguments but {len(args)} were given")
+            for name, value in zip(names, args):
                 if name in kwargs:
                     raise TypeError(f"{cls.__name__}() got multiple values for argument {name!r}")
-                value = args[i]
-            elif name in kwargs:
-                value = kwargs.pop(name)
-            elif default is not _MISSING:
-                value = default
-            elif factory is not _MISSING:
-                value = factory()
-            else:
-                raise TypeError(f"{cls.__name__}() missing required argument: {name!r}")
-            setter(self, name, value)
-        if kwargs:  # every field's keyword was taken above: what is left is unknown
-            raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+                kwargs[name] = value
+        if not name_set.issuperset(kwargs):
+            unknown = next(k for k in kwargs if k not in name_set)
+            raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {unknown!r}")
+        values = {**plain, **kwargs}
+        for name, factory in factories:
+            if name not in values:
+                values[name] = factory()
+        if len(values) != len(names):
+            missing = next(n for n in names if n not in values)
+            raise TypeError(f"{cls.__name__}() missing required argument: {missing!r}")
+        if slots:
+            for name in names:
+                setter(self, name, values[name])
+        else:
+            self.__dict__.update(values)
         if post_init is not None:
             post_init(self)
 
