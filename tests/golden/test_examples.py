@@ -48,3 +48,13 @@ def test_flux_example_scripts_carry_the_upstream_values(cli, case: str, job: str
     assert ("--gpu=" in entrypoint) == ("--gpu" in rspec)
     assert f'main_host="{job}-node-0-0"' in entrypoint
     assert f'flags="{flags}"' in entrypoint
+
+
+@pytest.mark.parametrize("case", ["yaml-01-multi-node", "yaml-02-runtime-patches", "yaml-03-kueue-suspended"])
+def test_examples_render_the_same_with_the_bundled_torch_distributed_runtime(cli, case: str) -> None:  # type: ignore[no-untyped-def]
+    """Without --runtime-file the bundled torch-distributed (upstream base + overlay) is used."""
+    with_file = cli("job", "render", "-f", str(EXAMPLES / case / "trainjob.yaml"),
+                    "--runtime-file", str(EXAMPLES / case / "runtime.yaml"))
+    bundled = cli("job", "render", "-f", str(EXAMPLES / case / "trainjob.yaml"))
+    assert with_file.exit_code == bundled.exit_code == 0, bundled.stderr
+    assert bundled.stdout == with_file.stdout
