@@ -3,7 +3,7 @@
 The typer app lives in `ktrain.cli.commands` and is imported only when a command needs it:
 this package stays typer-free so the fast path (`ktrain.cli.fastpath`) and the command bodies
 and helpers it shares with the typer commands (`render`, `job_offline`, `runtimes_view`,
-`jobinput`, `common`, `guard`) load without typer.
+`job_submit`, `jobs_view`, `job_remove`, `jobinput`, `common`, `guard`) load without typer.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         except click_exceptions.ClickException as exc:
             exc.show(file=sys.stderr)
             return int(exc.exit_code)
-        except (typer_exceptions.Abort, EOFError) as exc:
-            sys.stderr.write("\naborted\n" if isinstance(exc, EOFError) else "aborted\n")
+        except typer_exceptions.Abort:  # ktrain's own bodies raise guard.Aborted instead
+            sys.stderr.write("aborted\n")
             return int(ExitCode.INTERRUPTED)
         return 0
 

@@ -33,6 +33,12 @@ COMMANDS = {
     ("job", "init"): "ktrain.cli.job_offline:init_job",
     ("runtime", "list"): "ktrain.cli.runtimes_view:list_runtimes",
     ("runtime", "show"): "ktrain.cli.runtimes_view:show_runtime",
+    ("job", "create"): "ktrain.cli.job_submit:submit_job",
+    ("job", "list"): "ktrain.cli.jobs_view:list_jobs",
+    ("job", "get"): "ktrain.cli.jobs_view:show_job",
+    ("job", "logs"): "ktrain.cli.jobs_view:print_logs",
+    ("job", "wait"): "ktrain.cli.jobs_view:wait_job",
+    ("job", "delete"): "ktrain.cli.job_remove:delete_jobs",
 }
 SUPPORTED_TYPES = ("str", "int", "float", "bool")
 _MAX_INT_DIGITS = 18  # beyond this, leave the conversion (and any error) to typer
@@ -198,6 +204,8 @@ class Parser:
             value = float(raw)
         elif option["type"] != "str":
             raise Declined(f"{option['dest']}: a {option['type']} value")
+        if option["type"] in ("int", "float") and not _in_range(option, value):
+            raise Declined(f"{option['dest']}: {raw!r} is outside its range")
         if "choices" in option and value not in option["choices"]:
             raise Declined(f"{option['dest']}: {raw!r} is not one of its choices")
         dest = option["dest"]
@@ -214,6 +222,13 @@ class Parser:
         if option["type"] != "bool":
             raise Declined(f"{option['dest']}: a non-boolean flag")
         values[option["dest"]] = name not in option.get("false_names", ())
+
+
+def _in_range(option: dict[str, Any], value: float) -> bool:
+    """Within typer's inclusive `min=` / `max=` bounds. Values outside are declined: typer
+    reports them (or clamps them, with clamp=True), not this parser."""
+    low, high = option.get("min"), option.get("max")
+    return (low is None or value >= low) and (high is None or value <= high)
 
 
 def handler_of(path: tuple[str, ...]) -> Callable[..., Any]:

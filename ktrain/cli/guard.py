@@ -14,6 +14,10 @@ if TYPE_CHECKING:  # typing costs the fast path a few ms to import
     from typing import Callable
 
 
+class Aborted(Exception):
+    """The user declined a confirmation: `aborted`, exit 130 (as typer's Abort), without typer."""
+
+
 def run_guarded(command: Callable[[], int], debug: bool) -> int:
     """Run `command` (which returns an exit code); turn what escapes it into a message and a code.
 
@@ -32,6 +36,9 @@ def run_guarded(command: Callable[[], int], debug: bool) -> int:
         return int(exc.exit_code)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
+        return int(ExitCode.INTERRUPTED)
+    except (Aborted, EOFError) as exc:  # EOFError: stdin closed where an answer was expected
+        sys.stderr.write("\naborted\n" if isinstance(exc, EOFError) else "aborted\n")
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         # The reader went away (`ktrain render | head`): not an error. Point stdout at devnull

@@ -53,6 +53,10 @@ def _parse_info(param: Any, entry: dict[str, Any]) -> None:
         entry["false_names"] = list(param.secondary_opts)
     elif getattr(param, "is_flag", False) and not getattr(param, "is_bool_flag", False):
         entry["type"] = "flag_value"  # a flag storing some other constant: no parser support
+    # typer's min=/max= of a number (inclusive bounds; clamp= changes only values outside them)
+    for bound in ("min", "max"):
+        if getattr(param, bound, None) is not None and not getattr(param, "count", False):
+            entry[bound] = getattr(param, bound)
 
 
 def _param(param: Any) -> dict[str, Any] | None:

@@ -169,3 +169,45 @@ def test_rendering_valid_input_does_not_import_pydantic() -> None:
     bad = code.replace("nodes=4", "nodes=4.0")
     probe = subprocess.run([sys.executable, "-c", bad], capture_output=True, text=True)
     assert probe.returncode != 0 and "numNodes: must be an integer" in probe.stderr, probe.stderr[-800:]
+
+
+# The kubernetes client itself imports pydantic (kubernetes 37: `from pydantic import SecretStr` in
+# kubernetes/client/api_client.py), so a cluster command cannot avoid loading it; ktrain must not.
+_FIRST_IMPORTER = (
+    "import sys\n"
+    "class _FirstImporter:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name == 'pydantic' and 'FIRST' not in globals():\n"
+    "            frame = sys._getframe(1)\n"
+    "            while frame.f_globals.get('__name__', '').startswith(('importlib', '_frozen_importlib')):\n"
+    "                frame = frame.f_back\n"
+    "            globals()['FIRST'] = frame.f_globals.get('__name__')\n"
+    "sys.meta_path.insert(0, _FirstImporter())\n"
+)
+
+
+def test_job_list_on_a_cluster_takes_the_fast_path_without_typer_and_ktrain_loads_no_pydantic(tmp_path: Path) -> None:
+    """`ktrain job list` through the console script, against the API-server double: the fast path
+    (no typer, no click); pydantic only because the kubernetes client imports it."""
+    from apiserver import ApiServerDouble
+
+    from ktrain.registry import RuntimeRegistry
+    from ktrain.service import JobOverrides, RenderRequest, render_request
+
+    with ApiServerDouble() as srv:
+        kubeconfig = srv.write_kubeconfig(tmp_path / "kubeconfig")
+        job = render_request(RenderRequest(overrides=JobOverrides(runtime="torch-distributed", name="seen")),
+                             RuntimeRegistry())
+        for obj in job.result.objects:
+            srv.put_object(obj)
+        code = (_FIRST_IMPORTER + _console_script("job", "list", "--kubeconfig", str(kubeconfig), "-o", "wide")
+                + "\nprint('PYDANTIC_BY', globals().get('FIRST'))")
+        loaded = _modules_after(code, {"KTRAIN_NO_FASTPATH": ""})
+        probe = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                               env={**os.environ, "KTRAIN_NO_FASTPATH": ""})
+        assert srv.requests_for(verb="list", resource="jobsets"), "the command never reached the cluster"
+    assert "seen" in probe.stdout, probe.stdout
+    assert not loaded & {"typer", "click", "rich"}, loaded & {"typer", "click", "rich"}
+    assert "kubernetes" in loaded
+    first = probe.stdout.split("PYDANTIC_BY ", 1)[1].strip()
+    assert first == "None" or first.startswith("kubernetes."), f"ktrain imported pydantic first: {first}"

@@ -548,7 +548,7 @@ def test_all_prefixes_are_coloured_per_pod_on_a_terminal_only(monkeypatch: pytes
     import io
     import sys
 
-    from ktrain.cli import job_observe
+    from ktrain.cli.jobs_view import LogPrinter
     from ktrain.status import PodSummary
 
     class Terminal(io.StringIO):
@@ -559,7 +559,7 @@ def test_all_prefixes_are_coloured_per_pod_on_a_terminal_only(monkeypatch: pytes
     rank1 = PodSummary(name="b", step="node", rank=1, phase="Running", node=None, restarts=0)
     for stream, coloured in ((Terminal(), True), (io.StringIO(), False)):
         monkeypatch.setattr(sys, "stdout", stream)
-        printer = job_observe.LogPrinter(prefixed=True)
+        printer = LogPrinter(prefixed=True)
         printer.emit(rank0, "x")
         printer.emit(rank1, "y")
         printer.emit(rank0, "z")

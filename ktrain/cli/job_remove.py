@@ -1,0 +1,74 @@
+"""The body of `ktrain job delete`, typer-free: a job's JobSet or TrainJob and every companion
+object, by known name.
+
+The typer command (`ktrain.cli.job_delete`) and the fast path (`ktrain.cli.fastpath`) both call
+`delete_jobs`, so what it asks, prints and deletes cannot depend on which of them parsed argv.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ktrain.cli.common import parse_timeout
+from ktrain.cli.guard import Aborted
+from ktrain.errors import NotFoundError, UsageError
+
+CASCADES = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan"}
+
+
+def _confirm(question: str) -> bool:
+    """Ask on a terminal; anything but y/yes declines."""
+    sys.stderr.write(f"{question} [y/N]: ")
+    sys.stderr.flush()
+    answer = sys.stdin.readline().strip().lower()
+    return answer in ("y", "yes")
+
+
+def delete_jobs(names: list[str] | None = None, selector: str | None = None, all_jobs: bool = False,
+                cascade: str = "background", wait: bool = False, timeout: str | None = None, yes: bool = False,
+                dry_run: str = "none", namespace: str | None = None, kubeconfig: str | None = None,
+                context: str | None = None, request_timeout: float = 30.0) -> None:
+    """Delete jobs: the JobSet (or TrainJob) and its PodGroup, MPI, snapshot and Flux objects."""
+    propagation = CASCADES.get(cascade)
+    if propagation is None:
+        raise UsageError(f"--cascade must be background, foreground or orphan, got {cascade!r}")
+    if dry_run not in ("none", "server"):
+        raise UsageError(f"--dry-run must be none or server, got {dry_run!r}")
+    chosen = sum([bool(names), selector is not None, all_jobs])
+    if chosen == 0:
+        raise UsageError("name the jobs to delete, or pass -l SELECTOR or --all")
+    if chosen > 1:
+        raise UsageError("give job names, -l SELECTOR or --all, not several of them")
+    wait_timeout = parse_timeout(timeout)
+
+    from ktrain.cli.jobinput import connection
+    from ktrain.cluster.kube import connect
+    from ktrain.submit import delete_job, select_jobs, wait_deleted
+
+    cluster = connect(connection(kubeconfig, context, namespace, request_timeout))
+    ns = cluster.namespace
+    targets = list(dict.fromkeys(names or [])) or select_jobs(cluster, ns, selector)
+    if not targets:
+        sys.stderr.write(f"no jobs found in namespace {ns}\n")
+        return
+    if len(targets) > 1 and not yes and sys.stdin.isatty():
+        if not _confirm(f"delete {len(targets)} jobs in namespace {ns} ({', '.join(targets)})?"):
+            raise Aborted()
+    missing = []
+    gone = []
+    suffix = " (server dry run)" if dry_run == "server" else ""
+    for name in targets:
+        deleted = delete_job(cluster, name, ns, propagation=propagation, dry_run=dry_run == "server")
+        if not deleted:
+            missing.append(name)
+            continue
+        for w in deleted:
+            sys.stdout.write(f'{w.resource.type_name} "{w.name}" deleted{suffix}\n')
+        gone.extend(deleted)
+    if wait and gone and dry_run == "none":
+        wait_deleted(cluster, gone, timeout=wait_timeout)
+    if missing:
+        raise NotFoundError(
+            f"job{'s' if len(missing) > 1 else ''} {', '.join(missing)} not found in namespace {ns}",
+            hint=f"`ktrain job list -n {ns}` lists what is there",
+        )
