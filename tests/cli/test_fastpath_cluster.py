@@ -19,6 +19,7 @@ import io
 import re
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -143,6 +144,24 @@ def interrupt_second_apply(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(client, "apply", apply)
 
 
+def interrupt_once_following(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while `logs -f` follows a running job, once rank 0's lines are out: the open log
+    streams must be shut down (not waited for) and the command end with 130."""
+    real = observe.job_pods
+    calls = {"n": 0}
+
+    def job_pods(cluster: Any, name: str, namespace: str) -> Any:
+        calls["n"] += 1
+        if calls["n"] > 1:
+            deadline = time.monotonic() + 5
+            while "rank 0 step 3" not in sys.stdout.getvalue() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            raise KeyboardInterrupt
+        return real(cluster, name, namespace)
+
+    monkeypatch.setattr(observe, "job_pods", job_pods)
+
+
 def _runtime_files(tmp: Path) -> dict[str, str]:
     runtime = (REPO / "runtimes" / "torch-distributed.yaml").read_text()
     (tmp / "mine.yaml").write_text(runtime.replace("name: torch-distributed", "name: my-torch", 1))
@@ -250,6 +269,7 @@ LOGS_CASES = [
     Case(cmd("logs", "demo", "--context", "nowhere"), setup=jobs),
     Case(cmd("logs", "demo"), setup=down),
     Case(cmd("logs", "ds", "-pf"), setup=jobs),  # short flags run together
+    Case(cmd("logs", "demo", "-f"), setup=jobs, hook=interrupt_once_following),  # Ctrl-C: 130, streams closed
 ]
 
 WAIT_CASES = [
