@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import pytest
 from apiserver import ApiServerDouble
-from test_fastpath import TABLES, _typer_calls
+from test_fastpath import TABLES, _ktrain, _typer_calls
 
 from ktrain import constants as c
 from ktrain.cli import main
@@ -262,6 +262,7 @@ LOGS_CASES = [
     Case(cmd("logs", "demo", "--previous", "--container=node", "--node=0"), setup=jobs),
     Case(cmd("logs", "done", "-f"), setup=jobs),  # the job has ended: following stops at once
     Case(cmd("logs", "done", "--follow", "--all", "--tail=0", "-n", NS, "--request-timeout", "5"), setup=jobs),
+    Case(cmd("logs", "demo", "--node", "01", "--tail", "2"), setup=jobs),  # leading zeros read as typer reads them
     Case(cmd("logs", "demo", "--all", "--node", "1"), setup=jobs),  # usage error
     Case(cmd("logs", "demo", "--step", "launcher"), setup=jobs),  # no such pod
     Case(cmd("logs", "demo", "--since", "later"), setup=jobs),
@@ -459,3 +460,22 @@ def test_the_tables_exercise_both_outcomes_and_every_exit_code_the_commands_prom
     }
     for code, case in wanted.items():
         assert _run(case, try_fast, 0, files, monkeypatch)[1][0] == code, case.argv(files)
+
+
+@pytest.mark.parametrize("args", [
+    ["job", "list", "-A", "-o", "json"],
+    ["job", "get", "demo", "-o", "yaml"],
+    ["job", "logs", "demo", "--all"],
+    ["job", "get", "missing"],
+], ids=["list", "get", "logs", "not-found"])
+def test_the_console_script_takes_the_fast_path_with_identical_results(args: list[str], tmp_path: Path) -> None:
+    with ApiServerDouble() as srv:
+        srv.add_namespace(NS)
+        kubeconfig = str(srv.write_kubeconfig(tmp_path / "kubeconfig", namespace=NS))
+        jobs(srv)
+        fast = _ktrain(args, KUBECONFIG=kubeconfig)
+        slow = _ktrain(args, KUBECONFIG=kubeconfig, KTRAIN_NO_FASTPATH="1")
+    assert fast.stderr.endswith("TYPER False\n") and slow.stderr.endswith("TYPER True\n")
+    assert (fast.returncode, fast.stdout, fast.stderr.replace("TYPER False\n", "")) == \
+        (slow.returncode, slow.stdout, slow.stderr.replace("TYPER True\n", ""))
+    assert fast.stdout or fast.returncode == 4
