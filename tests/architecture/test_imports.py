@@ -186,9 +186,14 @@ _FIRST_IMPORTER = (
 )
 
 
-def test_job_list_on_a_cluster_takes_the_fast_path_without_typer_and_ktrain_loads_no_pydantic(tmp_path: Path) -> None:
-    """`ktrain job list` through the console script, against the API-server double: the fast path
-    (no typer, no click); pydantic only because the kubernetes client imports it."""
+@pytest.mark.parametrize("argv, printed", [
+    (("job", "list", "-o", "wide"), "seen "),
+    (("job", "create", "-r", "torch-distributed", "--name", "made"), "jobset.jobset.x-k8s.io/made created"),
+], ids=["job-list", "job-create"])
+def test_cluster_commands_take_the_fast_path_without_typer_and_ktrain_loads_no_pydantic(
+        argv: tuple[str, ...], printed: str, tmp_path: Path) -> None:
+    """`ktrain job list` / `job create` through the console script, against the API-server double:
+    the fast path (no typer, no click, no rich); pydantic only because the kubernetes client imports it."""
     from apiserver import ApiServerDouble
 
     from ktrain.registry import RuntimeRegistry
@@ -200,13 +205,17 @@ def test_job_list_on_a_cluster_takes_the_fast_path_without_typer_and_ktrain_load
                              RuntimeRegistry())
         for obj in job.result.objects:
             srv.put_object(obj)
-        code = (_FIRST_IMPORTER + _console_script("job", "list", "--kubeconfig", str(kubeconfig), "-o", "wide")
+        code = (_FIRST_IMPORTER + _console_script(*argv, "--kubeconfig", str(kubeconfig))
                 + "\nprint('PYDANTIC_BY', globals().get('FIRST'))")
-        loaded = _modules_after(code, {"KTRAIN_NO_FASTPATH": ""})
         probe = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                                env={**os.environ, "KTRAIN_NO_FASTPATH": ""})
-        assert srv.requests_for(verb="list", resource="jobsets"), "the command never reached the cluster"
-    assert "seen" in probe.stdout, probe.stdout
+        srv.clear_requests()
+        if argv[1] == "create":
+            srv.delete_object("jobsets", "made", group="jobset.x-k8s.io")
+        loaded = _modules_after(code, {"KTRAIN_NO_FASTPATH": ""})
+        assert srv.requests_for(verb="list", resource="jobsets") or srv.requests_for(verb="apply", resource="jobsets"), \
+            "the command never reached the cluster"
+    assert printed in probe.stdout, probe.stdout + probe.stderr
     assert not loaded & {"typer", "click", "rich"}, loaded & {"typer", "click", "rich"}
     assert "kubernetes" in loaded
     first = probe.stdout.split("PYDANTIC_BY ", 1)[1].strip()
