@@ -19,7 +19,7 @@ from typing import Any, Callable
 import pytest
 
 from ktrain.cli import main
-from ktrain.cli.fastpath import COMMANDS, Parser, command_node, command_path, handler_of, parse_command, try_fast
+from ktrain.cli.fastpath import COMMANDS, Declined, Parser, command_node, command_path, handler_of, parse_command, try_fast
 from ktrain.cli.jobinput import JobInput
 from ktrain.errors import ExitCode
 from ktrain.structs import fields
@@ -282,6 +282,21 @@ def test_plain_decimals_read_as_typer_reads_them(monkeypatch: pytest.MonkeyPatch
         parsed = parse_command(argv)
         assert parsed is not None, raw
         assert repr(parsed[1]["request_timeout"]) == repr(seen[0][1]["request_timeout"]), raw
+
+
+def test_values_outside_typer_bounds_are_left_to_typer() -> None:
+    """typer's min=/max= (inclusive) reach the parser through the tree; outside them typer reports
+    the value (or clamps it), so the fast parser declines."""
+    for kind, ok, out in (("int", ["2", "5", "03"], ["1", "6", "0"]), ("float", ["2", "4.5", "5.0"], ["1.99", "5.01"])):
+        node = {"options": [{"names": ["--n"], "dest": "n", "type": kind, "default": None, "takes_value": True,
+                             "min": 2, "max": 5}]}
+        for raw in ok:
+            assert Parser(node).parse(["--n", raw]) == {"n": float(raw) if kind == "float" else int(raw)}, raw
+        for raw in out:
+            with pytest.raises(Declined):
+                Parser(node).parse(["--n", raw])
+    node_option = next(o for o in command_node(("job", "logs"))["options"] if o.get("dest") == "node")
+    assert node_option["min"] == 0  # `job logs --node`: typer's min=0
 
 
 @pytest.mark.parametrize("failure, message, code", [
