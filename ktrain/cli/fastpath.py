@@ -108,6 +108,8 @@ class Parser:
         self.argument = arguments[0] if arguments else None
         if self.argument is not None:
             self._check_supported(self.argument)
+            if self.argument["type"] != "str":  # positional words are passed on unconverted
+                raise Declined(f"{self.argument['dest']}: a {self.argument['type']} argument")
             # nargs=-1 collects every positional word; nargs=1 must be required (an optional
             # single argument would need click's defaulting rules, which are not reproduced here)
             if (self.argument["nargs"], bool(self.argument.get("required"))) not in ((-1, False), (1, True)):

@@ -295,6 +295,10 @@ def test_values_outside_typer_bounds_are_left_to_typer() -> None:
         for raw in out:
             with pytest.raises(Declined):
                 Parser(node).parse(["--n", raw])
+    int_argument = {"options": [], "arguments": [{"name": "n", "dest": "n", "type": "int", "nargs": 1,
+                                                   "required": True, "default": None}]}
+    with pytest.raises(Declined):  # its words would reach the body as str, typer's as int
+        Parser(int_argument)
     node_option = next(o for o in command_node(("job", "logs"))["options"] if o.get("dest") == "node")
     assert node_option["min"] == 0  # `job logs --node`: typer's min=0
 
