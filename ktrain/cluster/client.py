@@ -96,6 +96,27 @@ def _request(cluster: KubeCluster, method: str, path: str, *, query: list[tuple[
     return result.data, int(result.status_code)
 
 
+def open_get(cluster: KubeCluster, path: str, *, query: dict[str, Any] | None = None, accept: str = "application/json",
+             _request_timeout: Any = None) -> Any:
+    """GET the API path `path` and hand back the unread urllib3 response (for streams, and for
+    lists read as JSON). A non-2xx status raises ApiException,
+    as the typed API classes do with `_preload_content=False`.
+
+    Why not CoreV1Api: importing it builds hundreds of pydantic models (about 600 ms, more than the
+    rest of a `job list`); the REST path is all ktrain needs."""
+    from kubernetes.client.exceptions import ApiException
+
+    api = cluster.api_client
+    params = api.param_serialize(method="GET", resource_path=path,
+                                 query_params=[(k, v) for k, v in (query or {}).items() if v is not None],
+                                 header_params={"Accept": accept}, auth_settings=["BearerToken"])
+    response = api.call_api(*params, _request_timeout=_request_timeout)
+    if not 200 <= response.status <= 299:
+        response.read()
+        raise ApiException.from_response(http_resp=response, body=None, data=None)
+    return response.response
+
+
 def get(cluster: KubeCluster, resource: Resource, name: str, namespace: str | None = None) -> Obj | None:
     """The object, or None when it does not exist."""
     ns = namespace or cluster.namespace

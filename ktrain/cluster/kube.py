@@ -48,17 +48,6 @@ class KubeCluster:
         self.server = server
         self.request_timeout = request_timeout
 
-    # Typed API objects are built on demand; importing them is part of the cluster path's cost.
-    def core(self) -> Any:
-        from kubernetes.client import CoreV1Api
-
-        return CoreV1Api(self.api_client)
-
-    def custom(self) -> Any:
-        from kubernetes.client import CustomObjectsApi
-
-        return CustomObjectsApi(self.api_client)
-
     def call(self, fn: Callable[..., T], *args: Any, what: str = "", stream: bool = False, **kwargs: Any) -> T:
         """Call a client method; failures come back as KtrainErrors. `what` names the object
         for messages (e.g. "JobSet default/my-job"). Streaming calls get no read timeout."""

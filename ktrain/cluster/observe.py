@@ -20,9 +20,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from ktrain import constants as c
 from ktrain import status
+from ktrain.cluster.client import open_get
 from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
 from ktrain.errors import (
     ApiError,
@@ -52,29 +54,37 @@ def _loads(response: Any) -> Obj:
 # --- reading objects ------------------------------------------------------------------------------
 
 
+# Reads go to REST paths through `open_get`: the typed API classes cost far more to import than a
+# whole `job list` takes otherwise (see ktrain.cluster.client.open_get).
+def _seg(text: str) -> str:
+    return quote(text, safe="")
+
+
+def _custom_path(resource: tuple[str, str, str], namespace: str | None, name: str | None = None) -> str:
+    group, version, plural = resource
+    path = f"/apis/{group}/{version}" + (f"/namespaces/{_seg(namespace)}" if namespace is not None else "")
+    return f"{path}/{plural}" + (f"/{_seg(name)}" if name is not None else "")
+
+
+def _pods_path(namespace: str | None) -> str:
+    return f"/api/v1/namespaces/{_seg(namespace)}/pods" if namespace is not None else "/api/v1/pods"
+
+
 def _list_custom(cluster: KubeCluster, resource: tuple[str, str, str], namespace: str | None,
                  selector: str | None) -> list[Obj]:
-    group, version, plural = resource
-    api = cluster.custom()
-    kwargs: dict[str, Any] = {"_preload_content": False}
-    if selector:
-        kwargs["label_selector"] = selector
-    if namespace is None:
-        response = cluster.call(api.list_cluster_custom_object, group, version, plural,
-                                what=f"{plural}.{group}", **kwargs)
-    else:
-        response = cluster.call(api.list_namespaced_custom_object, group, version, namespace, plural,
-                                what=f"{plural}.{group} in {namespace}", **kwargs)
+    group, _, plural = resource
+    what = f"{plural}.{group}" + (f" in {namespace}" if namespace is not None else "")
+    response = cluster.call(open_get, cluster, _custom_path(resource, namespace), query={"labelSelector": selector},
+                            what=what)
     return list(_loads(response).get("items") or [])
 
 
 def _get_custom(cluster: KubeCluster, resource: tuple[str, str, str], namespace: str, name: str) -> Obj | None:
     """The object, or None when it (or its whole API) is not there."""
-    group, version, plural = resource
-    api = cluster.custom()
+    group, _, plural = resource
     try:
-        response = cluster.call(api.get_namespaced_custom_object, group, version, namespace, plural, name,
-                                what=f"{plural}.{group} {namespace}/{name}", _preload_content=False)
+        response = cluster.call(open_get, cluster, _custom_path(resource, namespace, name),
+                                what=f"{plural}.{group} {namespace}/{name}")
     except ApiNotFoundError:
         return None
     return _loads(response)
@@ -82,13 +92,8 @@ def _get_custom(cluster: KubeCluster, resource: tuple[str, str, str], namespace:
 
 def _list_pods_document(cluster: KubeCluster, namespace: str | None, selector: str) -> Obj:
     """The PodList (items and metadata.resourceVersion, to watch from)."""
-    core = cluster.core()
-    if namespace is None:
-        response = cluster.call(core.list_pod_for_all_namespaces, label_selector=selector, what="pods",
-                                _preload_content=False)
-    else:
-        response = cluster.call(core.list_namespaced_pod, namespace, label_selector=selector,
-                                what=f"pods in {namespace}", _preload_content=False)
+    response = cluster.call(open_get, cluster, _pods_path(namespace), query={"labelSelector": selector},
+                            what="pods" if namespace is None else f"pods in {namespace}")
     return _loads(response)
 
 
@@ -97,9 +102,8 @@ def list_pods(cluster: KubeCluster, namespace: str | None, selector: str) -> lis
 
 
 def list_warning_events(cluster: KubeCluster, namespace: str) -> list[Obj]:
-    core = cluster.core()
-    response = cluster.call(core.list_namespaced_event, namespace, field_selector="type=Warning",
-                            what=f"events in {namespace}", _preload_content=False)
+    response = cluster.call(open_get, cluster, f"/api/v1/namespaces/{_seg(namespace)}/events",
+                            query={"fieldSelector": "type=Warning"}, what=f"events in {namespace}")
     return list(_loads(response).get("items") or [])
 
 
@@ -247,21 +251,18 @@ def await_change(cluster: KubeCluster, resource: tuple[str, str, str] | None, na
     if seconds < 1 or not resource_version:
         time.sleep(max(0.0, min(seconds, POLL_INTERVAL)))
         return
-    kwargs: dict[str, Any] = {
-        "watch": True, "resource_version": resource_version, "timeout_seconds": int(seconds),
-        "_preload_content": False,
-        "_request_timeout": (cluster.request_timeout, seconds + cluster.request_timeout),
-    }
+    query: dict[str, Any] = {"watch": True, "resourceVersion": resource_version, "timeoutSeconds": int(seconds)}
+    timeout = (cluster.request_timeout, seconds + cluster.request_timeout)
     started = time.monotonic()
     try:
         if resource is None:
-            response = cluster.call(cluster.core().list_namespaced_pod, namespace, label_selector=selector,
-                                    what="a watch on pods", stream=True, **kwargs)
+            response = cluster.call(open_get, cluster, _pods_path(namespace),
+                                    query={"labelSelector": selector, **query}, what="a watch on pods",
+                                    stream=True, _request_timeout=timeout)
         else:
-            group, version, plural = resource
-            response = cluster.call(cluster.custom().list_namespaced_custom_object, group, version, namespace,
-                                    plural, field_selector=f"metadata.name={name}", what=f"a watch on {plural}",
-                                    stream=True, **kwargs)
+            response = cluster.call(open_get, cluster, _custom_path(resource, namespace),
+                                    query={"fieldSelector": f"metadata.name={name}", **query},
+                                    what=f"a watch on {resource[2]}", stream=True, _request_timeout=timeout)
         try:
             for _ in _iter_lines(response):
                 break  # one event (a change, or an ERROR such as 410 Gone) is reason to look again
@@ -397,19 +398,20 @@ def _iter_lines(response: Any) -> Any:
 def _read_log(cluster: KubeCluster, pod: Obj, container: str, *, follow: bool, options: LogOptions,
               first: bool) -> Any:
     meta = pod.get("metadata") or {}
-    kwargs: dict[str, Any] = {"container": container, "timestamps": True, "_preload_content": False}
+    query: dict[str, Any] = {"container": container, "timestamps": True}
     if follow:
-        kwargs["follow"] = True
+        query["follow"] = True
     if options.previous:
-        kwargs["previous"] = True
+        query["previous"] = True
     if first and options.tail is not None:
-        kwargs["tail_lines"] = options.tail
+        query["tailLines"] = options.tail
     if first and options.since_seconds is not None:
-        kwargs["since_seconds"] = options.since_seconds
-    core = cluster.core()
+        query["sinceSeconds"] = options.since_seconds
+    path = (f"/api/v1/namespaces/{_seg(meta.get('namespace') or cluster.namespace)}/pods/"
+            f"{_seg(str(meta.get('name')))}/log")
     try:
-        return cluster.call(core.read_namespaced_pod_log, meta.get("name"), meta.get("namespace") or cluster.namespace,
-                            what=f"logs of pod {meta.get('name')}", stream=follow, **kwargs)
+        return cluster.call(open_get, cluster, path, query=query, accept="text/plain",
+                            what=f"logs of pod {meta.get('name')}", stream=follow)
     except ApiError as exc:
         if exc.status == 400:  # "waiting to start", "previous terminated container ... not found"
             hint = None

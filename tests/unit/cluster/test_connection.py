@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-
 from apiserver import ApiServerDouble
+
+from ktrain.cluster.client import open_get
 from ktrain.cluster.connection import ConnectionOptions
 from ktrain.cluster.kube import ApiNotFoundError, connect, kubeconfig_paths
 from ktrain.errors import ApiError, ClusterUnreachableError, ExitCode, UsageError
@@ -41,7 +43,7 @@ def test_kubeconfig_env_with_several_files_is_merged(srv, tmp_path: Path, monkey
     assert (cluster.context, cluster.namespace) == ("beta", "ns-beta")
     # the first file's current-context wins, as in kubectl
     assert connect(ConnectionOptions()).context == "alpha"
-    assert cluster.call(cluster.core().list_namespace).items
+    assert json.loads(cluster.call(open_get, cluster, "/api/v1/namespaces").data)["items"]
 
 
 def test_unknown_context_lists_the_known_ones(srv, tmp_path: Path) -> None:
@@ -64,7 +66,7 @@ def test_server_down_is_connection_refused_not_a_timeout(tmp_path: Path) -> None
     srv.stop()
     cluster = connect(ConnectionOptions(kubeconfig=str(kc)))
     with pytest.raises(ClusterUnreachableError, match="connection refused") as info:
-        cluster.call(cluster.core().list_namespace)
+        cluster.call(open_get, cluster, "/api/v1/namespaces")
     assert info.value.exit_code == ExitCode.CLUSTER
 
 
@@ -73,14 +75,14 @@ def test_slow_server_times_out_with_the_limit_in_the_message(srv, tmp_path: Path
     srv.slow(2.0, resource="namespaces")
     cluster = connect(ConnectionOptions(kubeconfig=str(kc), request_timeout=0.3))
     with pytest.raises(ClusterUnreachableError, match=r"did not answer within 0.3s"):
-        cluster.call(cluster.core().list_namespace)
+        cluster.call(open_get, cluster, "/api/v1/namespaces")
 
 
 def test_rejected_token_is_401_and_never_echoed(srv, tmp_path: Path) -> None:
     kc = srv.write_kubeconfig(tmp_path / "kc", token="wrong-" + TOKEN)
     cluster = connect(ConnectionOptions(kubeconfig=str(kc)))
     with pytest.raises(ApiError) as info:
-        cluster.call(cluster.core().list_namespace)
+        cluster.call(open_get, cluster, "/api/v1/namespaces")
     assert info.value.status == 401
     assert TOKEN not in str(info.value) and TOKEN not in (info.value.hint or "")
 
@@ -90,9 +92,9 @@ def test_403_keeps_the_server_message_and_404_exits_not_found(srv, tmp_path: Pat
     cluster = connect(ConnectionOptions(kubeconfig=str(kc)))
     srv.forbid("list", "configmaps")
     with pytest.raises(ApiError, match="forbidden") as info:
-        cluster.call(cluster.core().list_namespaced_config_map, "default", what="ConfigMaps in default")
+        cluster.call(open_get, cluster, "/api/v1/namespaces/default/configmaps", what="ConfigMaps in default")
     assert info.value.status == 403 and "RBAC" in (info.value.hint or "")
     with pytest.raises(ApiNotFoundError, match='"nope" not found') as missing:
-        cluster.call(cluster.custom().get_namespaced_custom_object, "jobset.x-k8s.io", "v1alpha2", "default",
-                     "jobsets", "nope", what="JobSet default/nope")
+        cluster.call(open_get, cluster, "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/nope",
+                     what="JobSet default/nope")
     assert missing.value.exit_code == ExitCode.NOT_FOUND
