@@ -3,7 +3,7 @@
 A cold `ktrain job render` spent about 27 ms of its ~85 ms on dataclasses: importing the module
 pulls in `inspect` (9 ms), and each decorated class compiles its generated methods with
 `exec()` (0.9 ms per class, 19 classes). `@struct` builds the same methods from closures: no
-import beyond the stdlib core, about 20 µs per class.
+import beyond the stdlib core, about 40 µs per class (slots and frozen included).
 
 Supported, with dataclasses' meaning: fields from annotations in definition order (base
 structs' first), plain defaults and `field(default=..., default_factory=..., repr=...)`,
