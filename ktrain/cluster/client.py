@@ -80,37 +80,40 @@ def describe(resource: Resource, name: str, namespace: str | None) -> str:
     return f"{resource.kind} {namespace}/{name}" if resource.namespaced else f"{resource.kind} {name}"
 
 
+def _send(cluster: KubeCluster, method: str, path: str, query: list[tuple[str, Any]], headers: dict[str, str],
+          body: Any, request_timeout: Any) -> Any:
+    """One request through the configured ApiClient (auth, TLS, proxy); the unread RESTResponse."""
+    api = cluster.api_client
+    params = api.param_serialize(method=method, resource_path=path, query_params=query,
+                                 header_params=headers, body=body, auth_settings=["BearerToken"])
+    return api.call_api(*params, _request_timeout=request_timeout)
+
+
 def _request(cluster: KubeCluster, method: str, path: str, *, query: list[tuple[str, str]] | None = None,
              body: Any = None, content_type: str | None = None, _request_timeout: float | None = None,
              ) -> tuple[Any, int]:
-    """One REST request through the configured ApiClient; returns (decoded body, HTTP status)."""
-    api = cluster.api_client
+    """One REST request; returns (decoded body, HTTP status)."""
     headers = {"Accept": "application/json"}
     if content_type:
         headers["Content-Type"] = content_type
-    params = api.param_serialize(method=method, resource_path=path, query_params=query or [],
-                                 header_params=headers, body=body, auth_settings=["BearerToken"])
-    response = api.call_api(*params, _request_timeout=_request_timeout)
+    response = _send(cluster, method, path, query or [], headers, body, _request_timeout)
     response.read()
-    result = api.response_deserialize(response_data=response, response_types_map={"2XX": "object"})
+    result = cluster.api_client.response_deserialize(response_data=response, response_types_map={"2XX": "object"})
     return result.data, int(result.status_code)
 
 
 def open_get(cluster: KubeCluster, path: str, *, query: dict[str, Any] | None = None, accept: str = "application/json",
              _request_timeout: Any = None) -> Any:
     """GET the API path `path` and hand back the unread urllib3 response (for streams, and for
-    lists read as JSON). A non-2xx status raises ApiException,
-    as the typed API classes do with `_preload_content=False`.
+    lists read as JSON). A non-2xx status raises ApiException, as the typed API classes do with
+    `_preload_content=False`.
 
-    Why not CoreV1Api: importing it builds hundreds of pydantic models (about 600 ms, more than the
-    rest of a `job list`); the REST path is all ktrain needs."""
+    Why not CoreV1Api: with kubernetes 37 importing it builds hundreds of pydantic models (about
+    0.8 s, more than the rest of a `job list`); the REST path is all ktrain needs."""
     from kubernetes.client.exceptions import ApiException
 
-    api = cluster.api_client
-    params = api.param_serialize(method="GET", resource_path=path,
-                                 query_params=[(k, v) for k, v in (query or {}).items() if v is not None],
-                                 header_params={"Accept": accept}, auth_settings=["BearerToken"])
-    response = api.call_api(*params, _request_timeout=_request_timeout)
+    response = _send(cluster, "GET", path, [(k, v) for k, v in (query or {}).items() if v is not None],
+                     {"Accept": accept}, None, _request_timeout)
     if not 200 <= response.status <= 299:
         response.read()
         raise ApiException.from_response(http_resp=response, body=None, data=None)
