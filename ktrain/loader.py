@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ktrain.errors import FieldError, InputError, ValidationFailedError
 from ktrain.structs import field, struct
@@ -17,7 +17,6 @@ if TYPE_CHECKING:  # pydantic is imported when a model is parsed, not to read YA
     from pydantic import BaseModel
 
 Path = tuple[str | int, ...]
-M = TypeVar("M", bound="BaseModel")
 
 
 @struct
@@ -215,23 +214,21 @@ def path_text(loc: Path) -> str:
     return out
 
 
-def parse_model(doc: Document, model: str | type[M], *, what: str) -> Any:
-    """Validate a document into a model; problems become one InputError naming every field.
+def parse_model(doc: Document, name: str, *, what: str) -> Any:
+    """Validate a document into the API model `name` (`"TrainJob"`); problems become one
+    InputError naming every field.
 
-    `model` is an API model's name (`"TrainJob"`): the result is then a plain record when the
-    input needs no coercion (no pydantic import, see ktrain.api.records), else the pydantic
-    model. A pydantic class may be given instead.
+    The result is a plain record when the input needs no coercion (no pydantic import, see
+    ktrain.api.records), else the pydantic model, which also explains what is wrong.
     """
-    if isinstance(model, str):
-        from ktrain.api.records import NotPlain, build, pydantic_model, record_class
+    from ktrain.api.records import NotPlain, build, pydantic_model, record_class
 
-        try:
-            return build(record_class(model), doc.data)
-        except NotPlain:
-            model = pydantic_model(model)
+    try:
+        return build(record_class(name), doc.data)
+    except NotPlain:
+        model = pydantic_model(name)
     from pydantic import ValidationError
 
-    assert not isinstance(model, str)
     try:
         return model.model_validate(doc.data)
     except ValidationError as exc:
