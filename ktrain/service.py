@@ -20,7 +20,13 @@ from ktrain.errors import (
     UsageError,
     ValidationFailedError,
 )
-from ktrain.loader import Document, load_documents, locate_field_errors, parse_model
+from ktrain.loader import (
+    Document,
+    Path,
+    load_documents,
+    locate_field_errors,
+    parse_model,
+)
 from ktrain.registry import RuntimeEntry, RuntimeRegistry
 from ktrain.structs import field, struct
 
@@ -33,7 +39,6 @@ except ImportError:
         from hashlib import sha256
 
 if TYPE_CHECKING:
-    from ktrain.loader import Path
     from ktrain.api.runtime import TrainingRuntime
     from ktrain.api.trainjob import TrainJob
     from ktrain.setpath import Assignment
@@ -508,18 +513,15 @@ def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
 
     original = outcome.document.original if outcome.document is not None else None
     file_spec = (original.get("spec") or {}) if isinstance(original, dict) else None
-    if request.overrides.name:
-        name_source = "flag --name"
-    elif isinstance(original, dict) and (original.get("metadata") or {}).get("name"):
-        name_source = "TrainJob metadata"
-    else:
-        name_source = "derived from the job's content"
-    if request.overrides.namespace:
-        namespace_source = "flag --namespace"
-    elif isinstance(original, dict) and (original.get("metadata") or {}).get("namespace"):
-        namespace_source = "TrainJob metadata"
-    else:
-        namespace_source = "default namespace"
+    file_meta = (original.get("metadata") or {}) if isinstance(original, dict) else {}
+
+    def source(field: str, flag_value: str | None, otherwise: str) -> str:
+        if flag_value:
+            return f"flag --{field}"
+        return "TrainJob metadata" if file_meta.get(field) else otherwise
+
+    name_source = source("name", request.overrides.name, "derived from the job's content")
+    namespace_source = source("namespace", request.overrides.namespace, "default namespace")
     assert outcome.ctx is not None
     return explain(outcome.result.objects, outcome.job, outcome.runtime.runtime, outcome.ctx,
                    file_spec if isinstance(file_spec, dict) else None, name_source, namespace_source)
