@@ -161,7 +161,7 @@ def _deepspeed_request(nodes: int) -> Any:
 def renders_per_second(seconds: float) -> dict[str, Any]:
     """Python API: build + validate the TrainJob, render, and write YAML text, in one process."""
     from ktrain.output.yamltext import dump_all
-    from ktrain.registry import RuntimeRegistry
+    from ktrain.inputs.registry import RuntimeRegistry
     from ktrain.service import render_request
 
     registry = RuntimeRegistry()
@@ -187,7 +187,7 @@ def scaling(node_counts: list[int], budget: float) -> dict[str, Any]:
     from ktrain.api.runtime import TrainingRuntime
     from ktrain.api.trainjob import TrainJob
     from ktrain.engine import RenderContext, SshKeyPair, render
-    from ktrain.registry import RuntimeRegistry
+    from ktrain.inputs.registry import RuntimeRegistry
 
     base = RuntimeRegistry().get("deepspeed-distributed").runtime.to_dict()
     base["spec"]["podGroupPolicy"] = {"coscheduling": {"scheduleTimeoutSeconds": 120}}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from ktrain.structs import field, struct
+from ktrain.util.structs import field, struct
 
 
 class ExitCode(enum.IntEnum):

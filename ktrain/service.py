@@ -20,15 +20,15 @@ from ktrain.errors import (
     UsageError,
     ValidationFailedError,
 )
-from ktrain.loader import (
+from ktrain.inputs.documents import (
     Document,
     Path,
     load_documents,
     locate_field_errors,
     parse_model,
 )
-from ktrain.registry import RuntimeEntry, RuntimeRegistry
-from ktrain.structs import field, struct
+from ktrain.inputs.registry import RuntimeEntry, RuntimeRegistry
+from ktrain.util.structs import field, struct
 
 try:  # CPython's own SHA-256: hashlib would first load OpenSSL (4 ms of a cold render)
     from _sha2 import sha256  # Python >= 3.12
@@ -41,7 +41,7 @@ except ImportError:
 if TYPE_CHECKING:
     from ktrain.api.runtime import TrainingRuntime
     from ktrain.api.trainjob import TrainJob
-    from ktrain.setpath import Assignment
+    from ktrain.authoring.set_paths import Assignment
 
 Obj = dict[str, Any]
 
@@ -108,13 +108,13 @@ def read_text(path: str) -> str:
 def load_job_document(path: str, values_files: list[str] | None = None,
                       template_sets: list[Assignment] | None = None) -> Document:
     """The TrainJob document of a file; a template is rendered first with the given values."""
-    from ktrain.templating import is_template
+    from ktrain.authoring.templating import is_template
 
     label = "<stdin>" if path == "-" else path
     text = read_text(path)
     if is_template(path, text):
-        from ktrain.setpath import nest, template_value
-        from ktrain.templating import load_values, render_template, rendered_label
+        from ktrain.authoring.set_paths import nest, template_value
+        from ktrain.authoring.templating import load_values, render_template, rendered_label
 
         values = load_values([(f, read_text(f)) for f in values_files or []])
         for assignment in template_sets or []:
@@ -143,7 +143,7 @@ def _reject_template_inputs(file: str | None, values_files: list[str] | None,
         raise UsageError(f"--values needs a job template: {what}",
                          hint="a template is a *.j2 file or one that uses {{ ... }}")
     for assignment in template_sets or []:
-        from ktrain.setpath import closest_field
+        from ktrain.authoring.set_paths import closest_field
 
         head = str(assignment.parts[0])
         close = closest_field(head)
@@ -358,7 +358,7 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     job_sets: list[Assignment] = []
     template_sets: list[Assignment] = []
     if ov.sets:  # setpath is loaded only when --set is used
-        from ktrain.setpath import is_job_path, parse_assignment
+        from ktrain.authoring.set_paths import is_job_path, parse_assignment
 
         for assignment in map(parse_assignment, ov.sets):
             (job_sets if is_job_path(assignment.parts) else template_sets).append(assignment)
@@ -371,7 +371,7 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         _reject_template_inputs(None, ov.values_files, template_sets)
         data = {}
     for assignment in job_sets:
-        from ktrain.setpath import apply_assignment
+        from ktrain.authoring.set_paths import apply_assignment
 
         apply_assignment(data, assignment, "TrainJob")
     if not request.file and not ov.runtime and not job_sets:
@@ -428,7 +428,7 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
     )
     ssh_key = None
     if needs_key:
-        from ktrain.keys import generate_ssh_key_pair
+        from ktrain.inputs.ssh_keys import generate_ssh_key_pair
 
         ssh_key = generate_ssh_key_pair()
     snapshot_text = None
@@ -473,7 +473,7 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
     """Offline validation: the TrainJob JSON Schema first, then everything the engine checks
     (CRD rules, webhooks, plugins). Raises ValidationFailedError with every problem found."""
     from ktrain.engine import SshKeyPair
-    from ktrain.schemas import schema_errors
+    from ktrain.authoring.json_schemas import schema_errors
 
     doc, entry = job_document(request, registry)
     located = schema_errors(doc, "trainjob.schema.json")
@@ -509,7 +509,7 @@ def require_admissible(result: RenderResult) -> None:
 
 def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
     """For each rendered object, path -> where the field came from (`job render --explain`)."""
-    from ktrain.explain import explain
+    from ktrain.authoring.explain import explain
 
     original = outcome.document.original if outcome.document is not None else None
     file_spec = (original.get("spec") or {}) if isinstance(original, dict) else None

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ktrain import cache, loader, registry
+from ktrain.inputs import parse_cache as cache
+from ktrain.inputs import documents as loader
+from ktrain.inputs import registry
 
 RUNTIME = """\
 apiVersion: trainer.kubeflow.org/v1alpha1

@@ -17,5 +17,5 @@ def test_wheel_contains_runtimes_schemas_and_templates(tmp_path) -> None:
     assert "ktrain/_bundled/runtimes/torch-distributed.yaml" in names
     assert "ktrain/_bundled/schemas/trainjob.schema.json" in names
     assert "ktrain/engine/plugins/torch.py" in names
-    assert "ktrain/templates/trainjob.yaml.j2" in names  # `ktrain job init` needs it
+    assert "ktrain/authoring/templates/trainjob.yaml.j2" in names  # `ktrain job init` needs it
     assert "ktrain/completion/tree.json" in names  # the completer reads it at every TAB press

@@ -8,7 +8,7 @@ import yaml
 
 from conftest import UPSTREAM
 from ktrain.engine import RenderContext, SshKeyPair
-from ktrain.registry import RuntimeRegistry
+from ktrain.inputs.registry import RuntimeRegistry
 from ktrain.service import JobOverrides, RenderRequest, render_request
 
 RUNTIMES = RuntimeRegistry().names()

@@ -7,7 +7,7 @@ import json
 import yaml
 
 from conftest import CASES, REPO
-from ktrain.schemas import generate
+from ktrain.authoring.json_schemas import generate
 
 
 def test_schemas_are_up_to_date() -> None:

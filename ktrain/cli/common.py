@@ -22,7 +22,7 @@ def parse_pairs(values: list[str] | None, flag: str) -> list[tuple[str, str]]:
 def registry_from(runtime_files: list[str] | None, runtimes_dirs: list[str] | None) -> Any:
     import os
 
-    from ktrain.registry import RuntimeRegistry
+    from ktrain.inputs.registry import RuntimeRegistry
 
     return RuntimeRegistry(files=runtime_files, dirs=runtimes_dirs, env_path=os.environ.get("KTRAIN_RUNTIMES_PATH"))
 

@@ -260,7 +260,7 @@ def parse_command(argv: list[str]) -> tuple[Callable[..., Any], dict[str, Any]] 
     job_fields: list[str] = []
     if job_input:
         from ktrain.cli.jobinput import JobInput
-        from ktrain.structs import fields
+        from ktrain.util.structs import fields
 
         job_fields = [f.name for f in fields(JobInput)]
         params = params[1:]

@@ -27,8 +27,8 @@ def init_job(runtime: str, runtime_file: list[str] | None = None, runtimes_dir: 
              schema: str | None = None) -> None:
     """Print a commented starter TrainJob for a runtime."""
     from ktrain.cli.common import registry_from
-    from ktrain.resources import schemas_dir
-    from ktrain.starter import render_starter
+    from ktrain.inputs.bundled import schemas_dir
+    from ktrain.authoring.starter import render_starter
 
     entry = registry_from(runtime_file, runtimes_dir).get(runtime)
     url = schema or (schemas_dir() / "trainjob.schema.json").as_uri()

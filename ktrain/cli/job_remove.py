@@ -43,7 +43,7 @@ def delete_jobs(names: list[str] | None = None, selector: str | None = None, all
 
     from ktrain.cli.jobinput import connection
     from ktrain.cluster.kube import connect
-    from ktrain.submit import delete_job, select_jobs, wait_deleted
+    from ktrain.cluster.submission import delete_job, select_jobs, wait_deleted
 
     cluster = connect(connection(kubeconfig, context, namespace, request_timeout))
     ns = cluster.namespace

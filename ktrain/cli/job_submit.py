@@ -2,7 +2,7 @@
 
 The typer command (`ktrain.cli.job_create`) and the fast path (`ktrain.cli.fastpath`) both call
 `submit_job`, so what it prints, and what it leaves on the cluster when it fails or is
-interrupted (nothing: `ktrain.submit.create_job` rolls back), cannot depend on which of them
+interrupted (nothing: `ktrain.cluster.submission.create_job` rolls back), cannot depend on which of them
 parsed argv. The kubernetes client is imported only once the job is to reach a cluster.
 """
 
@@ -53,9 +53,9 @@ def submit_job(job_input: JobInput, target: str = "jobset", dry_run: str = "none
         return
 
     from ktrain.cluster.kube import connect
-    from ktrain.cluster_runtimes import render_resolving
+    from ktrain.cluster.runtimes import render_resolving
     from ktrain.service import require_admissible
-    from ktrain.submit import TARGET_TRAINJOB, create_job, record_runtime
+    from ktrain.cluster.submission import TARGET_TRAINJOB, create_job, record_runtime
 
     cluster = connect(job_input.connection(request_timeout))
     request = job_input.render_request()
@@ -122,7 +122,7 @@ def _follow_and_wait(cluster: Any, name: str, namespace: str, *, follow: bool, w
 
 def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
     """What `job create` would submit, without contacting the cluster (as `job render`)."""
-    from ktrain.cluster_runtimes import kubeconfig_available, render_resolving
+    from ktrain.cluster.runtimes import kubeconfig_available, render_resolving
     from ktrain.errors import KtrainError
     from ktrain.output.manifests import format_objects
 

@@ -8,7 +8,7 @@ field name; this module stays importable without typer so the fast path
 from __future__ import annotations
 
 from ktrain.cli.common import parse_pairs, registry_from
-from ktrain.structs import struct
+from ktrain.util.structs import struct
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the fast path a few ms to import

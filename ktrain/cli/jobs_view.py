@@ -52,7 +52,7 @@ def list_jobs(all_namespaces: bool = False, selector: str | None = None, output:
     """List training jobs: TrainJobs, and JobSets made from Trainer runtimes."""
     if output not in LIST_FORMATS:
         raise UsageError(f"unknown output format {output!r}: use " + ", ".join(LIST_FORMATS))
-    from ktrain import status
+    from ktrain.cluster import job_state as status
     from ktrain.cluster import observe
 
     cluster = _cluster(kubeconfig, context, namespace, request_timeout)
@@ -128,7 +128,7 @@ def _details_document(details: Any, now: dt.datetime) -> dict[str, Any]:
 
 def _why_waiting(summary: Any) -> list[str]:
     """Plain sentences for a job that is not running yet: the pods that hold it back."""
-    from ktrain import status
+    from ktrain.cluster import job_state as status
 
     if summary.state != status.CREATED:
         return []
@@ -158,7 +158,7 @@ def _section(title: str, header: list[str], rows: list[list[str]], empty: str = 
 
 
 def format_details(details: Any, now: dt.datetime) -> str:
-    from ktrain import status
+    from ktrain.cluster import job_state as status
 
     s = details.summary
     out = [
@@ -268,7 +268,7 @@ def print_logs(name: str, node: int | None = None, step: str | None = None, all_
 def wait_job(name: str, for_: str = "complete", timeout: str | None = None, kubeconfig: str | None = None,
              context: str | None = None, namespace: str | None = None, request_timeout: float = 30.0) -> None:
     """Wait for a job to be complete, failed or running (exit 1 when it ended otherwise, 124 on timeout)."""
-    from ktrain import status
+    from ktrain.cluster import job_state as status
 
     if for_ not in status.WAIT_TARGETS:
         raise UsageError(f"--for {for_!r}: use one of " + ", ".join(status.WAIT_TARGETS))

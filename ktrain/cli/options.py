@@ -17,7 +17,7 @@ from typing import Annotated, Any, Callable, Optional
 import typer
 
 from ktrain.cli.jobinput import JobInput, connection
-from ktrain.structs import fields
+from ktrain.util.structs import fields
 
 __all__ = ["JOB_INPUT_OPTIONS", "JobInput", "connection", "job_input_options"]
 

@@ -34,11 +34,11 @@ def registry_for(source: str, runtime_file: list[str] | None, runtimes_dir: list
     options = connection(kubeconfig, context, namespace, request_timeout)
     if source == "local":
         return registry_from(runtime_file, runtimes_dir)
-    from ktrain import cluster_runtimes
+    from ktrain.cluster import runtimes as cluster_runtimes
 
     if source == "cluster":
         from ktrain.cluster.kube import connect
-        from ktrain.registry import RuntimeRegistry
+        from ktrain.inputs.registry import RuntimeRegistry
 
         registry = RuntimeRegistry(bundled=False)
         notes = cluster_runtimes.add_cluster_runtimes(registry, connect(options), prefer=True)

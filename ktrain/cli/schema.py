@@ -15,7 +15,7 @@ def export_command(
     directory: Annotated[str, typer.Option("--dir", help="Directory to write the schemas into.")] = "schemas",
 ) -> None:
     """(Re)generate trainjob.schema.json, runtime.schema.json and values.schema.json from the API models."""
-    from ktrain.schemas import export
+    from ktrain.authoring.json_schemas import export
 
     for path in export(directory):
         sys.stderr.write(f"wrote {path}\n")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ktrain.structs import struct
+from ktrain.util.structs import struct
 
 
 @struct(frozen=True)

@@ -1,6 +1,6 @@
 """Reading training jobs from a cluster: list, get, logs, wait.
 
-The state rules live in `ktrain.status` (pure); this module fetches the objects they need and
+The state rules live in `ktrain.cluster.job_state` (pure); this module fetches the objects they need and
 streams logs. Reusable entry points for other commands (e.g. `job create --wait/--follow`):
 
 - `wait_for_job(cluster, name, target, timeout=...)` -> JobSummary, or raises
@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ktrain import constants as c
-from ktrain import status
+from ktrain.cluster import job_state as status
 from ktrain.cluster.client import open_get
 from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
 from ktrain.errors import (

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from ktrain import cache
+from ktrain.inputs import parse_cache as cache
 
 TIME_LIMIT = 10.0
 RUNTIME_PREFIXES = ("clustertrainingruntime.trainer.kubeflow.org/", "trainingruntime.trainer.kubeflow.org/")

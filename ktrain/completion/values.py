@@ -1,6 +1,6 @@
 """Where dynamic completion values come from, without importing anything heavy.
 
-- Local runtime names: the runtime files, through the parse cache of `ktrain.cache`.
+- Local runtime names: the runtime files, through the parse cache of `ktrain.inputs.parse_cache`.
 - Contexts and namespaces: the kubeconfig files (`--kubeconfig`, else every file in
   `KUBECONFIG`, else `~/.kube/config`), read with ruamel only when their cached summary
   (names only, never credentials) is stale.
@@ -16,7 +16,7 @@ import os
 import sys
 import time
 
-from ktrain import cache
+from ktrain.inputs import parse_cache as cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
@@ -38,7 +38,7 @@ def _runtime_docs(path: str, cacheable: bool) -> list[dict[str, Any]]:
     else:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
-    from ktrain.loader import load_documents
+    from ktrain.inputs.documents import load_documents
 
     parsed = [{"data": d.data, "positions": d.positions, "key_positions": d.key_positions}
               for d in load_documents(text, path)]
@@ -57,7 +57,7 @@ def _yaml_files(directory: str) -> list[str]:
 
 def local_runtimes(files: list[str], dirs: list[str]) -> list[tuple[str, str]]:
     """(name, description) of every runtime the registry would see for these flags."""
-    from ktrain.resources import data_path
+    from ktrain.inputs.bundled import data_path
 
     sources: list[tuple[str, str, bool]] = [(f, "file", False) for f in files]
     env_dirs = [d for d in os.environ.get("KTRAIN_RUNTIMES_PATH", "").split(":") if d]
@@ -217,7 +217,7 @@ def _walk_schema(schema: dict[str, Any], node: dict[str, Any], prefix: str, out:
 
 def set_keys() -> list[tuple[str, str]]:
     """Dotted `--set` keys of the TrainJob file (relative to `spec`, plus `metadata.*`)."""
-    from ktrain.resources import data_path
+    from ktrain.inputs.bundled import data_path
 
     with open(os.path.join(data_path("schemas"), "trainjob.schema.json"), encoding="utf-8") as fh:
         schema = json.load(fh)

@@ -6,7 +6,7 @@ Everything random or read from a cluster arrives here, so the engine stays pure
 
 from __future__ import annotations
 
-from ktrain.structs import field, struct
+from ktrain.util.structs import field, struct
 
 
 @struct(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from ktrain.engine.info import build_runtime_info
 from ktrain.engine.plugins import GANG_PLUGINS, JOBSET, ML_PLUGINS, PLAINML, Plugin
 from ktrain.engine.plugins.jobset import jobset_admission_warnings, jobset_name_errors
 from ktrain.errors import FieldError, ValidationFailedError
-from ktrain.structs import field, struct
+from ktrain.util.structs import field, struct
 
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
     from ktrain.api.runtime import TrainingRuntime

@@ -15,7 +15,7 @@ from ktrain.engine.context import RenderContext
 from ktrain.engine.gotypes import drop_zero_values
 from ktrain.engine.merge import merge_runtime_patches
 from ktrain.engine.quantity import Quantity, pod_requests
-from ktrain.structs import field, struct
+from ktrain.util.structs import field, struct
 
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
     from ktrain.api.runtime import MLPolicy, PodGroupPolicy, TrainingRuntime

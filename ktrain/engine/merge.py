@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ktrain.engine.gotypes import drop_zero_values
-from ktrain.structs import field, struct
+from ktrain.util.structs import field, struct
 
 Obj = dict[str, Any]
 

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, ROUND_UP, Context, Decimal
 from typing import Any
 
-from ktrain.structs import field, struct
+from ktrain.util.structs import field, struct
 
 DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"

@@ -84,7 +84,7 @@ def _console_script(*argv: str) -> str:
 
 
 # What a cold render must not load: the start-up cost of each is a large part of a Go CLI's
-# whole run (see benchmarks/). dataclasses pulls in inspect; ktrain.structs stands in for it.
+# whole run (see benchmarks/). dataclasses pulls in inspect; ktrain.util.structs stands in for it.
 COLD_RENDER_FORBIDDEN = {"typer", "click", "rich", "kubernetes", "jsonschema", "jinja2", "pydantic", "pydantic_core",
                          "dataclasses", "inspect", "pathlib", "difflib"}
 
@@ -154,7 +154,7 @@ def test_rendering_valid_input_does_not_import_pydantic() -> None:
     """Valid jobs and runtimes are read into plain records (ktrain.api.records); pydantic is
     imported only to coerce or explain input the records refuse."""
     code = (
-        "from ktrain.registry import RuntimeRegistry\n"
+        "from ktrain.inputs.registry import RuntimeRegistry\n"
         "from ktrain.service import JobOverrides, RenderRequest, render_request\n"
         "from ktrain.output.manifests import format_objects\n"
         "for runtime in ('torch-distributed', 'deepspeed-distributed'):\n"
@@ -197,7 +197,7 @@ def test_cluster_commands_take_the_fast_path_without_typer_and_ktrain_loads_no_p
     the fast path (no typer, no click, no rich); pydantic only because the kubernetes client imports it."""
     from apiserver import ApiServerDouble
 
-    from ktrain.registry import RuntimeRegistry
+    from ktrain.inputs.registry import RuntimeRegistry
     from ktrain.service import JobOverrides, RenderRequest, render_request
 
     with ApiServerDouble() as srv:

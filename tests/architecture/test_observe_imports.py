@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-STATUS = Path(__file__).resolve().parents[2] / "ktrain" / "status.py"
+STATUS = Path(__file__).resolve().parents[2] / "ktrain" / "cluster" / "job_state.py"
 
 
 def test_registering_and_helping_the_observe_commands_does_not_import_the_client() -> None:
@@ -16,7 +16,7 @@ def test_registering_and_helping_the_observe_commands_does_not_import_the_client
         "from ktrain.cli import main\n"
         "for cmd in ('list', 'get', 'logs', 'wait'):\n"
         "    main(['job', cmd, '--help'])\n"
-        "import ktrain.status\n"
+        "import ktrain.cluster.job_state\n"
         "print('HEAVY', [m for m in ('kubernetes', 'ktrain.cluster.observe') if m in sys.modules])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

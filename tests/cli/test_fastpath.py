@@ -22,7 +22,7 @@ from ktrain.cli import main
 from ktrain.cli.fastpath import COMMANDS, Declined, Parser, command_node, command_path, handler_of, parse_command, try_fast
 from ktrain.cli.jobinput import JobInput
 from ktrain.errors import ExitCode
-from ktrain.structs import fields
+from ktrain.util.structs import fields
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -309,12 +309,12 @@ def test_values_outside_typer_bounds_are_left_to_typer() -> None:
 ])
 def test_interrupts_and_crashes_come_out_the_same_way(failure: BaseException, message: str, code: int,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    import ktrain.cluster_runtimes
+    import ktrain.cluster.runtimes
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise failure
 
-    monkeypatch.setattr(ktrain.cluster_runtimes, "render_resolving", fail)
+    monkeypatch.setattr(ktrain.cluster.runtimes, "render_resolving", fail)
     argv = ["render", *TORCH]
     assert _captured(try_fast, argv, "", monkeypatch) == (code, "", message)
     assert _captured(main, argv, "", monkeypatch) == (code, "", message)

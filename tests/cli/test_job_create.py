@@ -283,7 +283,7 @@ def test_namespace_flag_must_match_the_file(cli, kube, tmp_path: Path) -> None:
 def _bundled_runtime(name: str) -> dict:
     import yaml
 
-    from ktrain.resources import builtin_runtimes_dir
+    from ktrain.inputs.bundled import builtin_runtimes_dir
 
     return yaml.safe_load((builtin_runtimes_dir() / f"{name}.yaml").read_text())
 

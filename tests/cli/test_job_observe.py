@@ -549,7 +549,7 @@ def test_all_prefixes_are_coloured_per_pod_on_a_terminal_only(monkeypatch: pytes
     import sys
 
     from ktrain.cli.jobs_view import LogPrinter
-    from ktrain.status import PodSummary
+    from ktrain.cluster.job_state import PodSummary
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from ktrain.resources import builtin_runtimes_dir
+from ktrain.inputs.bundled import builtin_runtimes_dir
 
 NS = "team-a"
 

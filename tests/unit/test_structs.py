@@ -1,4 +1,4 @@
-"""`@struct` (ktrain/structs.py) stands in for `@dataclass` on the render path: it must behave
+"""`@struct` (ktrain/util/structs.py) stands in for `@dataclass` on the render path: it must behave
 like it wherever ktrain relies on it."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import pytest
 
-from ktrain.structs import FrozenInstanceError, field, struct
+from ktrain.util.structs import FrozenInstanceError, field, struct
 
 
 def _pair(**options):  # type: ignore[no-untyped-def]
@@ -120,7 +120,7 @@ def test_a_mutable_plain_default_is_refused_as_in_dataclasses() -> None:
 
 
 def test_fields_names_and_defaults_like_dataclasses() -> None:
-    from ktrain.structs import MISSING, fields
+    from ktrain.util.structs import MISSING, fields
 
     dc, st = _pair()
     assert [f.name for f in fields(st)] == [f.name for f in dataclasses.fields(dc)] == ["x", "y", "tags", "secret"]

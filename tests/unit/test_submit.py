@@ -6,7 +6,7 @@ import pytest
 
 from ktrain.cli.common import parse_timeout
 from ktrain.errors import UsageError
-from ktrain.submit import owned_by_job
+from ktrain.cluster.submission import owned_by_job
 
 
 @pytest.mark.parametrize("text, seconds", [("90", 90.0), ("90s", 90.0), ("10m", 600.0), ("1h", 3600.0),

@@ -7,7 +7,7 @@ from ktrain import constants as c
 from ktrain.engine.info import RuntimeInfo
 from ktrain.engine.plugins.base import gpu_count, resources_for_detection
 from ktrain.errors import FieldError
-from ktrain.structs import struct
+from ktrain.util.structs import struct
 
 ENTRYPOINT = ["tune", "run"]
 IMMUTABLE_CONFIGS = ("output_dir", "tokenizer.path", "checkpointer.checkpoint_dir", "tokenizer.merges_file")

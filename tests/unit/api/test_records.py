@@ -19,7 +19,7 @@ from ktrain.api import generate
 from ktrain.api.records import NotPlain, Record, build, pydantic_model, record_class, validate
 from ktrain.engine import RenderContext, SshKeyPair, render
 from ktrain.errors import KtrainError
-from ktrain.loader import load_documents
+from ktrain.inputs.documents import load_documents
 
 ROOT = Path(__file__).resolve().parents[3]
 SHARED = ROOT.parent / "shared"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ktrain.errors import InputError
-from ktrain.setpath import (
+from ktrain.authoring.set_paths import (
     apply_assignment,
     is_job_path,
     parse_assignment,

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from ktrain.errors import InputError
-from ktrain.loader import Document, load_documents
+from ktrain.inputs.documents import Document, load_documents
 
 TEMPLATE_SUFFIX = ".j2"
 _TEMPLATE_FILENAME = "<template>"  # the code filename jinja2 gives a template made from a string

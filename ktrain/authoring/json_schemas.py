@@ -49,7 +49,7 @@ def export(directory: str | Path) -> list[Path]:
 
 
 def load_schema(filename: str) -> dict[str, Any]:
-    from ktrain.resources import schemas_dir
+    from ktrain.inputs.bundled import schemas_dir
 
     return json.loads((schemas_dir() / filename).read_text(encoding="utf-8"))
 

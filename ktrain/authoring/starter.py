@@ -2,7 +2,7 @@
 
 What the runtime would give the job (image, command, node count, processes per node,
 initializer sources) is read from the blueprint and shown as comments, so the file states
-only what the data scientist chooses. The text comes from `ktrain/templates/trainjob.yaml.j2`.
+only what the data scientist chooses. The text comes from `ktrain/authoring/templates/trainjob.yaml.j2`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ktrain import constants as c
-from ktrain.registry import RuntimeEntry
+from ktrain.inputs.registry import RuntimeEntry
 
 TEMPLATE_NAME = "trainjob.yaml.j2"
 
@@ -104,7 +104,7 @@ def render_starter(entry: RuntimeEntry, schema_url: str) -> str:
 
     # The sandbox too: a user's runtime (image names, env values) flows into this template.
     env = ImmutableSandboxedEnvironment(
-        loader=jinja2.PackageLoader("ktrain", "templates"),
+        loader=jinja2.PackageLoader("ktrain.authoring", "templates"),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -9,7 +9,7 @@ Path syntax (a key, then `=`, then the value):
 
 A path is a *job path* when its first part is a TrainJob field (`apiVersion`, `kind`,
 `metadata`, `spec`, `status`) or a field of `spec` (`trainer`, `runtimeRef`, ...). Anything
-else is a template value (see `ktrain.templating`). Values are converted to the type the
+else is a template value (see `ktrain.authoring.templating`). Values are converted to the type the
 model declares (`numNodes` takes an integer, `suspend` true/false, `command` a list written
 as YAML flow, `[torchrun, train.py]`); a value of the wrong type is an error pointing at it.
 """
@@ -21,7 +21,7 @@ from typing import Any, Union
 
 from ktrain.api.record_spec import MODELS
 from ktrain.errors import InputError
-from ktrain.structs import struct
+from ktrain.util.structs import struct
 
 # Field types are those of the records table (ktrain/api/record_spec.py, generated from the
 # pydantic models), so a `--set` render imports no pydantic: ("opt", T), ("model", name), ...
@@ -245,7 +245,7 @@ def _describe(parts: tuple[Part, ...]) -> str:
 
 
 def _parse_yaml_value(a: Assignment) -> Any:
-    from ktrain.loader import load_documents
+    from ktrain.inputs.documents import load_documents
 
     docs = load_documents(a.value, SET_FLAG)
     return docs[0].data if docs else None

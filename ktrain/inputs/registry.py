@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 from ktrain import constants as c
 from ktrain.errors import InputError, RuntimeNotFoundError
-from ktrain.loader import Document, load_documents, parse_model
-from ktrain.resources import data_path
-from ktrain.structs import field, struct
+from ktrain.inputs.documents import Document, load_documents, parse_model
+from ktrain.inputs.bundled import data_path
+from ktrain.util.structs import field, struct
 
 if TYPE_CHECKING:  # a record (ktrain.api.records), or the pydantic model for input pydantic coerced
     from ktrain.api.runtime import TrainingRuntime
@@ -59,7 +59,7 @@ def _runtime_documents(path: str, source: str) -> list[Document]:
         except OSError as exc:
             raise InputError(f"cannot read runtime file: {exc.strerror}", file=str(path)) from None
         return load_documents(text, str(path))
-    from ktrain import cache
+    from ktrain.inputs import parse_cache as cache
 
     try:
         text, cached = cache.read_runtime_file(str(path))

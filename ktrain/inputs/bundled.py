@@ -9,7 +9,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 # os.path, not pathlib: shell completion reads these paths and pathlib costs it 4 ms to import.
-_PACKAGE = os.path.dirname(os.path.realpath(__file__))
+# this file is ktrain/inputs/bundled.py: the package is two levels up
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
 def data_path(name: str) -> str:

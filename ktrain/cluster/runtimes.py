@@ -12,8 +12,8 @@ import os
 from typing import Any
 
 from ktrain.errors import ApiError, KtrainError
-from ktrain.loader import Document, parse_model
-from ktrain.registry import RuntimeEntry, RuntimeRegistry
+from ktrain.inputs.documents import Document, parse_model
+from ktrain.inputs.registry import RuntimeEntry, RuntimeRegistry
 
 SOURCE_CLUSTER = "cluster"
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ktrain.errors import FieldError, InputError, ValidationFailedError
-from ktrain.structs import field, struct
+from ktrain.util.structs import field, struct
 
 if TYPE_CHECKING:  # pydantic is imported when a model is parsed, not to read YAML
     from pydantic import BaseModel

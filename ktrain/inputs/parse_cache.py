@@ -85,7 +85,7 @@ def _position_dict(items: list[list[Any]]) -> dict[tuple[Any, ...], tuple[int, i
 def read_runtime_file(path: str, positions: bool = True) -> tuple[str, list[dict[str, Any]] | None]:
     """The text of a runtime file and its parsed documents from the cache (None on a miss).
 
-    Each document is `{"data", "positions", "key_positions"}` as `ktrain.loader` makes them
+    Each document is `{"data", "positions", "key_positions"}` as `ktrain.inputs.documents` makes them
     (with positions=False only `data`: completion needs names, not error positions).
     Raises OSError when the file itself cannot be read.
     """

@@ -1,0 +1,1 @@
+"""Authoring: job templates, `--set` paths, the `job init` starter, `--explain`, JSON Schemas."""

@@ -1,0 +1,1 @@
+"""Small building blocks every layer may use."""
