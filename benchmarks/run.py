@@ -67,8 +67,9 @@ def ktrain_command() -> list[str]:
 def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, int, int]:
     """(wall seconds, peak RSS in KiB, exit code) of one fresh process."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
@@ -117,8 +118,11 @@ def cold_figures(args: argparse.Namespace, env: dict[str, str], workdir: Path) -
     kubectl = shutil.which("kubectl")
     if kubectl and not args.no_kubectl:
         cold.add("kubectl dry-run", [kubectl, *KUBECTL_ARGS], env)
-    cold.add("render torch 4 nodes", [*ktrain, "render", "--runtime", "torch-distributed", "--nodes", "4", "--",
-                                      "torchrun", "train.py"], env)
+    cold.add(
+        "render torch 4 nodes",
+        [*ktrain, "render", "--runtime", "torch-distributed", "--nodes", "4", "--", "torchrun", "train.py"],
+        env,
+    )
     cold.add("render -f MPI job file", [*ktrain, "render", "-f", str(job_file)], env)
 
     counter = iter(range(1_000_000))
@@ -126,10 +130,14 @@ def cold_figures(args: argparse.Namespace, env: dict[str, str], workdir: Path) -
     def empty_cache_env() -> dict[str, str]:
         return {**env, "KTRAIN_CACHE_DIR": str(workdir / f"empty-cache-{next(counter)}")}
 
-    cold.add("render torch, empty cache", [*ktrain, "render", "--runtime", "torch-distributed", "--nodes", "4", "--",
-                                           "torchrun", "train.py"], empty_cache_env)
-    cold.add("completion --runtime <TAB>", [*ktrain, "ktrain job render --runtime "],
-             {**env, "_KTRAIN_COMPLETE": "bash"})
+    cold.add(
+        "render torch, empty cache",
+        [*ktrain, "render", "--runtime", "torch-distributed", "--nodes", "4", "--", "torchrun", "train.py"],
+        empty_cache_env,
+    )
+    cold.add(
+        "completion --runtime <TAB>", [*ktrain, "ktrain job render --runtime "], {**env, "_KTRAIN_COMPLETE": "bash"}
+    )
     cold.add("runtime list", [*ktrain, "runtime", "list"], env)
     cold.add("--help", [*ktrain, "--help"], env)
     cold.measure(args.rounds, args.warmup)
@@ -147,15 +155,18 @@ def cold_figures(args: argparse.Namespace, env: dict[str, str], workdir: Path) -
 def _torch_request(nodes: int) -> Any:
     from ktrain.service import JobOverrides, RenderRequest
 
-    return RenderRequest(overrides=JobOverrides(runtime="torch-distributed", nodes=nodes,
-                                                command=["torchrun", "train.py"]))
+    return RenderRequest(
+        overrides=JobOverrides(runtime="torch-distributed", nodes=nodes, command=["torchrun", "train.py"])
+    )
 
 
 def _deepspeed_request(nodes: int) -> Any:
     from ktrain.service import JobOverrides, RenderRequest
 
-    return RenderRequest(overrides=JobOverrides(runtime="deepspeed-distributed", nodes=nodes,
-                                                command=["mpirun", "train.py"]), ssh_secret="bench-ssh")
+    return RenderRequest(
+        overrides=JobOverrides(runtime="deepspeed-distributed", nodes=nodes, command=["mpirun", "train.py"]),
+        ssh_secret="bench-ssh",
+    )
 
 
 def renders_per_second(seconds: float) -> dict[str, Any]:
@@ -166,8 +177,10 @@ def renders_per_second(seconds: float) -> dict[str, Any]:
 
     registry = RuntimeRegistry()
     out = {}
-    for label, request in (("torch 4 nodes", _torch_request(4)),
-                           ("deepspeed 16 nodes (--ssh-secret)", _deepspeed_request(16))):
+    for label, request in (
+        ("torch 4 nodes", _torch_request(4)),
+        ("deepspeed 16 nodes (--ssh-secret)", _deepspeed_request(16)),
+    ):
         for _ in range(20):  # warm-up: pydantic validators, regex caches
             dump_all(render_request(request, registry).result.objects)
         count = 0
@@ -178,7 +191,10 @@ def renders_per_second(seconds: float) -> dict[str, Any]:
             elapsed = time.perf_counter() - start
             if elapsed >= seconds:
                 break
-        out[label] = {"renders_per_second": round(count / elapsed, 1), "ms_per_render": round(elapsed / count * 1000, 3)}
+        out[label] = {
+            "renders_per_second": round(count / elapsed, 1),
+            "ms_per_render": round(elapsed / count * 1000, 3),
+        }
     return out
 
 
@@ -195,13 +211,22 @@ def scaling(node_counts: list[int], budget: float) -> dict[str, Any]:
     ctx = RenderContext(ssh_key=SshKeyPair(b"<private>", b"<public>\n"))
     out: dict[str, Any] = {}
     for nodes in node_counts:
-        job = TrainJob.model_validate({
-            "metadata": {"name": "scale", "namespace": "default"},
-            "spec": {"runtimeRef": {"name": "deepspeed-distributed"},
-                     "trainer": {"numNodes": nodes, "command": ["mpirun", "train.py"],
-                                 "resourcesPerNode": {"requests": {"cpu": "8", "memory": "64Gi"},
-                                                      "limits": {"nvidia.com/gpu": "8"}}}},
-        })
+        job = TrainJob.model_validate(
+            {
+                "metadata": {"name": "scale", "namespace": "default"},
+                "spec": {
+                    "runtimeRef": {"name": "deepspeed-distributed"},
+                    "trainer": {
+                        "numNodes": nodes,
+                        "command": ["mpirun", "train.py"],
+                        "resourcesPerNode": {
+                            "requests": {"cpu": "8", "memory": "64Gi"},
+                            "limits": {"nvidia.com/gpu": "8"},
+                        },
+                    },
+                },
+            }
+        )
         render(job, runtime, ctx)  # warm-up
         times = []
         start = time.perf_counter()
@@ -216,7 +241,9 @@ def scaling(node_counts: list[int], budget: float) -> dict[str, Any]:
         if str(low) in out and str(high) in out:
             ratio = out[str(high)]["median_ms"] / out[str(low)]["median_ms"]
             out[f"growth_{low}_to_{high}"] = {  # exponent 1 = linear, 2 = quadratic
-                "time_ratio": round(ratio, 2), "exponent": round(math.log(ratio) / math.log(high / low), 2)}
+                "time_ratio": round(ratio, 2),
+                "exponent": round(math.log(ratio) / math.log(high / low), 2),
+            }
     return out
 
 
@@ -233,8 +260,22 @@ def job_create(rounds: int, env: dict[str, str], workdir: Path) -> dict[str, Any
     with ApiServerDouble() as server:
         kubeconfig = server.write_kubeconfig(workdir / "kubeconfig")
         for i in range(rounds + 1):
-            argv = [*ktrain, "job", "create", "--kubeconfig", str(kubeconfig), "--name", f"bench-{i}",
-                    "--runtime", "torch-distributed", "--nodes", "4", "--", "torchrun", "train.py"]
+            argv = [
+                *ktrain,
+                "job",
+                "create",
+                "--kubeconfig",
+                str(kubeconfig),
+                "--name",
+                f"bench-{i}",
+                "--runtime",
+                "torch-distributed",
+                "--nodes",
+                "4",
+                "--",
+                "torchrun",
+                "train.py",
+            ]
             start = time.perf_counter()
             done = subprocess.run(argv, env=env, capture_output=True, text=True)
             elapsed = time.perf_counter() - start
@@ -248,8 +289,13 @@ def job_create(rounds: int, env: dict[str, str], workdir: Path) -> dict[str, Any
             created: int | str = len(server.objects("jobsets", group="jobset.x-k8s.io"))
         except Exception as exc:  # noqa: BLE001 - a figure, not a check
             created = f"unknown ({type(exc).__name__})"
-    return {"status": "ok", "median_ms": round(statistics.median(times) * 1000, 1),
-            "min_ms": round(min(times) * 1000, 1), "runs": len(times), "jobsets_created": created}
+    return {
+        "status": "ok",
+        "median_ms": round(statistics.median(times) * 1000, 1),
+        "min_ms": round(min(times) * 1000, 1),
+        "runs": len(times),
+        "jobsets_created": created,
+    }
 
 
 def print_table(result: dict[str, Any]) -> None:
@@ -260,8 +306,10 @@ def print_table(result: dict[str, Any]) -> None:
     for name, row in cold.items():
         kube = f"{row['x_kubectl']:.2f}" if row["x_kubectl"] is not None else "n/a"
         flag = "" if row["exit_codes"] == [0] else f"  exit {row['exit_codes']}"
-        print(f"{name:32} {row['median_ms']:7.1f}ms {row['min_ms']:7.1f}ms {row['peak_rss_mib']:7.1f}MiB "
-              f"{row['x_python']:9.2f} {kube:>10}{flag}")
+        print(
+            f"{name:32} {row['median_ms']:7.1f}ms {row['min_ms']:7.1f}ms {row['peak_rss_mib']:7.1f}MiB "
+            f"{row['x_python']:9.2f} {kube:>10}{flag}"
+        )
     print(f"\n{'in-process (Python API)':40} {'renders/s':>10} {'ms each':>9}")
     for name, row in result["in_process"].items():
         print(f"{name:40} {row['renders_per_second']:10.1f} {row['ms_per_render']:9.3f}")
@@ -269,8 +317,10 @@ def print_table(result: dict[str, Any]) -> None:
     for name, row in result["scaling"].items():
         if name.startswith("growth"):
             low, high = (int(x) for x in name.split("_")[1::2])
-            print(f"{f'{low:,} -> {high:,} nodes':40} {row['time_ratio']:9.2f}x  (exponent {row['exponent']}: "
-                  f"1 = linear, 2 = quadratic)")
+            print(
+                f"{f'{low:,} -> {high:,} nodes':40} {row['time_ratio']:9.2f}x  (exponent {row['exponent']}: "
+                f"1 = linear, 2 = quadratic)"
+            )
         else:
             print(f"{int(name):>40,} {row['median_ms']:8.2f}ms")
     create = result["job_create"]
@@ -290,15 +340,21 @@ def check_targets(result: dict[str, Any]) -> list[str]:
         return "n/a " if ok is None else ("met " if ok else "MISS")
 
     render = cold["render torch 4 nodes"]["x_kubectl"]
-    lines.append(f"{verdict(None if render is None else render <= TARGETS['render_vs_kubectl'])} cold render "
-                 f"<= {TARGETS['render_vs_kubectl']}x kubectl: {render if render is not None else 'n/a'}x")
+    lines.append(
+        f"{verdict(None if render is None else render <= TARGETS['render_vs_kubectl'])} cold render "
+        f"<= {TARGETS['render_vs_kubectl']}x kubectl: {render if render is not None else 'n/a'}x"
+    )
     comp = cold["completion --runtime <TAB>"]["x_kubectl"]
-    lines.append(f"{verdict(None if comp is None else comp <= TARGETS['completion_vs_kubectl'])} completion "
-                 f"<= {TARGETS['completion_vs_kubectl']}x kubectl: {comp if comp is not None else 'n/a'}x")
+    lines.append(
+        f"{verdict(None if comp is None else comp <= TARGETS['completion_vs_kubectl'])} completion "
+        f"<= {TARGETS['completion_vs_kubectl']}x kubectl: {comp if comp is not None else 'n/a'}x"
+    )
     if "kubectl dry-run" in cold:
         mem_ok = cold["render torch 4 nodes"]["peak_rss_mib"] < cold["kubectl dry-run"]["peak_rss_mib"]
-        lines.append(f"{verdict(mem_ok)} render peak memory below kubectl's: "
-                     f"{cold['render torch 4 nodes']['peak_rss_mib']} vs {cold['kubectl dry-run']['peak_rss_mib']} MiB")
+        lines.append(
+            f"{verdict(mem_ok)} render peak memory below kubectl's: "
+            f"{cold['render torch 4 nodes']['peak_rss_mib']} vs {cold['kubectl dry-run']['peak_rss_mib']} MiB"
+        )
     rate = result["in_process"]["torch 4 nodes"]["renders_per_second"]
     lines.append(f"{verdict(rate >= TARGETS['renders_per_second_torch4'])} >= 1,000 renders/s (torch 4 nodes): {rate}")
     scale = result["scaling"]
@@ -309,8 +365,10 @@ def check_targets(result: dict[str, Any]) -> list[str]:
         if growth:
             # n log n would be 1.13 over this range, quadratic 2.0; CPU caches alone add ~0.1-0.2
             # (the 8,192 -> 65,536 row shows the same code at a size where caches no longer change).
-            lines.append(f"{verdict(growth['exponent'] <= 1.3)} linear 1,024 -> 8,192: exponent {growth['exponent']}"
-                         " (<= 1.3; 2 = quadratic)")
+            lines.append(
+                f"{verdict(growth['exponent'] <= 1.3)} linear 1,024 -> 8,192: exponent {growth['exponent']}"
+                " (<= 1.3; 2 = quadratic)"
+            )
     return lines
 
 
@@ -321,10 +379,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=2, help="warm-up rounds (not counted)")
     parser.add_argument("--no-kubectl", action="store_true", help="leave kubectl out even when it is on PATH")
     parser.add_argument("--json", type=Path, help="where to write the JSON (default: benchmarks/results/)")
-    parser.add_argument("--keep-bytecode-setting", action="store_true",
-                        help="keep PYTHONDONTWRITEBYTECODE from the environment (default: drop it)")
-    parser.add_argument("--ktrain", help="the ktrain command to time (default: the console script beside this "
-                                         "Python, else `python -m ktrain`)")
+    parser.add_argument(
+        "--keep-bytecode-setting",
+        action="store_true",
+        help="keep PYTHONDONTWRITEBYTECODE from the environment (default: drop it)",
+    )
+    parser.add_argument(
+        "--ktrain",
+        help="the ktrain command to time (default: the console script beside this Python, else `python -m ktrain`)",
+    )
     args = parser.parse_args(argv)
     if args.ktrain:
         import shlex

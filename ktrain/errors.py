@@ -142,8 +142,15 @@ class ApiErrorDetails:
 
 
 class ApiError(ClusterError):
-    def __init__(self, message: str, *, status: int, reason: str = "", hint: str | None = None,
-                 causes: list[dict[str, str]] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        reason: str = "",
+        hint: str | None = None,
+        causes: list[dict[str, str]] | None = None,
+    ) -> None:
         super().__init__(message, hint=hint)
         self.status = status
         self.reason = reason

@@ -105,8 +105,9 @@ def read_text(path: str) -> str:
         raise InputError(f"cannot read file: {exc.strerror}", file=path) from None
 
 
-def load_job_document(path: str, values_files: list[str] | None = None,
-                      template_sets: list[Assignment] | None = None) -> Document:
+def load_job_document(
+    path: str, values_files: list[str] | None = None, template_sets: list[Assignment] | None = None
+) -> Document:
     """The TrainJob document of a file; a template is rendered first with the given values."""
     from ktrain.authoring.templating import is_template
 
@@ -127,30 +128,38 @@ def load_job_document(path: str, values_files: list[str] | None = None,
     jobs = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") == c.TRAINJOB_KIND]
     if not jobs:
         if docs:
-            raise docs[0].error("no TrainJob in this file (kind: TrainJob, apiVersion: trainer.kubeflow.org/v1alpha1)",
-                                ("kind",))
+            raise docs[0].error(
+                "no TrainJob in this file (kind: TrainJob, apiVersion: trainer.kubeflow.org/v1alpha1)", ("kind",)
+            )
         raise InputError("the file is empty", file=path)
     if len(jobs) > 1:
         raise jobs[1].error("more than one TrainJob in this file; ktrain renders one job at a time")
     return jobs[0]
 
 
-def _reject_template_inputs(file: str | None, values_files: list[str] | None,
-                            template_sets: list[Assignment] | None) -> None:
+def _reject_template_inputs(
+    file: str | None, values_files: list[str] | None, template_sets: list[Assignment] | None
+) -> None:
     """--values and non-job --set keys only mean something for a template."""
     what = f"{file} is not a template" if file else "there is no job template (-f)"
     if values_files:
-        raise UsageError(f"--values needs a job template: {what}",
-                         hint="a template is a *.j2 file or one that uses {{ ... }}")
+        raise UsageError(
+            f"--values needs a job template: {what}", hint="a template is a *.j2 file or one that uses {{ ... }}"
+        )
     for assignment in template_sets or []:
         from ktrain.authoring.set_paths import closest_field
 
         head = str(assignment.parts[0])
         close = closest_field(head)
-        raise InputError(f"{head!r} is not a TrainJob field, and {what} that could use it as a value",
-                         file="--set", column=1, source_line=assignment.text,
-                         hint=f"did you mean {close!r}?" if close else
-                         "job fields: trainer.numNodes, trainer.env[name=X].value, runtimeRef.name, ...")
+        raise InputError(
+            f"{head!r} is not a TrainJob field, and {what} that could use it as a value",
+            file="--set",
+            column=1,
+            source_line=assignment.text,
+            hint=f"did you mean {close!r}?"
+            if close
+            else "job fields: trainer.numNodes, trainer.env[name=X].value, runtimeRef.name, ...",
+        )
 
 
 def _ensure(d: Obj, *keys: str) -> Obj:
@@ -187,8 +196,11 @@ def _patch_documents(paths: list[str]) -> list[tuple[Obj, Document, Path]]:
                 data = {"trainingRuntimeSpec": data}  # a bare trainingRuntimeSpec is fine too
             manager = data.get("manager")
             if not manager:
-                manager = c.DEFAULT_PATCH_MANAGER if c.DEFAULT_PATCH_MANAGER not in used else \
-                    f"{c.DEFAULT_PATCH_MANAGER}-{i + 1}"
+                manager = (
+                    c.DEFAULT_PATCH_MANAGER
+                    if c.DEFAULT_PATCH_MANAGER not in used
+                    else f"{c.DEFAULT_PATCH_MANAGER}-{i + 1}"
+                )
             used.add(str(manager))
             patch = {"manager": manager, **{k: v for k, v in data.items() if k != "manager"}}
             bare = data is not doc.data
@@ -203,12 +215,18 @@ def _check_patch(doc: Document, patch: Obj, *, bare: bool) -> None:
     if bare:
         parse_model(doc, "TrainingRuntimeSpecPatch", what="runtime patch (trainingRuntimeSpec)")
     else:
-        parse_model(Document(data=patch, file=doc.file, lines=doc.lines, positions=doc.positions,
-                             key_positions=doc.key_positions), "RuntimePatch", what="runtime patch")
+        parse_model(
+            Document(
+                data=patch, file=doc.file, lines=doc.lines, positions=doc.positions, key_positions=doc.key_positions
+            ),
+            "RuntimePatch",
+            what="runtime patch",
+        )
 
 
-def apply_overrides(data: Obj, ov: JobOverrides, runtime_kind: str | None,
-                    grafts: list[tuple[Path, Document, Path]] | None = None) -> Obj:
+def apply_overrides(
+    data: Obj, ov: JobOverrides, runtime_kind: str | None, grafts: list[tuple[Path, Document, Path]] | None = None
+) -> Obj:
     """Command-line flags on top of a TrainJob mapping (flags win over the file). Where each
     --patch file's patch lands is added to `grafts` (see Document.grafts)."""
     data = copy.deepcopy(data)
@@ -233,8 +251,17 @@ def apply_overrides(data: Obj, ov: JobOverrides, runtime_kind: str | None,
             ref["kind"] = runtime_kind
     if ov.suspend is not None:
         spec["suspend"] = ov.suspend
-    trainer_set = any([ov.nodes is not None, ov.nproc_per_node is not None, ov.image, ov.command is not None,
-                       ov.env, ov.requests, ov.limits])
+    trainer_set = any(
+        [
+            ov.nodes is not None,
+            ov.nproc_per_node is not None,
+            ov.image,
+            ov.command is not None,
+            ov.env,
+            ov.requests,
+            ov.limits,
+        ]
+    )
     if trainer_set:
         trainer = _ensure(spec, "trainer")
         if ov.nodes is not None:
@@ -280,8 +307,12 @@ def apply_overrides(data: Obj, ov: JobOverrides, runtime_kind: str | None,
     if flag_meta:
         # Labels, annotations and the Volcano queue reach the JobSet only through a runtime
         # patch, as upstream expects (ENGINE.md §4.1, §7.2).
-        patches.append({"manager": f"{c.DEFAULT_PATCH_MANAGER}-flags",
-                        "trainingRuntimeSpec": {"template": {"metadata": flag_meta}}})
+        patches.append(
+            {
+                "manager": f"{c.DEFAULT_PATCH_MANAGER}-flags",
+                "trainingRuntimeSpec": {"template": {"metadata": flag_meta}},
+            }
+        )
     if patches:
         spec.setdefault("runtimePatches", [])
         spec["runtimePatches"].extend(patches)
@@ -314,13 +345,16 @@ def derive_name(runtime: TrainingRuntime, data: Obj) -> str:
     return f"{prefix}-{digest}" if prefix else f"j{digest}"
 
 
-def resolve_runtime(registry: RuntimeRegistry, data: Obj, override: str | None,
-                    doc: Document | None = None) -> RuntimeEntry:
-    ref = ((data.get("spec") or {}).get("runtimeRef") or {})
+def resolve_runtime(
+    registry: RuntimeRegistry, data: Obj, override: str | None, doc: Document | None = None
+) -> RuntimeEntry:
+    ref = (data.get("spec") or {}).get("runtimeRef") or {}
     name = override or ref.get("name")
     if not name:
-        raise UsageError("no runtime given: pass --runtime NAME or set spec.runtimeRef.name in the job file",
-                         hint="see `ktrain runtime list`")
+        raise UsageError(
+            "no runtime given: pass --runtime NAME or set spec.runtimeRef.name in the job file",
+            hint="see `ktrain runtime list`",
+        )
     kind = None if override else ref.get("kind", c.CLUSTER_TRAINING_RUNTIME_KIND)
     entry = registry.find(str(name), kind)
     if entry is None and kind is not None:
@@ -375,8 +409,10 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
 
         apply_assignment(data, assignment, "TrainJob")
     if not request.file and not ov.runtime and not job_sets:
-        raise UsageError("nothing to render: give a job file with -f, or --runtime NAME",
-                             hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py")
+        raise UsageError(
+            "nothing to render: give a job file with -f, or --runtime NAME",
+            hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py",
+        )
     entry = resolve_runtime(registry, data, ov.runtime, doc)
     grafts: list[tuple[Path, Document, Path]] = []
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None, grafts)
@@ -385,8 +421,15 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         meta["name"] = derive_name(entry.runtime, data)
     meta.setdefault("namespace", request.default_namespace)
     if doc is not None:
-        return Document(data=data, file=doc.file, lines=doc.lines, positions=doc.positions,
-                        key_positions=doc.key_positions, original=original, grafts=grafts), entry
+        return Document(
+            data=data,
+            file=doc.file,
+            lines=doc.lines,
+            positions=doc.positions,
+            key_positions=doc.key_positions,
+            original=original,
+            grafts=grafts,
+        ), entry
     return Document(data=data, file="<flags>", grafts=grafts), entry
 
 
@@ -449,17 +492,17 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
         # Runtime schema errors point into the runtime's file, everything else into the job's.
         if doc is not None:
             # JobSet errors name JobSet paths: only metadata.name also exists in the TrainJob.
-            in_job = (lambda e: e.path.startswith("metadata")) if exc.subject == "JobSet" else \
-                (lambda e: not _is_runtime_path(e.path))
+            in_job = (
+                (lambda e: e.path.startswith("metadata"))
+                if exc.subject == "JobSet"
+                else (lambda e: not _is_runtime_path(e.path))
+            )
             locate_field_errors(exc, doc, only=in_job)
         if entry.document is not None:
             locate_field_errors(exc, entry.document, only=lambda e: _is_runtime_path(e.path))
         raise
-    secret_printed = any(
-        o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects
-    )
-    return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed,
-                         ctx=ctx)
+    secret_printed = any(o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects)
+    return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed, ctx=ctx)
 
 
 @struct
@@ -487,8 +530,11 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
     check_runtime(entry, allow_extensions=request.allow_extensions)
     errors = validate_runtime_ref(job, entry.runtime)
     # The output is thrown away, so a placeholder key pair stands in for a generated one.
-    ctx = RenderContext(ssh_key=SshKeyPair(b"<validate>", b"<validate>\n"), ssh_secret_name=request.ssh_secret,
-                        allow_extensions=request.allow_extensions)
+    ctx = RenderContext(
+        ssh_key=SshKeyPair(b"<validate>", b"<validate>\n"),
+        ssh_secret_name=request.ssh_secret,
+        allow_extensions=request.allow_extensions,
+    )
     try:
         if errors:
             raise ValidationFailedError(errors)
@@ -523,5 +569,12 @@ def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
     name_source = source("name", request.overrides.name, "derived from the job's content")
     namespace_source = source("namespace", request.overrides.namespace, "default namespace")
     assert outcome.ctx is not None
-    return explain(outcome.result.objects, outcome.job, outcome.runtime.runtime, outcome.ctx,
-                   file_spec if isinstance(file_spec, dict) else None, name_source, namespace_source)
+    return explain(
+        outcome.result.objects,
+        outcome.job,
+        outcome.runtime.runtime,
+        outcome.ctx,
+        file_spec if isinstance(file_spec, dict) else None,
+        name_source,
+        namespace_source,
+    )

@@ -81,9 +81,7 @@ def jobset(name: str, replicas: Any = 1) -> JSON:
 
 
 def create_jobset(custom: client.CustomObjectsApi, body: JSON, **kwargs: Any) -> JSON:
-    result: JSON = custom.create_namespaced_custom_object(
-        JS_GROUP, JS_VERSION, "default", "jobsets", body, **kwargs
-    )
+    result: JSON = custom.create_namespaced_custom_object(JS_GROUP, JS_VERSION, "default", "jobsets", body, **kwargs)
     return result
 
 
@@ -94,16 +92,18 @@ def owned_configmap(name: str, owner: JSON) -> JSON:
 
 
 def get_jobset(custom: client.CustomObjectsApi, name: str) -> JSON:
-    result: JSON = custom.get_namespaced_custom_object(
-        JS_GROUP, JS_VERSION, "default", "jobsets", name
-    )
+    result: JSON = custom.get_namespaced_custom_object(JS_GROUP, JS_VERSION, "default", "jobsets", name)
     return result
 
 
 def apply_configmap(core: client.CoreV1Api, body: JSON, manager: str, **kwargs: Any) -> Any:
     return core.patch_namespaced_config_map(
-        body["metadata"]["name"], "default", body, field_manager=manager,
-        _content_type="application/apply-patch+yaml", **kwargs,
+        body["metadata"]["name"],
+        "default",
+        body,
+        field_manager=manager,
+        _content_type="application/apply-patch+yaml",
+        **kwargs,
     )
 
 
@@ -119,9 +119,7 @@ def test_discovery_lists_only_the_configured_crd_groups() -> None:
             core_resources = client.CoreV1Api(api_client).get_api_resources()
             custom = client.CustomObjectsApi(api_client)
             with pytest.raises(client.ApiException) as missing:
-                custom.list_namespaced_custom_object(
-                    "trainer.kubeflow.org", "v1alpha1", "default", "trainjobs"
-                )
+                custom.list_namespaced_custom_object("trainer.kubeflow.org", "v1alpha1", "default", "trainjobs")
         finally:
             api_client.close()
     assert {"jobset.x-k8s.io", "scheduling.x-k8s.io", "batch"} <= groups
@@ -131,8 +129,7 @@ def test_discovery_lists_only_the_configured_crd_groups() -> None:
         "podgroups.scheduling.x-k8s.io",
     ]
     assert all(
-        any(cond.type == "Established" and cond.status == "True" for cond in c.status.conditions)
-        for c in crds.items
+        any(cond.type == "Established" and cond.status == "True" for cond in c.status.conditions) for c in crds.items
     )
     names = {r.name for r in core_resources.resources}
     expected = {"pods", "pods/log", "configmaps", "secrets", "events", "namespaces", "services"}
@@ -205,9 +202,7 @@ def test_jobset_create_get_list_delete_through_custom_objects(
     created = create_jobset(custom, jobset("train"))
     fetched = get_jobset(custom, "train")
     listed = custom.list_namespaced_custom_object(JS_GROUP, JS_VERSION, "default", "jobsets")
-    deleted = custom.delete_namespaced_custom_object(
-        JS_GROUP, JS_VERSION, "default", "jobsets", "train"
-    )
+    deleted = custom.delete_namespaced_custom_object(JS_GROUP, JS_VERSION, "default", "jobsets", "train")
     remaining = custom.list_namespaced_custom_object(JS_GROUP, JS_VERSION, "default", "jobsets")
 
     assert created["metadata"]["generation"] == 1
@@ -241,8 +236,7 @@ def test_invalid_name_is_422_with_causes(core: client.CoreV1Api) -> None:
     body = status_of(err.value)
     assert err.value.status == 422 and body["reason"] == "Invalid"
     assert body["message"].startswith(
-        'ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": '
-        "a lowercase RFC 1123 subdomain"
+        'ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain'
     )
     assert body["details"]["kind"] == "ConfigMap"
     assert body["details"]["causes"][0]["field"] == "metadata.name"
@@ -279,7 +273,12 @@ def test_strategic_merge_patch_on_custom_resource_is_415(custom: client.CustomOb
     create_jobset(custom, jobset("smp"))
     with pytest.raises(client.ApiException) as err:
         custom.patch_namespaced_custom_object(
-            JS_GROUP, JS_VERSION, "default", "jobsets", "smp", {"spec": {"suspend": True}},
+            JS_GROUP,
+            JS_VERSION,
+            "default",
+            "jobsets",
+            "smp",
+            {"spec": {"suspend": True}},
             _content_type="application/strategic-merge-patch+json",
         )
     assert err.value.status == 415
@@ -287,9 +286,7 @@ def test_strategic_merge_patch_on_custom_resource_is_415(custom: client.CustomOb
 
 
 def test_secret_string_data_is_folded_into_base64_data(core: client.CoreV1Api) -> None:
-    created = core.create_namespaced_secret(
-        "default", {"metadata": {"name": "s"}, "stringData": {"token": "abc"}}
-    )
+    created = core.create_namespaced_secret("default", {"metadata": {"name": "s"}, "stringData": {"token": "abc"}})
     assert created.data == {"token": "YWJj"}
     assert created.string_data is None
     assert created.type == "Opaque"
@@ -379,13 +376,13 @@ def test_apply_conflicts_with_another_applier_unless_forced(core: client.CoreV1A
 
 def test_apply_conflict_with_update_manager_names_its_api_version(core: client.CoreV1Api) -> None:
     apply_configmap(core, configmap("ssa", a="1", b="2"), "ktrain")
-    core.patch_namespaced_config_map("ssa", "default", {"data": {"a": "edited", "b": "edited"}},
-                                     field_manager="kubectl-edit")
+    core.patch_namespaced_config_map(
+        "ssa", "default", {"data": {"a": "edited", "b": "edited"}}, field_manager="kubectl-edit"
+    )
     with pytest.raises(client.ApiException) as err:
         apply_configmap(core, configmap("ssa", a="1", b="2"), "ktrain")
     assert status_of(err.value)["message"] == (
-        'Apply failed with 2 conflicts: conflicts with "kubectl-edit" using v1:\n'
-        "- .data.a\n- .data.b"
+        'Apply failed with 2 conflicts: conflicts with "kubectl-edit" using v1:\n- .data.a\n- .data.b'
     )
 
 
@@ -397,9 +394,7 @@ def test_equal_values_are_shared_without_conflict(core: client.CoreV1Api) -> Non
 
 def test_apply_removes_fields_the_manager_stopped_applying(core: client.CoreV1Api) -> None:
     apply_configmap(core, configmap("ssa", {"team": "a"}, keep="1", drop="2"), "ktrain")
-    core.patch_namespaced_config_map(
-        "ssa", "default", {"data": {"theirs": "3"}}, field_manager="other"
-    )
+    core.patch_namespaced_config_map("ssa", "default", {"data": {"theirs": "3"}}, field_manager="other")
     result = apply_configmap(core, configmap("ssa", keep="1"), "ktrain")
     assert result.data == {"keep": "1", "theirs": "3"}
     assert not result.metadata.labels
@@ -412,8 +407,7 @@ def test_apply_without_field_manager_is_rejected(core: client.CoreV1Api) -> None
         )
     assert err.value.status == 422
     assert status_of(err.value)["message"] == (
-        'PatchOptions.meta.k8s.io "" is invalid: '
-        "fieldManager: Required value: is required for apply patch"
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch'
     )
 
 
@@ -422,14 +416,26 @@ def test_apply_of_a_jobset_through_custom_objects(custom: client.CustomObjectsAp
     # The real server answers 201 when apply creates; CustomObjectsApi maps only 200 to a
     # body, so the created object is only visible through *_with_http_info or a later GET.
     _, first_code, _ = custom.patch_namespaced_custom_object_with_http_info(
-        JS_GROUP, JS_VERSION, "default", "jobsets", "applied", body,
-        field_manager="ktrain", _content_type="application/apply-patch+yaml",
+        JS_GROUP,
+        JS_VERSION,
+        "default",
+        "jobsets",
+        "applied",
+        body,
+        field_manager="ktrain",
+        _content_type="application/apply-patch+yaml",
     )
     created = get_jobset(custom, "applied")
     body["spec"]["suspend"] = True
     second, second_code, _ = custom.patch_namespaced_custom_object_with_http_info(
-        JS_GROUP, JS_VERSION, "default", "jobsets", "applied", body,
-        field_manager="ktrain", _content_type="application/apply-patch+yaml",
+        JS_GROUP,
+        JS_VERSION,
+        "default",
+        "jobsets",
+        "applied",
+        body,
+        field_manager="ktrain",
+        _content_type="application/apply-patch+yaml",
     )
     assert (first_code, second_code) == (201, 200)
     assert created["metadata"]["uid"] == second["metadata"]["uid"]
@@ -440,9 +446,7 @@ def test_apply_of_a_jobset_through_custom_objects(custom: client.CustomObjectsAp
 # --- dry run ------------------------------------------------------------------------------------
 
 
-def test_dry_run_create_patch_apply_and_delete_store_nothing(
-    srv: ApiServerDouble, core: client.CoreV1Api
-) -> None:
+def test_dry_run_create_patch_apply_and_delete_store_nothing(srv: ApiServerDouble, core: client.CoreV1Api) -> None:
     preview = core.create_namespaced_config_map("default", configmap("dry", k="v"), dry_run="All")
     assert preview.metadata.uid and srv.get_object("configmaps", "dry") is None
     applied = apply_configmap(core, configmap("dry2", k="v"), "ktrain", dry_run="All")
@@ -450,9 +454,7 @@ def test_dry_run_create_patch_apply_and_delete_store_nothing(
 
     core.create_namespaced_config_map("default", configmap("real", k="v"))
     rv_before = srv.cluster.rv
-    patched = core.patch_namespaced_config_map(
-        "real", "default", {"data": {"k": "new"}}, dry_run="All"
-    )
+    patched = core.patch_namespaced_config_map("real", "default", {"data": {"k": "new"}}, dry_run="All")
     core.delete_namespaced_config_map("real", "default", dry_run="All")
     stored = srv.get_object("configmaps", "real")
 
@@ -491,7 +493,11 @@ def test_orphan_deletion_keeps_dependents_and_drops_their_owner_reference(
 ) -> None:
     _owned_chain(srv, custom)
     custom.delete_namespaced_custom_object(
-        JS_GROUP, JS_VERSION, "default", "jobsets", "owner",
+        JS_GROUP,
+        JS_VERSION,
+        "default",
+        "jobsets",
+        "owner",
         body=client.V1DeleteOptions(propagation_policy="Orphan"),
     )
     child = srv.get_object("configmaps", "child")
@@ -512,8 +518,13 @@ def test_requests_without_the_token_get_401(srv: ApiServerDouble) -> None:
             api_client.close()
         assert err.value.status == 401
         assert json.loads(err.value.body) == {
-            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-            "message": "Unauthorized", "reason": "Unauthorized", "code": 401,
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": "Unauthorized",
+            "reason": "Unauthorized",
+            "code": 401,
         }
 
 
@@ -535,9 +546,7 @@ def test_forbidden_injection_answers_403_like_rbac(
     assert listed["items"] == [] and fault.hits == 1
 
 
-def test_nth_create_fails_with_422_only_once(
-    srv: ApiServerDouble, custom: client.CustomObjectsApi
-) -> None:
+def test_nth_create_fails_with_422_only_once(srv: ApiServerDouble, custom: client.CustomObjectsApi) -> None:
     srv.fail_nth_create("JobSet", 2, message="quota exceeded")
     create_jobset(custom, jobset("first"))
     with pytest.raises(client.ApiException) as err:
@@ -579,9 +588,7 @@ def test_stopped_server_refuses_connections_and_can_restart(srv: ApiServerDouble
     assert names == ["survives"]
 
 
-def test_requests_are_recorded_with_verb_and_resource(
-    srv: ApiServerDouble, core: client.CoreV1Api
-) -> None:
+def test_requests_are_recorded_with_verb_and_resource(srv: ApiServerDouble, core: client.CoreV1Api) -> None:
     apply_configmap(core, configmap("rec"), "ktrain")
     applies = srv.requests_for(verb="apply", resource="configmaps")
     assert len(applies) == 1
@@ -598,9 +605,7 @@ def _need_schemas(srv: ApiServerDouble) -> None:
         pytest.skip("../shared/reference/upstream is not present beside the repository")
 
 
-def test_jobset_violating_the_crd_schema_is_422(
-    srv: ApiServerDouble, custom: client.CustomObjectsApi
-) -> None:
+def test_jobset_violating_the_crd_schema_is_422(srv: ApiServerDouble, custom: client.CustomObjectsApi) -> None:
     _need_schemas(srv)
     bad = jobset("bad", replicas="three")
     del bad["spec"]["replicatedJobs"][0]["template"]
@@ -634,16 +639,18 @@ def test_unknown_fields_are_pruned_with_a_warning_or_rejected_when_strict(
     assert 'unknown field "spec.replicatedJob"' in status_of(strict.value)["message"]
 
 
-def test_podgroups_of_both_schedulers_are_validated(
-    srv: ApiServerDouble, custom: client.CustomObjectsApi
-) -> None:
+def test_podgroups_of_both_schedulers_are_validated(srv: ApiServerDouble, custom: client.CustomObjectsApi) -> None:
     _need_schemas(srv)
     for group, version in [
         ("scheduling.x-k8s.io", "v1alpha1"),
         ("scheduling.volcano.sh", "v1beta1"),
     ]:
-        good = {"apiVersion": f"{group}/{version}", "kind": "PodGroup",
-                "metadata": {"name": "pg"}, "spec": {"minMember": 2}}
+        good = {
+            "apiVersion": f"{group}/{version}",
+            "kind": "PodGroup",
+            "metadata": {"name": "pg"},
+            "spec": {"minMember": 2},
+        }
         bad = {**good, "metadata": {"name": "pg-bad"}, "spec": {"minMember": "two"}}
         custom.create_namespaced_custom_object(group, version, "default", "podgroups", good)
         with pytest.raises(client.ApiException) as err:
@@ -655,9 +662,7 @@ def test_podgroups_of_both_schedulers_are_validated(
 # --- pods, logs, events, status -------------------------------------------------------------------
 
 
-def test_log_follow_streams_lines_appended_after_the_request(
-    srv: ApiServerDouble, core: client.CoreV1Api
-) -> None:
+def test_log_follow_streams_lines_appended_after_the_request(srv: ApiServerDouble, core: client.CoreV1Api) -> None:
     srv.add_pod("trainer-node-0", containers=["node"])
     srv.append_log("trainer-node-0", "epoch 1\n")
     response = core.read_namespaced_pod_log(
@@ -678,17 +683,13 @@ def test_log_follow_streams_lines_appended_after_the_request(
     assert core.read_namespaced_pod("trainer-node-0", "default").status.phase == "Succeeded"
 
 
-def test_log_options_tail_timestamps_previous_and_container(
-    srv: ApiServerDouble, core: client.CoreV1Api
-) -> None:
+def test_log_options_tail_timestamps_previous_and_container(srv: ApiServerDouble, core: client.CoreV1Api) -> None:
     srv.add_pod("p", containers=["main", "sidecar"])
     srv.append_log("p", "a\nb\nc\n", container="main")
     srv.append_log("p", "crashed\n", container="main", previous=True)
 
     tail = core.read_namespaced_pod_log("p", "default", container="main", tail_lines=2)
-    stamped = core.read_namespaced_pod_log(
-        "p", "default", container="main", tail_lines=1, timestamps=True
-    )
+    stamped = core.read_namespaced_pod_log("p", "default", container="main", tail_lines=1, timestamps=True)
     previous = core.read_namespaced_pod_log("p", "default", container="main", previous=True)
     with pytest.raises(client.ApiException) as unnamed:
         core.read_namespaced_pod_log("p", "default")
@@ -705,9 +706,7 @@ def test_log_options_tail_timestamps_previous_and_container(
     assert no_previous.value.status == 400
 
 
-def test_logs_of_a_waiting_container_are_a_400(
-    srv: ApiServerDouble, core: client.CoreV1Api
-) -> None:
+def test_logs_of_a_waiting_container_are_a_400(srv: ApiServerDouble, core: client.CoreV1Api) -> None:
     srv.add_pod("pending", phase="Pending")
     with pytest.raises(client.ApiException) as err:
         core.read_namespaced_pod_log("pending", "default")
@@ -716,17 +715,13 @@ def test_logs_of_a_waiting_container_are_a_400(
     )
 
 
-def test_pods_list_by_label_and_events_by_involved_object(
-    srv: ApiServerDouble, core: client.CoreV1Api
-) -> None:
+def test_pods_list_by_label_and_events_by_involved_object(srv: ApiServerDouble, core: client.CoreV1Api) -> None:
     pod = srv.add_pod("w-0", labels={"jobset.sigs.k8s.io/jobset-name": "train"}, node="node-a")
     srv.add_pod("x-0", labels={"jobset.sigs.k8s.io/jobset-name": "other"})
     srv.add_event(pod, "Scheduled", "Successfully assigned default/w-0 to node-a")
     srv.add_event(("JobSet", "train"), "Created", "created job")
 
-    pods = core.list_namespaced_pod(
-        "default", label_selector="jobset.sigs.k8s.io/jobset-name=train"
-    )
+    pods = core.list_namespaced_pod("default", label_selector="jobset.sigs.k8s.io/jobset-name=train")
     events = core.list_namespaced_event("default", field_selector="involvedObject.name=w-0")
     assert [p.metadata.name for p in pods.items] == ["w-0"]
     assert pods.items[0].spec.node_name == "node-a"
@@ -738,9 +733,13 @@ def test_status_set_by_the_test_survives_main_resource_writes(
     srv: ApiServerDouble, custom: client.CustomObjectsApi
 ) -> None:
     create_jobset(custom, jobset("st"))
-    completed = {"type": "Completed", "status": "True", "reason": "AllJobsCompleted",
-                 "message": "jobset completed successfully",
-                 "lastTransitionTime": "2025-01-01T00:00:00Z"}
+    completed = {
+        "type": "Completed",
+        "status": "True",
+        "reason": "AllJobsCompleted",
+        "message": "jobset completed successfully",
+        "lastTransitionTime": "2025-01-01T00:00:00Z",
+    }
     srv.set_status("jobsets", "st", {"conditions": [completed], "terminalState": "Completed"})
     patched = custom.patch_namespaced_custom_object(
         JS_GROUP, JS_VERSION, "default", "jobsets", "st", {"status": {"conditions": []}}
@@ -762,23 +761,21 @@ def test_watch_streams_added_modified_deleted_from_a_resource_version(
     core.delete_namespaced_config_map("w", "default")
     stream = watch.Watch()
     events = []
-    for event in stream.stream(core.list_namespaced_config_map, "default",
-                               resource_version=start, timeout_seconds=2):
+    for event in stream.stream(core.list_namespaced_config_map, "default", resource_version=start, timeout_seconds=2):
         events.append((event["type"], event["object"].metadata.name))
         if len(events) == 3:
             stream.stop()
     assert events == [("ADDED", "w"), ("MODIFIED", "w"), ("DELETED", "w")]
 
 
-def test_watch_from_a_compacted_resource_version_is_410(
-    srv: ApiServerDouble, core: client.CoreV1Api
-) -> None:
+def test_watch_from_a_compacted_resource_version_is_410(srv: ApiServerDouble, core: client.CoreV1Api) -> None:
     start = core.list_namespaced_config_map("default").metadata.resource_version
     core.create_namespaced_config_map("default", configmap("w"))
     srv.compact()
     with pytest.raises(client.ApiException) as err:
-        for _ in watch.Watch().stream(core.list_namespaced_config_map, "default",
-                                      resource_version=start, timeout_seconds=1):
+        for _ in watch.Watch().stream(
+            core.list_namespaced_config_map, "default", resource_version=start, timeout_seconds=1
+        ):
             pass
     assert err.value.status == 410
 

@@ -15,13 +15,19 @@ SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
 @pytest.mark.skipif(not SCRIPT.is_file(), reason="benchmarks/ is not in this tree")
 def test_quick_benchmark_prints_every_figure_and_writes_json(tmp_path: Path) -> None:
     target = tmp_path / "result.json"
-    out = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--json", str(target)], capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--json", str(target)], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(target.read_text())
     cold = result["cold"]
-    for row in ("render torch 4 nodes", "render -f MPI job file", "completion --runtime <TAB>", "runtime list",
-                "--help"):
+    for row in (
+        "render torch 4 nodes",
+        "render -f MPI job file",
+        "completion --runtime <TAB>",
+        "runtime list",
+        "--help",
+    ):
         assert cold[row]["exit_codes"] == [0], (row, cold[row])
         assert cold[row]["median_ms"] > 0 and cold[row]["peak_rss_mib"] > 0
         assert row in out.stdout

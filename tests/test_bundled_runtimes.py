@@ -76,7 +76,7 @@ def _split_image(ref: str) -> tuple[str, str, str]:
     slash = rest.rfind("/")
     colon = rest.rfind(":")
     if colon > slash:
-        return rest[:colon], rest[colon + 1:], digest
+        return rest[:colon], rest[colon + 1 :], digest
     return rest, "", digest
 
 
@@ -225,15 +225,22 @@ def test_runtime_reads_the_same_as_yaml_1_1_and_1_2(name: str) -> None:
 @pytest.mark.parametrize(
     ("ref", "rule", "expected"),
     [
-        ("ghcr.io/kubeflow/trainer/mlx-runtime", {"name": "ghcr.io/kubeflow/trainer/mlx-runtime", "newTag": "v2.3.0"},
-         "ghcr.io/kubeflow/trainer/mlx-runtime:v2.3.0"),
-        ("ghcr.io/kubeflow/trainer/mlx-runtime:latest",
-         {"name": "ghcr.io/kubeflow/trainer/mlx-runtime", "newTag": "v2.3.0"},
-         "ghcr.io/kubeflow/trainer/mlx-runtime:v2.3.0"),
+        (
+            "ghcr.io/kubeflow/trainer/mlx-runtime",
+            {"name": "ghcr.io/kubeflow/trainer/mlx-runtime", "newTag": "v2.3.0"},
+            "ghcr.io/kubeflow/trainer/mlx-runtime:v2.3.0",
+        ),
+        (
+            "ghcr.io/kubeflow/trainer/mlx-runtime:latest",
+            {"name": "ghcr.io/kubeflow/trainer/mlx-runtime", "newTag": "v2.3.0"},
+            "ghcr.io/kubeflow/trainer/mlx-runtime:v2.3.0",
+        ),
         # A longer name sharing the prefix is a different image.
-        ("ghcr.io/kubeflow/trainer/mlx-runtime-extra",
-         {"name": "ghcr.io/kubeflow/trainer/mlx-runtime", "newTag": "v2.3.0"},
-         "ghcr.io/kubeflow/trainer/mlx-runtime-extra"),
+        (
+            "ghcr.io/kubeflow/trainer/mlx-runtime-extra",
+            {"name": "ghcr.io/kubeflow/trainer/mlx-runtime", "newTag": "v2.3.0"},
+            "ghcr.io/kubeflow/trainer/mlx-runtime-extra",
+        ),
         ("localhost:5000/trainer", {"name": "localhost:5000/trainer", "newTag": "v1"}, "localhost:5000/trainer:v1"),
         ("repo/img:old@sha256:aa", {"name": "repo/img", "digest": "sha256:bb"}, "repo/img@sha256:bb"),
         ("repo/img:old", {"name": "repo/img", "newName": "mirror/img"}, "mirror/img:old"),
@@ -246,10 +253,25 @@ def test_kustomize_image_rule_rewrites_matching_references(ref: str, rule: dict[
 def test_overlay_emulation_touches_container_images_and_top_level_labels_only() -> None:
     base = {
         "metadata": {"name": "x", "labels": {"a": "1"}},
-        "spec": {"template": {"metadata": {"labels": {"t": "1"}}, "spec": {"replicatedJobs": [{"template": {"spec": {
-            "containers": [{"name": "c", "image": "img", "env": [{"name": "IMAGE", "value": "img"}]}],
-            "initContainers": [{"name": "i", "image": "img"}],
-        }}}]}}},
+        "spec": {
+            "template": {
+                "metadata": {"labels": {"t": "1"}},
+                "spec": {
+                    "replicatedJobs": [
+                        {
+                            "template": {
+                                "spec": {
+                                    "containers": [
+                                        {"name": "c", "image": "img", "env": [{"name": "IMAGE", "value": "img"}]}
+                                    ],
+                                    "initContainers": [{"name": "i", "image": "img"}],
+                                }
+                            }
+                        }
+                    ]
+                },
+            }
+        },
     }
     overlay = {"images": [{"name": "img", "newTag": "v9"}], "labels": [{"pairs": {"b": "2"}}]}
     out = _apply_overlay(base, overlay)

@@ -28,7 +28,19 @@ def test_readme_template_example_renders(cli, tmp_path) -> None:
     assert block, "the README's job.yaml.j2 example is missing"
     (tmp_path / "job.yaml.j2").write_text(block.group(1))
     (tmp_path / "values.yaml").write_text("nodes: 2\n")
-    r = cli("job", "render", "-f", str(tmp_path / "job.yaml.j2"), "--values", str(tmp_path / "values.yaml"),
-            "--set", "run=7", "--set", "lr=3e-4", "--set", "trainer.numNodes=8")
+    r = cli(
+        "job",
+        "render",
+        "-f",
+        str(tmp_path / "job.yaml.j2"),
+        "--values",
+        str(tmp_path / "values.yaml"),
+        "--set",
+        "run=7",
+        "--set",
+        "lr=3e-4",
+        "--set",
+        "trainer.numNodes=8",
+    )
     assert r.exit_code == 0, r.stderr
     assert "name: sweep-7" in r.stdout and "parallelism: 8" in r.stdout and "'3e-4'" in r.stdout

@@ -10,8 +10,22 @@ from conftest import REPO
 
 
 def test_wheel_contains_runtimes_schemas_and_templates(tmp_path) -> None:
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(tmp_path), str(REPO)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+    )
     (wheel,) = tmp_path.glob("ktrain-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "ktrain/_bundled/runtimes/torch-distributed.yaml" in names

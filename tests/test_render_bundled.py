@@ -84,8 +84,12 @@ def test_engine_output_is_deterministic_for_a_fixed_key() -> None:
     from ktrain.engine import render
 
     runtime = RuntimeRegistry().get("deepspeed-distributed").runtime
-    job = TrainJob.model_validate({"metadata": {"name": "ds", "uid": "u1"},
-                                   "spec": {"runtimeRef": {"name": "deepspeed-distributed"}, "trainer": {"numNodes": 3}}})
+    job = TrainJob.model_validate(
+        {
+            "metadata": {"name": "ds", "uid": "u1"},
+            "spec": {"runtimeRef": {"name": "deepspeed-distributed"}, "trainer": {"numNodes": 3}},
+        }
+    )
     ctx = RenderContext(ssh_key=SshKeyPair(b"PRIV", b"PUB\n"))
     assert render(job, runtime, ctx).objects == render(job, runtime, ctx).objects
     assert "PRIV" not in repr(ctx)

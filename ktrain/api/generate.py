@@ -83,8 +83,15 @@ def build_spec() -> dict[str, dict[str, Any]]:
     for module_name in MODULES:
         module = importlib.import_module(module_name)
         for name, cls in vars(module).items():
-            if not (isinstance(cls, type) and issubclass(cls, BaseModel) and cls.__module__ == module_name
-                    and cls.__name__ == name) or name == "KubeModel":  # the base holds no fields
+            if (
+                not (
+                    isinstance(cls, type)
+                    and issubclass(cls, BaseModel)
+                    and cls.__module__ == module_name
+                    and cls.__name__ == name
+                )
+                or name == "KubeModel"
+            ):  # the base holds no fields
                 continue
             fields = []
             for attr, info in cls.model_fields.items():
@@ -93,8 +100,9 @@ def build_spec() -> dict[str, dict[str, Any]]:
             out[name] = {
                 "module": module_name,
                 # the model's own behaviour bases; theirs come with them
-                "behaviours": tuple(b.__name__ for b in cls.__bases__
-                                    if issubclass(b, base.Behaviour) and b.__module__ == base.__name__),
+                "behaviours": tuple(
+                    b.__name__ for b in cls.__bases__ if issubclass(b, base.Behaviour) and b.__module__ == base.__name__
+                ),
                 "extra": cls.model_config.get("extra") or "ignore",
                 "fields": tuple(fields),
             }

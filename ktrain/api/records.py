@@ -42,8 +42,9 @@ class Record:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return all(getattr(self, f[0]) == getattr(other, f[0]) for f in self._fields) and \
-            self._extras() == other._extras()
+        return (
+            all(getattr(self, f[0]) == getattr(other, f[0]) for f in self._fields) and self._extras() == other._extras()
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -184,14 +185,18 @@ def _make_classes() -> None:
         behaviours = tuple(getattr(base, b) for b in model["behaviours"])
         fields = tuple(model["fields"])
         slots = tuple(f[0] for f in fields) + (("_extra",) if model["extra"] == "allow" else ())
-        cls = type(name, (Record, *behaviours), {
-            "__slots__": slots,
-            "__module__": __name__,
-            "_fields": fields,
-            "_aliases": {f[1]: i for i, f in enumerate(fields)},
-            "_names": frozenset(f[0] for f in fields),
-            "_extra_allowed": model["extra"] == "allow",
-        })
+        cls = type(
+            name,
+            (Record, *behaviours),
+            {
+                "__slots__": slots,
+                "__module__": __name__,
+                "_fields": fields,
+                "_aliases": {f[1]: i for i, f in enumerate(fields)},
+                "_names": frozenset(f[0] for f in fields),
+                "_extra_allowed": model["extra"] == "allow",
+            },
+        )
         _CLASSES[name] = cls
 
 

@@ -106,9 +106,15 @@ def _template_object(runtime: TrainingRuntime, final: Obj, spec: Obj) -> Obj:
     return {"apiVersion": final.get("apiVersion"), "kind": final.get("kind"), "metadata": metadata, "spec": spec}
 
 
-def explain(final_objects: list[Obj], job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext,
-            file_spec: Obj | None, name_source: str,
-            namespace_source: str = "default namespace") -> list[Callable[[Path], str | None]]:
+def explain(
+    final_objects: list[Obj],
+    job: TrainJob,
+    runtime: TrainingRuntime,
+    ctx: RenderContext,
+    file_spec: Obj | None,
+    name_source: str,
+    namespace_source: str = "default namespace",
+) -> list[Callable[[Path], str | None]]:
     """For each object of `final_objects`, a function from a raw field path to its source."""
     ref = job.spec.runtime_ref.to_dict()
     patches = [p.to_dict() for p in job.spec.runtime_patches or []]
@@ -129,8 +135,13 @@ def explain(final_objects: list[Obj], job: TrainJob, runtime: TrainingRuntime, c
         layers.append(Layer(CRD_DEFAULT, [_template_object(runtime, jobset, default_jobset_spec(raw))]))
     layers.append(attempt(JOBSET_PLUGIN, {"runtimeRef": ref}, plain))
     for k in range(1, len(patches) + 1):
-        layers.append(attempt(f"runtime patch by {patches[k - 1].get('manager')}",
-                              {"runtimeRef": ref, "runtimePatches": patches[:k]}, plain))
+        layers.append(
+            attempt(
+                f"runtime patch by {patches[k - 1].get('manager')}",
+                {"runtimeRef": ref, "runtimePatches": patches[:k]},
+                plain,
+            )
+        )
     final_spec = job.spec.to_dict()
     if file_spec is not None:
         spec = {**file_spec, "runtimeRef": ref}

@@ -26,8 +26,11 @@ def generate() -> dict[str, str]:
     from ktrain.api import TrainingRuntime, TrainJob
     from ktrain.api.values import TemplateValues
 
-    models: dict[str, Any] = {"TrainJob": TrainJob, "TrainingRuntime": TrainingRuntime,
-                              "TemplateValues": TemplateValues}
+    models: dict[str, Any] = {
+        "TrainJob": TrainJob,
+        "TrainingRuntime": TrainingRuntime,
+        "TemplateValues": TemplateValues,
+    }
     out = {}
     for filename, model in SCHEMA_FILES.items():
         schema = models[model].model_json_schema(by_alias=True)
@@ -54,8 +57,15 @@ def load_schema(filename: str) -> dict[str, Any]:
     return json.loads((schemas_dir() / filename).read_text(encoding="utf-8"))
 
 
-_TYPES = {"integer": "an integer", "string": "a string", "boolean": "a boolean (true or false)",
-          "array": "a list", "object": "a mapping", "number": "a number", "null": "null"}
+_TYPES = {
+    "integer": "an integer",
+    "string": "a string",
+    "boolean": "a boolean (true or false)",
+    "array": "a list",
+    "object": "a mapping",
+    "number": "a number",
+    "null": "null",
+}
 
 
 def _path_text(parts: list[Any]) -> str:
@@ -87,8 +97,9 @@ def _problems(error: Any) -> list[tuple[list[Any], str, bool]]:
             if key in known:
                 continue
             close = difflib.get_close_matches(str(key), known, n=1)
-            out.append(([*path, key], f"unknown field {key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""),
-                        True))
+            out.append(
+                ([*path, key], f"unknown field {key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""), True)
+            )
         return out
     if error.validator == "required" and isinstance(error.instance, dict):
         return [([*path, name], "is required", False) for name in error.validator_value if name not in error.instance]

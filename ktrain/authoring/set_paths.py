@@ -71,8 +71,12 @@ def parse_assignment(text: str) -> Assignment:
     def flush(at: int) -> None:
         nonlocal current, started
         if not started:
-            raise _error(text, "empty field name in --set path", at + 1,
-                         hint="write --set trainer.numNodes=4 (parts separated by single dots)")
+            raise _error(
+                text,
+                "empty field name in --set path",
+                at + 1,
+                hint="write --set trainer.numNodes=4 (parts separated by single dots)",
+            )
         parts.append(current)
         columns.append(start + 1)
         current, started = "", False
@@ -94,8 +98,9 @@ def parse_assignment(text: str) -> Assignment:
             elif not parts:
                 raise _error(text, "--set needs PATH=VALUE", i + 1)
             value = text[i + 1 :]
-            return Assignment(text=text, parts=tuple(parts), value=value, value_column=i + 2,
-                              part_columns=tuple(columns))
+            return Assignment(
+                text=text, parts=tuple(parts), value=value, value_column=i + 2, part_columns=tuple(columns)
+            )
         if ch == ".":
             if started:
                 flush(i)
@@ -142,10 +147,11 @@ def _bracket(text: str, inner: str, at: int) -> Part:
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             value = value[1:-1]
         return (key, value)
-    raise _error(text, f"bad list selector [{inner}]: use [INDEX], [KEY=VALUE] or [\"quoted key\"]", at + 1)
+    raise _error(text, f'bad list selector [{inner}]: use [INDEX], [KEY=VALUE] or ["quoted key"]', at + 1)
 
 
 # --- which paths are job paths -----------------------------------------------------------------
+
 
 def _aliases(model: str) -> list[str]:
     return [f[1] for f in MODELS[model]["fields"]]
@@ -179,6 +185,7 @@ def closest_field(name: str) -> str | None:
 
 
 # --- types along a path ----------------------------------------------------------------------
+
 
 def _unwrap(spec: Spec) -> Spec:
     """Optional[X] -> X."""
@@ -295,6 +302,7 @@ def convert(a: Assignment, spec: Spec, where: str) -> Any:
 
 # --- applying ----------------------------------------------------------------------------------
 
+
 def apply_assignment(data: dict[str, Any], a: Assignment, model: str = "TrainJob") -> None:
     """Set the field `a` names inside `data` (a mapping of the API model `model`), creating
     parents as needed."""
@@ -351,8 +359,12 @@ def _index(node: list[Any], part: Part, a: Assignment, so_far: tuple[Part, ...])
         return len(node)  # a new item with that key
     assert isinstance(part, int)
     if part > len(node):
-        raise _error(a.text, f"{_describe(so_far)}: index {part} is out of range (the list has {len(node)} "
-                             f"item{'s' if len(node) != 1 else ''}; use [{len(node)}] to append)", 1)
+        raise _error(
+            a.text,
+            f"{_describe(so_far)}: index {part} is out of range (the list has {len(node)} "
+            f"item{'s' if len(node) != 1 else ''}; use [{len(node)}] to append)",
+            1,
+        )
     return part
 
 

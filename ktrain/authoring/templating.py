@@ -85,9 +85,12 @@ def load_values(files: list[tuple[str, str]]) -> dict[str, Any]:
                 suggestion = re.sub(r"\W", "_", key)
                 if suggestion[:1].isdigit():
                     suggestion = "_" + suggestion
-                raise doc.error(f"{key!r} is not a template variable name (letters, digits and _, "
-                                "not starting with a digit)", (key,), key=True,
-                                hint=f"rename it, e.g. {suggestion!r}")
+                raise doc.error(
+                    f"{key!r} is not a template variable name (letters, digits and _, not starting with a digit)",
+                    (key,),
+                    key=True,
+                    hint=f"rename it, e.g. {suggestion!r}",
+                )
         _deep_merge(values, _keep_float_text(doc.data, (), doc))
     return values
 
@@ -103,8 +106,9 @@ def _template_line(exc: BaseException) -> int | None:
     return line
 
 
-def _located(message: str, file: str, lines: list[str], line: int | None, *, hint: str | None = None,
-             needle: str | None = None) -> InputError:
+def _located(
+    message: str, file: str, lines: list[str], line: int | None, *, hint: str | None = None, needle: str | None = None
+) -> InputError:
     source = lines[line - 1] if line is not None and 0 < line <= len(lines) else None
     column = None
     if source is not None:
@@ -122,8 +126,7 @@ def render_template(text: str, file: str, values: dict[str, Any]) -> str:
     from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
     lines = text.splitlines()
-    env = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                                        autoescape=False)
+    env = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
     try:
         template = env.from_string(text)
     except jinja2.TemplateSyntaxError as exc:
@@ -137,21 +140,31 @@ def render_template(text: str, file: str, values: dict[str, Any]) -> str:
         if undefined:
             name = undefined.group(1)
             close = difflib.get_close_matches(name, list(values), n=1)
-            hint = (f"did you mean {close[0]!r}? " if close else "") + \
-                f"pass it with --set {name}=VALUE or in a --values file"
-            raise _located(f"undefined template variable {name!r}", file, lines, line, hint=hint,
-                           needle=name) from None
+            hint = (
+                f"did you mean {close[0]!r}? " if close else ""
+            ) + f"pass it with --set {name}=VALUE or in a --values file"
+            raise _located(f"undefined template variable {name!r}", file, lines, line, hint=hint, needle=name) from None
         attribute = _NO_ATTRIBUTE.search(message)
-        raise _located(f"template error: {message}", file, lines, line,
-                       needle=attribute.group(1) if attribute else None,
-                       hint="check the values given with --values / --set") from None
+        raise _located(
+            f"template error: {message}",
+            file,
+            lines,
+            line,
+            needle=attribute.group(1) if attribute else None,
+            hint="check the values given with --values / --set",
+        ) from None
     except SecurityError as exc:
-        raise _located(f"template error: {exc} (templates run in a sandbox)", file, lines,
-                       _template_line(exc)) from None
+        raise _located(
+            f"template error: {exc} (templates run in a sandbox)", file, lines, _template_line(exc)
+        ) from None
     except TypeError as exc:
         if "no loader" in str(exc):
-            raise _located("templates cannot include or import other files (sandbox); pass data with "
-                           "--values instead", file, lines, _template_line(exc)) from None
+            raise _located(
+                "templates cannot include or import other files (sandbox); pass data with --values instead",
+                file,
+                lines,
+                _template_line(exc),
+            ) from None
         raise _located(f"template error: {exc}", file, lines, _template_line(exc)) from None
     except jinja2.TemplateError as exc:
         raise _located(f"template error: {exc}", file, lines, _template_line(exc)) from None

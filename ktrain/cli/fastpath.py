@@ -59,7 +59,7 @@ def command_path(argv: list[str]) -> tuple[tuple[str, ...], list[str]] | None:
     """(tree path, the command's own arguments) when argv names a command the fast path knows."""
     for path in COMMANDS:
         if tuple(argv[: len(path)]) == path:
-            return path, argv[len(path):]
+            return path, argv[len(path) :]
     return None
 
 
@@ -173,7 +173,7 @@ class Parser:
                     raise Declined(f"no such option {short}")
                 option = self._known(self.short[short])
                 if option["takes_value"]:
-                    value = arg[index + 1:] if index + 1 < len(arg) else self._next(rest)
+                    value = arg[index + 1 :] if index + 1 < len(arg) else self._next(rest)
                     self._store(option, value, values, given)
                     return
                 self._flag(option, short, values)
@@ -255,7 +255,7 @@ def parse_command(argv: list[str]) -> tuple[Callable[..., Any], dict[str, Any]] 
         return None
     handler = handler_of(path)
     code = handler.__code__
-    params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    params = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
     job_input = params[:1] == ["job_input"]
     job_fields: list[str] = []
     if job_input:

@@ -18,12 +18,20 @@ from ktrain.cli.options import JobInput, RequestTimeoutOpt, job_input_options
 def create_command(
     job_input: JobInput,
     target: Annotated[
-        str, typer.Option("--target", help="jobset: submit the rendered objects (no Trainer controller needed); "
-                                           "trainjob: submit the TrainJob to the Trainer controller.")
+        str,
+        typer.Option(
+            "--target",
+            help="jobset: submit the rendered objects (no Trainer controller needed); "
+            "trainjob: submit the TrainJob to the Trainer controller.",
+        ),
     ] = "jobset",
     dry_run: Annotated[
-        str, typer.Option("--dry-run", help="none | client (print what would be submitted) | server "
-                                            "(the API server validates every object, nothing is stored).")
+        str,
+        typer.Option(
+            "--dry-run",
+            help="none | client (print what would be submitted) | server "
+            "(the API server validates every object, nothing is stored).",
+        ),
     ] = "none",
     output: Annotated[
         Optional[str], typer.Option("-o", "--output", help="name | yaml | json of what was created.")
@@ -35,8 +43,12 @@ def create_command(
     ] = None,
     follow: Annotated[bool, typer.Option("--follow", help="Stream the job's logs after creating it.")] = False,
     show_render: Annotated[
-        bool, typer.Option("--show-render", help="--target trainjob: also print the objects the controller "
-                                                 "would create (a preview; Secret data masked).")
+        bool,
+        typer.Option(
+            "--show-render",
+            help="--target trainjob: also print the objects the controller "
+            "would create (a preview; Secret data masked).",
+        ),
     ] = False,
     request_timeout: RequestTimeoutOpt = 30.0,
 ) -> None:

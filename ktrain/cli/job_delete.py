@@ -40,5 +40,6 @@ def delete_command(
     request_timeout: RequestTimeoutOpt = 30.0,
 ) -> None:
     """Delete jobs: the JobSet (or TrainJob) and its PodGroup, MPI, snapshot and Flux objects."""
-    delete_jobs(names, selector, all_jobs, cascade, wait, timeout, yes, dry_run, namespace, kubeconfig, context,
-                request_timeout)
+    delete_jobs(
+        names, selector, all_jobs, cascade, wait, timeout, yes, dry_run, namespace, kubeconfig, context, request_timeout
+    )

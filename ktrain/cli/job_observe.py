@@ -46,21 +46,28 @@ def get_command(
 
 def logs_command(
     name: Annotated[str, typer.Argument(help="The job (TrainJob or JobSet) name.")],
-    node: Annotated[Optional[int], typer.Option("--node", help="Rank of the pod (of the node step unless --step).",
-                                                min=0)] = None,
-    step: Annotated[Optional[str], typer.Option("--step", help="dataset-initializer | model-initializer | "
-                                                "launcher | node")] = None,
-    all_pods: Annotated[bool, typer.Option("--all", help="Every pod of the job, each line prefixed with its "
-                                           "step and rank.")] = False,
-    follow: Annotated[bool, typer.Option("-f", "--follow", help="Stream, including pods that start or restart "
-                                         "later, until the job ends.")] = False,
+    node: Annotated[
+        Optional[int], typer.Option("--node", help="Rank of the pod (of the node step unless --step).", min=0)
+    ] = None,
+    step: Annotated[
+        Optional[str], typer.Option("--step", help="dataset-initializer | model-initializer | launcher | node")
+    ] = None,
+    all_pods: Annotated[
+        bool, typer.Option("--all", help="Every pod of the job, each line prefixed with its step and rank.")
+    ] = False,
+    follow: Annotated[
+        bool,
+        typer.Option("-f", "--follow", help="Stream, including pods that start or restart later, until the job ends."),
+    ] = False,
     tail: Annotated[Optional[int], typer.Option("--tail", help="Lines of recent log to show (per pod).")] = None,
     since: Annotated[Optional[str], typer.Option("--since", help="Only lines newer than this, e.g. 5m.")] = None,
     timestamps: Annotated[bool, typer.Option("--timestamps", help="Prefix each line with its timestamp.")] = False,
-    previous: Annotated[bool, typer.Option("-p", "--previous", help="The previous run of a restarted "
-                                           "container.")] = False,
-    container: Annotated[Optional[str], typer.Option("-c", "--container", help="Container (default: the "
-                                                     "trainer's).")] = None,
+    previous: Annotated[
+        bool, typer.Option("-p", "--previous", help="The previous run of a restarted container.")
+    ] = False,
+    container: Annotated[
+        Optional[str], typer.Option("-c", "--container", help="Container (default: the trainer's).")
+    ] = None,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
     namespace: NamespaceOpt = None,
@@ -70,15 +77,31 @@ def logs_command(
 
     The trainer step is the `node` replicated job, or for MPI the `launcher`, where mpirun prints every rank's output.
     """
-    print_logs(name, node, step, all_pods, follow, tail, since, timestamps, previous, container, kubeconfig, context,
-               namespace, request_timeout)
+    print_logs(
+        name,
+        node,
+        step,
+        all_pods,
+        follow,
+        tail,
+        since,
+        timestamps,
+        previous,
+        container,
+        kubeconfig,
+        context,
+        namespace,
+        request_timeout,
+    )
 
 
 def wait_command(
     name: Annotated[str, typer.Argument(help="The job (TrainJob or JobSet) name.")],
     for_: Annotated[str, typer.Option("--for", help="complete | failed | running")] = "complete",
-    timeout: Annotated[Optional[str], typer.Option("--timeout", help="Give up after this long, e.g. 10m "
-                                                   "(default: wait until the job ends).")] = None,
+    timeout: Annotated[
+        Optional[str],
+        typer.Option("--timeout", help="Give up after this long, e.g. 10m (default: wait until the job ends)."),
+    ] = None,
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
     namespace: NamespaceOpt = None,

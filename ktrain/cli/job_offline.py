@@ -23,8 +23,12 @@ def validate_job(job_input: JobInput) -> None:
     sys.stdout.write(f"trainjob.trainer.kubeflow.org/{outcome.job.name} valid\n")
 
 
-def init_job(runtime: str, runtime_file: list[str] | None = None, runtimes_dir: list[str] | None = None,
-             schema: str | None = None) -> None:
+def init_job(
+    runtime: str,
+    runtime_file: list[str] | None = None,
+    runtimes_dir: list[str] | None = None,
+    schema: str | None = None,
+) -> None:
     """Print a commented starter TrainJob for a runtime."""
     from ktrain.cli.common import registry_from
     from ktrain.inputs.bundled import schemas_dir

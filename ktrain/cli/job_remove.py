@@ -24,10 +24,20 @@ def _confirm(question: str) -> bool:
     return answer in ("y", "yes")
 
 
-def delete_jobs(names: list[str] | None = None, selector: str | None = None, all_jobs: bool = False,
-                cascade: str = "background", wait: bool = False, timeout: str | None = None, yes: bool = False,
-                dry_run: str = "none", namespace: str | None = None, kubeconfig: str | None = None,
-                context: str | None = None, request_timeout: float = 30.0) -> None:
+def delete_jobs(
+    names: list[str] | None = None,
+    selector: str | None = None,
+    all_jobs: bool = False,
+    cascade: str = "background",
+    wait: bool = False,
+    timeout: str | None = None,
+    yes: bool = False,
+    dry_run: str = "none",
+    namespace: str | None = None,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    request_timeout: float = 30.0,
+) -> None:
     """Delete jobs: the JobSet (or TrainJob) and its PodGroup, MPI, snapshot and Flux objects."""
     propagation = CASCADES.get(cascade)
     if propagation is None:

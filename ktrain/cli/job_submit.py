@@ -33,9 +33,18 @@ def _mask_secrets(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def submit_job(job_input: JobInput, target: str = "jobset", dry_run: str = "none", output: str | None = None,
-               overwrite: bool = False, wait: bool = False, timeout: str | None = None, follow: bool = False,
-               show_render: bool = False, request_timeout: float = 30.0) -> None:
+def submit_job(
+    job_input: JobInput,
+    target: str = "jobset",
+    dry_run: str = "none",
+    output: str | None = None,
+    overwrite: bool = False,
+    wait: bool = False,
+    timeout: str | None = None,
+    follow: bool = False,
+    show_render: bool = False,
+    request_timeout: float = 30.0,
+) -> None:
     """Render a job and submit it to the cluster (server-side apply, field manager ktrain)."""
     from ktrain.output.manifests import format_objects
 
@@ -60,8 +69,9 @@ def submit_job(job_input: JobInput, target: str = "jobset", dry_run: str = "none
     cluster = connect(job_input.connection(request_timeout))
     request = job_input.render_request()
     request.default_namespace = cluster.namespace
-    outcome, notes = render_resolving(request, job_input.registry(), job_input.connection(request_timeout),
-                                      cluster=cluster)
+    outcome, notes = render_resolving(
+        request, job_input.registry(), job_input.connection(request_timeout), cluster=cluster
+    )
     job = outcome.job
     if target != TARGET_TRAINJOB:  # the Trainer controller reports this itself, as a Warning event
         require_admissible(outcome.result)
@@ -69,16 +79,25 @@ def submit_job(job_input: JobInput, target: str = "jobset", dry_run: str = "none
         warn(message)
     if target == TARGET_TRAINJOB:
         if outcome.runtime.source != "cluster":
-            warn(f"runtime {outcome.runtime.runtime.name} is not on the cluster (it comes from "
-                 f"{outcome.runtime.origin}); the Trainer controller will not find it")
+            warn(
+                f"runtime {outcome.runtime.runtime.name} is not on the cluster (it comes from "
+                f"{outcome.runtime.origin}); the Trainer controller will not find it"
+            )
         if show_render:
             sys.stdout.write(format_objects(_mask_secrets(outcome.result.objects), "yaml"))
             sys.stdout.write("---\n")
         objects = [job.to_dict()]
     else:
         objects = record_runtime(outcome.result.objects, outcome.runtime.runtime.name)
-    result = create_job(cluster, objects, name=job.name, namespace=job.namespace, target=target,
-                        dry_run=dry_run == "server", overwrite=overwrite)
+    result = create_job(
+        cluster,
+        objects,
+        name=job.name,
+        namespace=job.namespace,
+        target=target,
+        dry_run=dry_run == "server",
+        overwrite=overwrite,
+    )
     for message in result.warnings:
         warn(message)
     stored = [w.obj for w in result.written]
@@ -86,8 +105,10 @@ def submit_job(job_input: JobInput, target: str = "jobset", dry_run: str = "none
         from ktrain.cluster.client import strip_server_fields
 
         if any(o.get("kind") == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in stored):
-            warn(f"the output holds the job's SSH private key (Secret {job.name}-mpi-ssh-auth); "
-                 "do not commit it to a repository")
+            warn(
+                f"the output holds the job's SSH private key (Secret {job.name}-mpi-ssh-auth); "
+                "do not commit it to a repository"
+            )
         sys.stdout.write(format_objects([strip_server_fields(o) for o in stored], output))
     elif output == "name":
         sys.stdout.write("".join(f"{w.ref}\n" for w in result.written))
@@ -98,8 +119,9 @@ def submit_job(job_input: JobInput, target: str = "jobset", dry_run: str = "none
         _follow_and_wait(cluster, job.name, job.namespace, follow=follow, wait=wait, timeout=wait_timeout)
 
 
-def _follow_and_wait(cluster: Any, name: str, namespace: str, *, follow: bool, wait: bool,
-                     timeout: float | None) -> None:
+def _follow_and_wait(
+    cluster: Any, name: str, namespace: str, *, follow: bool, wait: bool, timeout: float | None
+) -> None:
     """`job logs NAME -f` (ends when the job ends), then `job wait NAME --for complete`."""
     from ktrain.cluster.observe import (
         LogOptions,
@@ -112,8 +134,15 @@ def _follow_and_wait(cluster: Any, name: str, namespace: str, *, follow: bool, w
         from ktrain.cli.jobs_view import LogPrinter
 
         printer = LogPrinter(prefixed=False)
-        stream_logs(cluster, name, LogSelection(), LogOptions(follow=True), emit=printer.emit,
-                    notice=printer.notice, namespace=namespace)
+        stream_logs(
+            cluster,
+            name,
+            LogSelection(),
+            LogOptions(follow=True),
+            emit=printer.emit,
+            notice=printer.notice,
+            namespace=namespace,
+        )
     if wait:
         sys.stderr.write(f"waiting for job {name} to complete...\n")
         summary = wait_for_job(cluster, name, "complete", timeout=timeout, namespace=namespace)
@@ -135,12 +164,15 @@ def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
         except KtrainError:
             pass
     explicit_cluster = bool(job_input.kubeconfig or job_input.context)
-    outcome, notes = render_resolving(request, job_input.registry(), job_input.connection(),
-                                      prefer_cluster=explicit_cluster)
+    outcome, notes = render_resolving(
+        request, job_input.registry(), job_input.connection(), prefer_cluster=explicit_cluster
+    )
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
     objects = [outcome.job.to_dict()] if target == "trainjob" else outcome.result.objects
     if target != "trainjob" and outcome.secret_printed and output != "name":
-        warn(f"the output holds a freshly generated SSH private key (Secret {outcome.job.name}-mpi-ssh-auth); "
-             "do not commit it to a repository — use --ssh-secret NAME to mount an existing Secret instead")
+        warn(
+            f"the output holds a freshly generated SSH private key (Secret {outcome.job.name}-mpi-ssh-auth); "
+            "do not commit it to a repository — use --ssh-secret NAME to mount an existing Secret instead"
+        )
     sys.stdout.write(format_objects(objects, output))

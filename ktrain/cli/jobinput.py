@@ -86,8 +86,12 @@ class JobInput:
         """A `service.RenderRequest` for these inputs."""
         from ktrain.service import RenderRequest
 
-        return RenderRequest(file=self.filename, overrides=self.overrides(), ssh_secret=self.ssh_secret,
-                             allow_extensions=self.allow_extensions)
+        return RenderRequest(
+            file=self.filename,
+            overrides=self.overrides(),
+            ssh_secret=self.ssh_secret,
+            allow_extensions=self.allow_extensions,
+        )
 
     def registry(self) -> Any:
         return registry_from(self.runtime_file, self.runtimes_dir)
@@ -97,10 +101,12 @@ class JobInput:
         return connection(self.kubeconfig, self.context, self.namespace, request_timeout)
 
 
-def connection(kubeconfig: str | None, context: str | None, namespace: str | None,
-               request_timeout: float = 30.0) -> Any:
+def connection(
+    kubeconfig: str | None, context: str | None, namespace: str | None, request_timeout: float = 30.0
+) -> Any:
     """A `ConnectionOptions` from the kubectl-style flags (no cluster is contacted)."""
     from ktrain.cluster.connection import ConnectionOptions
 
-    return ConnectionOptions(kubeconfig=kubeconfig, context=context, namespace=namespace,
-                             request_timeout=request_timeout)
+    return ConnectionOptions(
+        kubeconfig=kubeconfig, context=context, namespace=namespace, request_timeout=request_timeout
+    )

@@ -46,9 +46,15 @@ def _dump(data: Any, output: str) -> str:
 # --- list -----------------------------------------------------------------------------------------
 
 
-def list_jobs(all_namespaces: bool = False, selector: str | None = None, output: str = "table",
-              kubeconfig: str | None = None, context: str | None = None, namespace: str | None = None,
-              request_timeout: float = 30.0) -> None:
+def list_jobs(
+    all_namespaces: bool = False,
+    selector: str | None = None,
+    output: str = "table",
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    namespace: str | None = None,
+    request_timeout: float = 30.0,
+) -> None:
     """List training jobs: TrainJobs, and JobSets made from Trainer runtimes."""
     if output not in LIST_FORMATS:
         raise UsageError(f"unknown output format {output!r}: use " + ", ".join(LIST_FORMATS))
@@ -108,19 +114,39 @@ def _details_document(details: Any, now: dt.datetime) -> dict[str, Any]:
         "trainerPods": {"ready": s.trainer_pods_ready, "expected": s.trainer_pods_expected},
         "conditions": s.conditions,
         "replicatedJobs": [
-            {"name": st.name, "step": st.ancestor, "pods": st.pods, "ready": st.ready, "active": st.active,
-             "succeeded": st.succeeded, "failed": st.failed, "suspended": st.suspended}
+            {
+                "name": st.name,
+                "step": st.ancestor,
+                "pods": st.pods,
+                "ready": st.ready,
+                "active": st.active,
+                "succeeded": st.succeeded,
+                "failed": st.failed,
+                "suspended": st.suspended,
+            }
             for st in s.steps
         ],
         "pods": [
-            {"name": p.name, "step": p.step, "rank": p.rank, "phase": p.phase, "node": p.node,
-             "restarts": p.restarts, "reason": p.reason, "message": p.message}
+            {
+                "name": p.name,
+                "step": p.step,
+                "rank": p.rank,
+                "phase": p.phase,
+                "node": p.node,
+                "restarts": p.restarts,
+                "reason": p.reason,
+                "message": p.message,
+            }
             for p in s.pods
         ],
         "warnings": [
-            {"object": f"{(e.get('involvedObject') or {}).get('kind')}/{(e.get('involvedObject') or {}).get('name')}",
-             "reason": e.get("reason"), "message": e.get("message"), "count": e.get("count"),
-             "lastTimestamp": e.get("lastTimestamp")}
+            {
+                "object": f"{(e.get('involvedObject') or {}).get('kind')}/{(e.get('involvedObject') or {}).get('name')}",
+                "reason": e.get("reason"),
+                "message": e.get("message"),
+                "count": e.get("count"),
+                "lastTimestamp": e.get("lastTimestamp"),
+            }
             for e in details.warnings
         ],
     }
@@ -167,34 +193,75 @@ def format_details(details: Any, now: dt.datetime) -> str:
         f"Kind:       {s.kind}",
         f"Runtime:    {s.runtime or '-'}",
         f"Nodes:      {'-' if s.nodes is None else s.nodes}",
-        f"State:      {s.state}" + (f" ({s.reason}: {s.message})" if s.reason and s.message else
-                                    f" ({s.reason})" if s.reason and s.reason != s.state else ""),
+        f"State:      {s.state}"
+        + (
+            f" ({s.reason}: {s.message})"
+            if s.reason and s.message
+            else f" ({s.reason})"
+            if s.reason and s.reason != s.state
+            else ""
+        ),
         f"Age:        {status.age(s.created, now)}",
     ]
     why = _why_waiting(s)
     if why:
         out.append("Waiting:    " + why[0])
         out += ["            " + line for line in why[1:]]
-    conditions = [[str(cd.get("type", "")), str(cd.get("status", "")), str(cd.get("reason") or "-"),
-                   str(cd.get("message") or "-"), status.age(cd.get("lastTransitionTime"), now)]
-                  for cd in s.conditions]
-    steps = [[st.name, st.ancestor or "-", str(st.pods), str(st.ready), str(st.active), str(st.succeeded),
-              str(st.failed)] for st in s.steps]
-    pods = [[p.name, p.step, "-" if p.rank is None else str(p.rank), p.phase, p.node or "-", str(p.restarts),
-             p.reason or "-"] for p in s.pods]
-    warnings = [[status.age(e.get("lastTimestamp") or e.get("eventTime"), now), _event_object(e),
-                 str(e.get("reason") or ""), str(e.get("message") or "").replace("\n", " ")]
-                for e in details.warnings]
+    conditions = [
+        [
+            str(cd.get("type", "")),
+            str(cd.get("status", "")),
+            str(cd.get("reason") or "-"),
+            str(cd.get("message") or "-"),
+            status.age(cd.get("lastTransitionTime"), now),
+        ]
+        for cd in s.conditions
+    ]
+    steps = [
+        [st.name, st.ancestor or "-", str(st.pods), str(st.ready), str(st.active), str(st.succeeded), str(st.failed)]
+        for st in s.steps
+    ]
+    pods = [
+        [
+            p.name,
+            p.step,
+            "-" if p.rank is None else str(p.rank),
+            p.phase,
+            p.node or "-",
+            str(p.restarts),
+            p.reason or "-",
+        ]
+        for p in s.pods
+    ]
+    warnings = [
+        [
+            status.age(e.get("lastTimestamp") or e.get("eventTime"), now),
+            _event_object(e),
+            str(e.get("reason") or ""),
+            str(e.get("message") or "").replace("\n", " "),
+        ]
+        for e in details.warnings
+    ]
     out += _section("Conditions", ["TYPE", "STATUS", "REASON", "MESSAGE", "AGE"], conditions)
-    out += _section("Replicated jobs", ["NAME", "STEP", "PODS", "READY", "ACTIVE", "SUCCEEDED", "FAILED"], steps,
-                    empty="<none> (no JobSet yet)")
+    out += _section(
+        "Replicated jobs",
+        ["NAME", "STEP", "PODS", "READY", "ACTIVE", "SUCCEEDED", "FAILED"],
+        steps,
+        empty="<none> (no JobSet yet)",
+    )
     out += _section("Pods", ["NAME", "STEP", "RANK", "PHASE", "NODE", "RESTARTS", "REASON"], pods)
     out += _section("Warning events", ["AGE", "OBJECT", "REASON", "MESSAGE"], warnings)
     return "\n".join(out) + "\n"
 
 
-def show_job(name: str, output: str = "text", kubeconfig: str | None = None, context: str | None = None,
-             namespace: str | None = None, request_timeout: float = 30.0) -> None:
+def show_job(
+    name: str,
+    output: str = "text",
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    namespace: str | None = None,
+    request_timeout: float = 30.0,
+) -> None:
     """Show a job: state, conditions, replicated jobs, pods and its last warning events."""
     if output not in GET_FORMATS:
         raise UsageError(f"unknown output format {output!r}: use " + ", ".join(GET_FORMATS))
@@ -237,10 +304,22 @@ class LogPrinter:
         sys.stderr.flush()
 
 
-def print_logs(name: str, node: int | None = None, step: str | None = None, all_pods: bool = False,
-               follow: bool = False, tail: int | None = None, since: str | None = None, timestamps: bool = False,
-               previous: bool = False, container: str | None = None, kubeconfig: str | None = None,
-               context: str | None = None, namespace: str | None = None, request_timeout: float = 30.0) -> None:
+def print_logs(
+    name: str,
+    node: int | None = None,
+    step: str | None = None,
+    all_pods: bool = False,
+    follow: bool = False,
+    tail: int | None = None,
+    since: str | None = None,
+    timestamps: bool = False,
+    previous: bool = False,
+    container: str | None = None,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    namespace: str | None = None,
+    request_timeout: float = 30.0,
+) -> None:
     """Print a job's logs (default: rank 0 of the trainer step)."""
     if step is not None and step not in STEPS:
         raise UsageError(f"--step {step!r}: use one of " + ", ".join(STEPS))
@@ -255,18 +334,27 @@ def print_logs(name: str, node: int | None = None, step: str | None = None, all_
 
     printer = LogPrinter(prefixed=all_pods)
     stream_logs(
-        _cluster(kubeconfig, context, namespace, request_timeout), name,
+        _cluster(kubeconfig, context, namespace, request_timeout),
+        name,
         LogSelection(step=step, rank=node, all_pods=all_pods, container=container),
         LogOptions(follow=follow, tail=tail, since_seconds=since_seconds, timestamps=timestamps, previous=previous),
-        emit=printer.emit, notice=printer.notice,
+        emit=printer.emit,
+        notice=printer.notice,
     )
 
 
 # --- wait -----------------------------------------------------------------------------------------
 
 
-def wait_job(name: str, for_: str = "complete", timeout: str | None = None, kubeconfig: str | None = None,
-             context: str | None = None, namespace: str | None = None, request_timeout: float = 30.0) -> None:
+def wait_job(
+    name: str,
+    for_: str = "complete",
+    timeout: str | None = None,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    namespace: str | None = None,
+    request_timeout: float = 30.0,
+) -> None:
     """Wait for a job to be complete, failed or running (exit 1 when it ended otherwise, 124 on timeout)."""
     from ktrain.cluster import job_state as status
 

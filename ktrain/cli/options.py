@@ -31,12 +31,16 @@ JOB_INPUT_OPTIONS: dict[str, Any] = {
     ],
     "sets": Annotated[
         Optional[list[str]],
-        typer.Option("--set", help="PATH=VALUE: set a job field (trainer.numNodes=4, trainer.env[name=LR].value=1e-4) "
-                     "or a template value (lr=3e-4). Repeatable."),
+        typer.Option(
+            "--set",
+            help="PATH=VALUE: set a job field (trainer.numNodes=4, trainer.env[name=LR].value=1e-4) "
+            "or a template value (lr=3e-4). Repeatable.",
+        ),
     ],
     "runtime": Annotated[Optional[str], typer.Option("--runtime", "-r", help="Runtime blueprint name.")],
     "runtime_file": Annotated[
-        Optional[list[str]], typer.Option("--runtime-file", help="A runtime YAML file (highest precedence; repeatable).")
+        Optional[list[str]],
+        typer.Option("--runtime-file", help="A runtime YAML file (highest precedence; repeatable)."),
     ],
     "runtimes_dir": Annotated[
         Optional[list[str]], typer.Option("--runtimes-dir", help="A directory of runtime YAML files (repeatable).")
@@ -71,8 +75,11 @@ JOB_INPUT_OPTIONS: dict[str, Any] = {
     ],
     "kubeconfig": Annotated[
         Optional[str],
-        typer.Option("--kubeconfig", help="Kubeconfig file(s) (default: $KUBECONFIG, ~/.kube/config); "
-                                          "render: also take --runtime from this cluster."),
+        typer.Option(
+            "--kubeconfig",
+            help="Kubeconfig file(s) (default: $KUBECONFIG, ~/.kube/config); "
+            "render: also take --runtime from this cluster.",
+        ),
     ],
     "context": Annotated[Optional[str], typer.Option("--context", help="The kubeconfig context to use.")],
 }
@@ -89,8 +96,9 @@ def job_input_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """
     own = [p for p in inspect.signature(func, eval_str=True).parameters.values() if p.name != "job_input"]
     shared = [
-        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default,
-                          annotation=JOB_INPUT_OPTIONS[f.name])
+        inspect.Parameter(
+            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=JOB_INPUT_OPTIONS[f.name]
+        )
         for f in fields(JobInput)
     ]
     # The trainer command is a positional argument; keep it first so `-- torchrun ...` works.
@@ -110,13 +118,11 @@ def job_input_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 # --- connecting to a cluster (kubectl's flags) -------------------------------------------------
 KubeconfigOpt = Annotated[
-    Optional[str], typer.Option("--kubeconfig", help="Path to the kubeconfig file(s) (default: $KUBECONFIG, ~/.kube/config).")
+    Optional[str],
+    typer.Option("--kubeconfig", help="Path to the kubeconfig file(s) (default: $KUBECONFIG, ~/.kube/config)."),
 ]
 ContextOpt = Annotated[Optional[str], typer.Option("--context", help="The kubeconfig context to use.")]
 NamespaceOpt = Annotated[
     Optional[str], typer.Option("-n", "--namespace", help="Namespace (default: the context's, else default).")
 ]
-RequestTimeoutOpt = Annotated[
-    float, typer.Option("--request-timeout", help="Seconds to wait for each API request.")
-]
-
+RequestTimeoutOpt = Annotated[float, typer.Option("--request-timeout", help="Seconds to wait for each API request.")]

@@ -23,8 +23,9 @@ def render_job(job_input: JobInput, output: str = "yaml", explain: bool = False)
         raise UsageError("--explain writes YAML comments: use it with -o yaml")
     request = job_input.render_request()
     explicit_cluster = bool(job_input.kubeconfig or job_input.context)
-    outcome, notes = render_resolving(request, job_input.registry(), job_input.connection(),
-                                      prefer_cluster=explicit_cluster)
+    outcome, notes = render_resolving(
+        request, job_input.registry(), job_input.connection(), prefer_cluster=explicit_cluster
+    )
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
     if outcome.secret_printed and output != "name":

@@ -18,8 +18,12 @@ app = typer.Typer(help="Runtime blueprints (ClusterTrainingRuntime / TrainingRun
 RuntimeFileOpt = Annotated[Optional[list[str]], typer.Option("--runtime-file", help="A runtime YAML file.")]
 RuntimesDirOpt = Annotated[Optional[list[str]], typer.Option("--runtimes-dir", help="A directory of runtimes.")]
 SourceOpt = Annotated[
-    str, typer.Option("--source", help="all | local | cluster: where to read runtimes from (the cluster's "
-                                       "ClusterTrainingRuntimes and the namespace's TrainingRuntimes).")
+    str,
+    typer.Option(
+        "--source",
+        help="all | local | cluster: where to read runtimes from (the cluster's "
+        "ClusterTrainingRuntimes and the namespace's TrainingRuntimes).",
+    ),
 ]
 ListTimeoutOpt = Annotated[float, typer.Option("--request-timeout", help="Seconds to wait for the cluster.")]
 

@@ -18,9 +18,15 @@ if TYPE_CHECKING:  # typing costs the fast path a few ms to import
 SOURCES = ("all", "local", "cluster")
 
 
-def registry_for(source: str, runtime_file: list[str] | None, runtimes_dir: list[str] | None,
-                 kubeconfig: str | None, context: str | None, namespace: str | None,
-                 request_timeout: float) -> Any:
+def registry_for(
+    source: str,
+    runtime_file: list[str] | None,
+    runtimes_dir: list[str] | None,
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    request_timeout: float,
+) -> Any:
     """The runtimes of `--source`. `all`: local ones plus the cluster's, which win over a local
     one of the same kind and name (the controller would use them); an unreachable cluster is
     one warning, no kubeconfig is silence. `cluster`: only the cluster's, and failing loudly.
@@ -66,7 +72,7 @@ def _trainer_container(runtime: Any) -> dict[str, Any]:
 def summary(entry: Any) -> dict[str, Any]:
     runtime = entry.runtime
     ml = runtime.spec.ml_policy
-    policy = (ml.policy_keys[0] if ml and ml.policy_keys else "plainml")
+    policy = ml.policy_keys[0] if ml and ml.policy_keys else "plainml"
     nproc = "-"
     if ml is not None:
         if ml.mpi is not None:
@@ -93,10 +99,16 @@ def summary(entry: Any) -> dict[str, Any]:
     }
 
 
-def list_runtimes(runtime_file: list[str] | None = None, runtimes_dir: list[str] | None = None,
-                  output: str = "table", source: str = "all", namespace: str | None = None,
-                  kubeconfig: str | None = None, context: str | None = None,
-                  request_timeout: float = 10.0) -> None:
+def list_runtimes(
+    runtime_file: list[str] | None = None,
+    runtimes_dir: list[str] | None = None,
+    output: str = "table",
+    source: str = "all",
+    namespace: str | None = None,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    request_timeout: float = 10.0,
+) -> None:
     """List the runtime blueprints ktrain can render against (local, and the cluster's)."""
     registry = registry_for(source, runtime_file, runtimes_dir, kubeconfig, context, namespace, request_timeout)
     entries = registry.entries()
@@ -127,18 +139,33 @@ def list_runtimes(runtime_file: list[str] | None = None, runtimes_dir: list[str]
         source = s["source"]
         if s["shadows"]:
             source += " (shadows " + ", ".join(s["shadows"]) + ")"
-        row = [s["name"], s["kind"], s["framework"], s["mlPolicy"], str(s["nodes"]), s["procsPerNode"], s["image"],
-               source]
+        row = [
+            s["name"],
+            s["kind"],
+            s["framework"],
+            s["mlPolicy"],
+            str(s["nodes"]),
+            s["procsPerNode"],
+            s["image"],
+            source,
+        ]
         if output == "wide":
             row.insert(4, s["podGroupPolicy"])
         table.add_row(*row)
     Console(soft_wrap=False, width=None if sys.stdout.isatty() else 200).print(table)
 
 
-def show_runtime(name: str, runtime_file: list[str] | None = None, runtimes_dir: list[str] | None = None,
-                 output: str = "text", source: str = "all", namespace: str | None = None,
-                 kubeconfig: str | None = None, context: str | None = None,
-                 request_timeout: float = 10.0) -> None:
+def show_runtime(
+    name: str,
+    runtime_file: list[str] | None = None,
+    runtimes_dir: list[str] | None = None,
+    output: str = "text",
+    source: str = "all",
+    namespace: str | None = None,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    request_timeout: float = 10.0,
+) -> None:
     """Show a blueprint, and what the engine injects when a job runs on it."""
     from ktrain.output.manifests import format_objects
     from ktrain.output.yamltext import dump
@@ -149,8 +176,7 @@ def show_runtime(name: str, runtime_file: list[str] | None = None, runtimes_dir:
         sys.stdout.write(format_objects([entry.runtime.to_dict()], output))
         return
     s = summary(entry)
-    out = [f"# {s['kind']} {s['name']} — framework {s['framework']}, ML policy {s['mlPolicy']}, "
-           f"source {s['source']}"]
+    out = [f"# {s['kind']} {s['name']} — framework {s['framework']}, ML policy {s['mlPolicy']}, source {s['source']}"]
     out.append(dump(entry.runtime.to_dict()).rstrip("\n"))
     out.append("")
     out.append("# What rendering a TrainJob on this runtime adds (1 node, no overrides):")
@@ -165,19 +191,20 @@ def injected(entry: Any) -> list[str]:
     from ktrain.errors import KtrainError
 
     runtime = entry.runtime
-    job = validate("TrainJob", {
-        "metadata": {"name": "example", "namespace": "default"},
-        "spec": {"runtimeRef": {"name": runtime.name, "kind": runtime.kind}, "trainer": {}},
-    })
+    job = validate(
+        "TrainJob",
+        {
+            "metadata": {"name": "example", "namespace": "default"},
+            "spec": {"runtimeRef": {"name": runtime.name, "kind": runtime.kind}, "trainer": {}},
+        },
+    )
     ctx = RenderContext(ssh_key=SshKeyPair(b"<private key>", b"<public key>\n"))
     try:
         result = render(job, runtime, ctx)
     except KtrainError as exc:
         return [f"(cannot render a default job: {exc})"]
     lines = []
-    original = {
-        r.get("name"): r for r in runtime.spec.template.spec.get("replicatedJobs") or []
-    }
+    original = {r.get("name"): r for r in runtime.spec.template.spec.get("replicatedJobs") or []}
     for obj in result.objects:
         lines.append(f"object: {obj['kind']} ({obj['apiVersion']}) {obj['metadata']['name']}")
         if obj["kind"] != c.JOBSET_KIND:

@@ -58,13 +58,24 @@ COSCHEDULING_PODGROUP = Resource(c.COSCHEDULING_API_VERSION, c.PODGROUP_KIND, "p
 VOLCANO_PODGROUP = Resource(c.VOLCANO_API_VERSION, c.PODGROUP_KIND, "podgroups")
 TRAINJOB = Resource(c.TRAINER_API_VERSION, c.TRAINJOB_KIND, "trainjobs")
 TRAINING_RUNTIME = Resource(c.TRAINER_API_VERSION, c.TRAINING_RUNTIME_KIND, "trainingruntimes")
-CLUSTER_TRAINING_RUNTIME = Resource(c.TRAINER_API_VERSION, c.CLUSTER_TRAINING_RUNTIME_KIND,
-                                    "clustertrainingruntimes", namespaced=False)
+CLUSTER_TRAINING_RUNTIME = Resource(
+    c.TRAINER_API_VERSION, c.CLUSTER_TRAINING_RUNTIME_KIND, "clustertrainingruntimes", namespaced=False
+)
 
-KNOWN = {(r.api_version, r.kind): r for r in (
-    CONFIGMAP, SECRET, NAMESPACE, JOBSET, COSCHEDULING_PODGROUP, VOLCANO_PODGROUP, TRAINJOB, TRAINING_RUNTIME,
-    CLUSTER_TRAINING_RUNTIME,
-)}
+KNOWN = {
+    (r.api_version, r.kind): r
+    for r in (
+        CONFIGMAP,
+        SECRET,
+        NAMESPACE,
+        JOBSET,
+        COSCHEDULING_PODGROUP,
+        VOLCANO_PODGROUP,
+        TRAINJOB,
+        TRAINING_RUNTIME,
+        CLUSTER_TRAINING_RUNTIME,
+    )
+}
 
 
 def resource_of(obj: Obj) -> Resource:
@@ -80,18 +91,38 @@ def describe(resource: Resource, name: str, namespace: str | None) -> str:
     return f"{resource.kind} {namespace}/{name}" if resource.namespaced else f"{resource.kind} {name}"
 
 
-def _send(cluster: KubeCluster, method: str, path: str, query: list[tuple[str, Any]], headers: dict[str, str],
-          body: Any, request_timeout: Any) -> Any:
+def _send(
+    cluster: KubeCluster,
+    method: str,
+    path: str,
+    query: list[tuple[str, Any]],
+    headers: dict[str, str],
+    body: Any,
+    request_timeout: Any,
+) -> Any:
     """One request through the configured ApiClient (auth, TLS, proxy); the unread RESTResponse."""
     api = cluster.api_client
-    params = api.param_serialize(method=method, resource_path=path, query_params=query,
-                                 header_params=headers, body=body, auth_settings=["BearerToken"])
+    params = api.param_serialize(
+        method=method,
+        resource_path=path,
+        query_params=query,
+        header_params=headers,
+        body=body,
+        auth_settings=["BearerToken"],
+    )
     return api.call_api(*params, _request_timeout=request_timeout)
 
 
-def _request(cluster: KubeCluster, method: str, path: str, *, query: list[tuple[str, str]] | None = None,
-             body: Any = None, content_type: str | None = None, _request_timeout: float | None = None,
-             ) -> tuple[Any, int]:
+def _request(
+    cluster: KubeCluster,
+    method: str,
+    path: str,
+    *,
+    query: list[tuple[str, str]] | None = None,
+    body: Any = None,
+    content_type: str | None = None,
+    _request_timeout: float | None = None,
+) -> tuple[Any, int]:
     """One REST request; returns (decoded body, HTTP status)."""
     headers = {"Accept": "application/json"}
     if content_type:
@@ -102,8 +133,14 @@ def _request(cluster: KubeCluster, method: str, path: str, *, query: list[tuple[
     return result.data, int(result.status_code)
 
 
-def open_get(cluster: KubeCluster, path: str, *, query: dict[str, Any] | None = None, accept: str = "application/json",
-             _request_timeout: Any = None) -> Any:
+def open_get(
+    cluster: KubeCluster,
+    path: str,
+    *,
+    query: dict[str, Any] | None = None,
+    accept: str = "application/json",
+    _request_timeout: Any = None,
+) -> Any:
     """GET the API path `path` and hand back the unread urllib3 response (for streams, and for
     lists read as JSON). A non-2xx status raises ApiException, as the typed API classes do with
     `_preload_content=False`.
@@ -112,8 +149,15 @@ def open_get(cluster: KubeCluster, path: str, *, query: dict[str, Any] | None = 
     0.8 s, more than the rest of a `job list`); the REST path is all ktrain needs."""
     from kubernetes.client.exceptions import ApiException
 
-    response = _send(cluster, "GET", path, [(k, v) for k, v in (query or {}).items() if v is not None],
-                     {"Accept": accept}, None, _request_timeout)
+    response = _send(
+        cluster,
+        "GET",
+        path,
+        [(k, v) for k, v in (query or {}).items() if v is not None],
+        {"Accept": accept},
+        None,
+        _request_timeout,
+    )
     if not 200 <= response.status <= 299:
         response.read()
         raise ApiException.from_response(http_resp=response, body=None, data=None)
@@ -124,25 +168,31 @@ def get(cluster: KubeCluster, resource: Resource, name: str, namespace: str | No
     """The object, or None when it does not exist."""
     ns = namespace or cluster.namespace
     try:
-        data, _ = cluster.call(_request, cluster, "GET", resource.path(ns, name),
-                               what=describe(resource, name, ns))
+        data, _ = cluster.call(_request, cluster, "GET", resource.path(ns, name), what=describe(resource, name, ns))
     except ApiNotFoundError:
         return None
     return dict(data)
 
 
-def list_objects(cluster: KubeCluster, resource: Resource, namespace: str | None = None,
-                 label_selector: str | None = None, all_namespaces: bool = False) -> list[Obj]:
+def list_objects(
+    cluster: KubeCluster,
+    resource: Resource,
+    namespace: str | None = None,
+    label_selector: str | None = None,
+    all_namespaces: bool = False,
+) -> list[Obj]:
     ns = None if all_namespaces or not resource.namespaced else (namespace or cluster.namespace)
     path = resource.path(ns)
     query = [("labelSelector", label_selector)] if label_selector else []
-    data, _ = cluster.call(_request, cluster, "GET", path, query=query,
-                           what=f"{resource.kind} list" + (f" in {ns}" if ns else ""))
+    data, _ = cluster.call(
+        _request, cluster, "GET", path, query=query, what=f"{resource.kind} list" + (f" in {ns}" if ns else "")
+    )
     return [dict(item) for item in (data or {}).get("items") or []]
 
 
-def apply(cluster: KubeCluster, obj: Obj, *, dry_run: bool = False,
-          field_manager: str = c.FIELD_MANAGER) -> tuple[Obj, bool]:
+def apply(
+    cluster: KubeCluster, obj: Obj, *, dry_run: bool = False, field_manager: str = c.FIELD_MANAGER
+) -> tuple[Obj, bool]:
     """Server-side apply `obj`; returns (the server's object, whether it was created)."""
     resource = resource_of(obj)
     meta = obj.get("metadata") or {}
@@ -150,13 +200,28 @@ def apply(cluster: KubeCluster, obj: Obj, *, dry_run: bool = False,
     query = [("fieldManager", field_manager)]
     if dry_run:
         query.append(("dryRun", "All"))
-    data, status = cluster.call(_request, cluster, "PATCH", resource.path(ns, name), query=query, body=obj,
-                                content_type=APPLY_CONTENT_TYPE, what=describe(resource, name, ns))
+    data, status = cluster.call(
+        _request,
+        cluster,
+        "PATCH",
+        resource.path(ns, name),
+        query=query,
+        body=obj,
+        content_type=APPLY_CONTENT_TYPE,
+        what=describe(resource, name, ns),
+    )
     return dict(data), status == 201
 
 
-def delete(cluster: KubeCluster, resource: Resource, name: str, namespace: str | None = None, *,
-           propagation: str | None = None, dry_run: bool = False) -> bool:
+def delete(
+    cluster: KubeCluster,
+    resource: Resource,
+    name: str,
+    namespace: str | None = None,
+    *,
+    propagation: str | None = None,
+    dry_run: bool = False,
+) -> bool:
     """Delete one object; False when it was not there."""
     ns = namespace or cluster.namespace
     body: Obj = {"apiVersion": "v1", "kind": "DeleteOptions"}
@@ -165,8 +230,15 @@ def delete(cluster: KubeCluster, resource: Resource, name: str, namespace: str |
     if dry_run:
         body["dryRun"] = ["All"]
     try:
-        cluster.call(_request, cluster, "DELETE", resource.path(ns, name), body=body,
-                     content_type="application/json", what=describe(resource, name, ns))
+        cluster.call(
+            _request,
+            cluster,
+            "DELETE",
+            resource.path(ns, name),
+            body=body,
+            content_type="application/json",
+            what=describe(resource, name, ns),
+        )
     except ApiNotFoundError:
         return False
     return True

@@ -307,7 +307,8 @@ def derive_state(trainjob: Obj | None, jobset: Obj | None, pods: list[Obj]) -> t
 def trainer_pod_counts(trainjob: Obj | None, jobset: Obj | None, pods: list[Obj]) -> tuple[int, int]:
     """(trainer pods Running or Succeeded, trainer pods expected)."""
     ready = sum(
-        1 for p in pods
+        1
+        for p in pods
         if pod_step(p) in TRAINER_RJOBS and (p.get("status") or {}).get("phase") in ("Running", "Succeeded")
     )
     if jobset:
@@ -322,12 +323,18 @@ def step_counts(jobset: Obj) -> list[StepCounts]:
     out = []
     for rjob in replicated_jobs(jobset):
         st = reported.get(rjob.get("name")) or {}
-        out.append(StepCounts(
-            name=str(rjob.get("name")), ancestor=ancestor_step(rjob), pods=pods_per_rjob(rjob),
-            ready=int(st.get("ready") or 0), active=int(st.get("active") or 0),
-            succeeded=int(st.get("succeeded") or 0), failed=int(st.get("failed") or 0),
-            suspended=int(st.get("suspended") or 0),
-        ))
+        out.append(
+            StepCounts(
+                name=str(rjob.get("name")),
+                ancestor=ancestor_step(rjob),
+                pods=pods_per_rjob(rjob),
+                ready=int(st.get("ready") or 0),
+                active=int(st.get("active") or 0),
+                succeeded=int(st.get("succeeded") or 0),
+                failed=int(st.get("failed") or 0),
+                suspended=int(st.get("suspended") or 0),
+            )
+        )
     return out
 
 
@@ -365,6 +372,7 @@ def summarize(trainjob: Obj | None, jobset: Obj | None, pods: list[Obj]) -> JobS
 def pair_jobs(trainjobs: list[Obj], jobsets: list[Obj]) -> list[tuple[Obj | None, Obj | None]]:
     """(TrainJob, JobSet) pairs: a JobSet owned by a TrainJob is shown once, as that TrainJob;
     JobSets without Trainer's shape are left out. Sorted by namespace and name."""
+
     def key(obj: Obj) -> tuple[str, str]:
         return str(_meta(obj).get("namespace") or ""), str(_meta(obj).get("name") or "")
 
@@ -395,14 +403,20 @@ def related_warnings(events: list[Obj], job_name: str, limit: int = 10) -> list[
     """The last Warning events about the job, its Jobs, pods and PodGroup (oldest first).
 
     Children are named after the job (`<job>-<rjob>-<i>`, `<job>-<rjob>-<i>-<rank>-<hash>`)."""
+
     def related(ev: Obj) -> bool:
         inv = ev.get("involvedObject") or {}
         name = str(inv.get("name") or "")
         return inv.get("kind") in EVENT_KINDS and (name == job_name or name.startswith(job_name + "-"))
 
     def when(ev: Obj) -> str:
-        return str(ev.get("lastTimestamp") or ev.get("eventTime") or ev.get("firstTimestamp")
-                   or _meta(ev).get("creationTimestamp") or "")
+        return str(
+            ev.get("lastTimestamp")
+            or ev.get("eventTime")
+            or ev.get("firstTimestamp")
+            or _meta(ev).get("creationTimestamp")
+            or ""
+        )
 
     warnings = [ev for ev in events if ev.get("type") == "Warning" and related(ev)]
     warnings.sort(key=when)

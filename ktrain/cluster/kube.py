@@ -40,8 +40,9 @@ def _in_cluster_available() -> bool:
 class KubeCluster:
     """An `ApiClient` plus the resolved namespace and names for messages."""
 
-    def __init__(self, api_client: Any, *, namespace: str, context: str | None, server: str,
-                 request_timeout: float) -> None:
+    def __init__(
+        self, api_client: Any, *, namespace: str, context: str | None, server: str, request_timeout: float
+    ) -> None:
         self.api_client = api_client
         self.namespace = namespace
         self.context = context
@@ -69,14 +70,14 @@ class KubeCluster:
         reason = exc.reason if isinstance(exc, u3.MaxRetryError) else exc
         # urllib3's NewConnectionError subclasses ConnectTimeoutError: test it first.
         timed_out = not isinstance(reason, u3.NewConnectionError) and isinstance(
-            reason, (u3.ReadTimeoutError, u3.ConnectTimeoutError, TimeoutError))
+            reason, (u3.ReadTimeoutError, u3.ConnectTimeoutError, TimeoutError)
+        )
         if timed_out:
             return ClusterUnreachableError(
                 f"{where} did not answer within {self.request_timeout:g}s",
                 hint="check the network path to the cluster (VPN, proxy), or retry",
             )
-        if isinstance(exc, (u3.MaxRetryError, u3.NewConnectionError, u3.ProtocolError, ConnectionError,
-                            u3.SSLError)):
+        if isinstance(exc, (u3.MaxRetryError, u3.NewConnectionError, u3.ProtocolError, ConnectionError, u3.SSLError)):
             text = str(reason)
             if "Connection refused" in text or "Errno 111" in text:
                 text = "connection refused"
@@ -106,16 +107,25 @@ def api_error(exc: Any, what: str, where: str) -> ApiError:
     reason = str(body.get("reason") or getattr(exc, "reason", "") or "")
     message = str(body.get("message") or getattr(exc, "reason", "") or f"HTTP {status}")
     causes = [
-        {k: str(v) for k, v in cause.items()} for cause in ((body.get("details") or {}).get("causes") or [])
+        {k: str(v) for k, v in cause.items()}
+        for cause in ((body.get("details") or {}).get("causes") or [])
         if isinstance(cause, dict)
     ]
     prefix = f"{what}: " if what else ""
     if status == 401:
-        return ApiError(f"{where} rejected the credentials (401 Unauthorized)", status=status, reason=reason,
-                        hint="your login may have expired: refresh it (e.g. your cloud's get-credentials command)")
+        return ApiError(
+            f"{where} rejected the credentials (401 Unauthorized)",
+            status=status,
+            reason=reason,
+            hint="your login may have expired: refresh it (e.g. your cloud's get-credentials command)",
+        )
     if status == 403:
-        return ApiError(f"{prefix}forbidden: {message}", status=status, reason=reason,
-                        hint="ask a cluster admin for RBAC permission, or use a namespace you may write to (-n)")
+        return ApiError(
+            f"{prefix}forbidden: {message}",
+            status=status,
+            reason=reason,
+            hint="ask a cluster admin for RBAC permission, or use a namespace you may write to (-n)",
+        )
     if status == 404:
         return ApiNotFoundError(f"{prefix}{message}", status=status, reason=reason)
     if status == 409:
@@ -177,8 +187,10 @@ def connect(options: ConnectionOptions) -> KubeCluster:
         by_name = {c.get("name"): c for c in contexts or []}
         if options.context is not None and options.context not in by_name:
             known = ", ".join(sorted(str(n) for n in by_name)) or "none"
-            raise UsageError(f"context {options.context!r} not found in kubeconfig (known: {known})",
-                             hint="`kubectl config get-contexts` lists them")
+            raise UsageError(
+                f"context {options.context!r} not found in kubeconfig (known: {known})",
+                hint="`kubectl config get-contexts` lists them",
+            )
         # kubectl takes current-context from the first file that sets one; the client's merger
         # takes the last, so pick it ourselves.
         current = _first_current_context(existing)
@@ -189,11 +201,17 @@ def connect(options: ConnectionOptions) -> KubeCluster:
         if namespace is None:
             namespace = (chosen.get("context") or {}).get("namespace") or None
         try:
-            config.load_kube_config(config_file=joined, context=context_name, client_configuration=configuration,
-                                    persist_config=False)
+            config.load_kube_config(
+                config_file=joined, context=context_name, client_configuration=configuration, persist_config=False
+            )
         except ConfigException as exc:
             raise UsageError(f"cannot use context {context_name!r}: {exc}") from None
     configuration.retries = False  # one answer per request: the caller decides about retrying
     api_client = client.ApiClient(configuration)
-    return KubeCluster(api_client, namespace=namespace or "default", context=context_name,
-                       server=str(configuration.host), request_timeout=options.request_timeout)
+    return KubeCluster(
+        api_client,
+        namespace=namespace or "default",
+        context=context_name,
+        server=str(configuration.host),
+        request_timeout=options.request_timeout,
+    )

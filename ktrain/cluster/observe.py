@@ -70,12 +70,14 @@ def _pods_path(namespace: str | None) -> str:
     return f"/api/v1/namespaces/{_seg(namespace)}/pods" if namespace is not None else "/api/v1/pods"
 
 
-def _list_custom(cluster: KubeCluster, resource: tuple[str, str, str], namespace: str | None,
-                 selector: str | None) -> list[Obj]:
+def _list_custom(
+    cluster: KubeCluster, resource: tuple[str, str, str], namespace: str | None, selector: str | None
+) -> list[Obj]:
     group, _, plural = resource
     what = f"{plural}.{group}" + (f" in {namespace}" if namespace is not None else "")
-    response = cluster.call(open_get, cluster, _custom_path(resource, namespace), query={"labelSelector": selector},
-                            what=what)
+    response = cluster.call(
+        open_get, cluster, _custom_path(resource, namespace), query={"labelSelector": selector}, what=what
+    )
     return list(_loads(response).get("items") or [])
 
 
@@ -83,8 +85,9 @@ def _get_custom(cluster: KubeCluster, resource: tuple[str, str, str], namespace:
     """The object, or None when it (or its whole API) is not there."""
     group, _, plural = resource
     try:
-        response = cluster.call(open_get, cluster, _custom_path(resource, namespace, name),
-                                what=f"{plural}.{group} {namespace}/{name}")
+        response = cluster.call(
+            open_get, cluster, _custom_path(resource, namespace, name), what=f"{plural}.{group} {namespace}/{name}"
+        )
     except ApiNotFoundError:
         return None
     return _loads(response)
@@ -92,8 +95,13 @@ def _get_custom(cluster: KubeCluster, resource: tuple[str, str, str], namespace:
 
 def _list_pods_document(cluster: KubeCluster, namespace: str | None, selector: str) -> Obj:
     """The PodList (items and metadata.resourceVersion, to watch from)."""
-    response = cluster.call(open_get, cluster, _pods_path(namespace), query={"labelSelector": selector},
-                            what="pods" if namespace is None else f"pods in {namespace}")
+    response = cluster.call(
+        open_get,
+        cluster,
+        _pods_path(namespace),
+        query={"labelSelector": selector},
+        what="pods" if namespace is None else f"pods in {namespace}",
+    )
     return _loads(response)
 
 
@@ -102,13 +110,23 @@ def list_pods(cluster: KubeCluster, namespace: str | None, selector: str) -> lis
 
 
 def list_warning_events(cluster: KubeCluster, namespace: str) -> list[Obj]:
-    response = cluster.call(open_get, cluster, f"/api/v1/namespaces/{_seg(namespace)}/events",
-                            query={"fieldSelector": "type=Warning"}, what=f"events in {namespace}")
+    response = cluster.call(
+        open_get,
+        cluster,
+        f"/api/v1/namespaces/{_seg(namespace)}/events",
+        query={"fieldSelector": "type=Warning"},
+        what=f"events in {namespace}",
+    )
     return list(_loads(response).get("items") or [])
 
 
-def list_jobs(cluster: KubeCluster, *, all_namespaces: bool = False, selector: str | None = None,
-              warnings: list[str] | None = None) -> list[tuple[status.JobSummary, Obj]]:
+def list_jobs(
+    cluster: KubeCluster,
+    *,
+    all_namespaces: bool = False,
+    selector: str | None = None,
+    warnings: list[str] | None = None,
+) -> list[tuple[status.JobSummary, Obj]]:
     """Every training job: (summary, the object that stands for it: TrainJob or JobSet).
 
     TrainJobs we may not list (403) leave the JobSets to show, with a note in `warnings`."""
@@ -116,8 +134,10 @@ def list_jobs(cluster: KubeCluster, *, all_namespaces: bool = False, selector: s
     try:
         jobsets = _list_custom(cluster, JOBSET, namespace, selector)
     except ApiNotFoundError:
-        raise ClusterError("the cluster does not serve JobSets (jobsets.jobset.x-k8s.io)",
-                           hint="install JobSet: https://jobset.sigs.k8s.io/docs/installation/") from None
+        raise ClusterError(
+            "the cluster does not serve JobSets (jobsets.jobset.x-k8s.io)",
+            hint="install JobSet: https://jobset.sigs.k8s.io/docs/installation/",
+        ) from None
     try:
         trainjobs = _list_custom(cluster, TRAINJOB, namespace, selector)
     except ApiNotFoundError:  # no Trainer CRDs: ktrain-made JobSets only
@@ -154,8 +174,10 @@ def find_job(cluster: KubeCluster, name: str, namespace: str | None = None) -> t
     trainjob = _get_custom(cluster, TRAINJOB, ns, name)
     jobset = _get_custom(cluster, JOBSET, ns, name)
     if trainjob is None and jobset is None:
-        raise NotFoundError(f'job "{name}" not found in namespace {ns} (no TrainJob or JobSet of that name)',
-                            hint="`ktrain job list` shows the jobs here; -n NAMESPACE or -A to look elsewhere")
+        raise NotFoundError(
+            f'job "{name}" not found in namespace {ns} (no TrainJob or JobSet of that name)',
+            hint="`ktrain job list` shows the jobs here; -n NAMESPACE or -A to look elsewhere",
+        )
     return trainjob, jobset
 
 
@@ -187,9 +209,15 @@ def job_summary(cluster: KubeCluster, name: str, namespace: str | None = None) -
 # --- waiting --------------------------------------------------------------------------------------
 
 
-def wait_for_job(cluster: KubeCluster, name: str, target: str, *, timeout: float | None,
-                 namespace: str | None = None,
-                 on_change: Callable[[status.JobSummary], None] | None = None) -> status.JobSummary:
+def wait_for_job(
+    cluster: KubeCluster,
+    name: str,
+    target: str,
+    *,
+    timeout: float | None,
+    namespace: str | None = None,
+    on_change: Callable[[status.JobSummary], None] | None = None,
+) -> status.JobSummary:
     """Wait until the job reaches `target` (complete | failed | running, see status.WAIT_TARGETS).
 
     Returns the summary that satisfied it. Raises JobFailedError (exit 1) when the job ended in
@@ -229,8 +257,12 @@ def wait_for_job(cluster: KubeCluster, name: str, target: str, *, timeout: float
             )
         watched: tuple[tuple[str, str, str] | None, str, str, str | None]
         if target == "running":
-            watched = (None, ns, str((pod_list.get("metadata") or {}).get("resourceVersion") or ""),
-                       f"{c.JOBSET_NAME_LABEL}={name}")
+            watched = (
+                None,
+                ns,
+                str((pod_list.get("metadata") or {}).get("resourceVersion") or ""),
+                f"{c.JOBSET_NAME_LABEL}={name}",
+            )
         else:
             main = trainjob or jobset or {}
             resource = TRAINJOB if trainjob else JOBSET
@@ -242,8 +274,16 @@ def wait_for_job(cluster: KubeCluster, name: str, target: str, *, timeout: float
 WATCH_SECONDS = 60.0
 
 
-def await_change(cluster: KubeCluster, resource: tuple[str, str, str] | None, namespace: str,
-                 resource_version: str, selector: str | None, *, name: str, seconds: float) -> None:
+def await_change(
+    cluster: KubeCluster,
+    resource: tuple[str, str, str] | None,
+    namespace: str,
+    resource_version: str,
+    selector: str | None,
+    *,
+    name: str,
+    seconds: float,
+) -> None:
     """Block until something changes after `resource_version` (pods matching `selector` when
     `resource` is None, else the custom object `name`), or `seconds` pass.
 
@@ -256,13 +296,25 @@ def await_change(cluster: KubeCluster, resource: tuple[str, str, str] | None, na
     started = time.monotonic()
     try:
         if resource is None:
-            response = cluster.call(open_get, cluster, _pods_path(namespace),
-                                    query={"labelSelector": selector, **query}, what="a watch on pods",
-                                    stream=True, _request_timeout=timeout)
+            response = cluster.call(
+                open_get,
+                cluster,
+                _pods_path(namespace),
+                query={"labelSelector": selector, **query},
+                what="a watch on pods",
+                stream=True,
+                _request_timeout=timeout,
+            )
         else:
-            response = cluster.call(open_get, cluster, _custom_path(resource, namespace),
-                                    query={"fieldSelector": f"metadata.name={name}", **query},
-                                    what=f"a watch on {resource[2]}", stream=True, _request_timeout=timeout)
+            response = cluster.call(
+                open_get,
+                cluster,
+                _custom_path(resource, namespace),
+                query={"fieldSelector": f"metadata.name={name}", **query},
+                what=f"a watch on {resource[2]}",
+                stream=True,
+                _request_timeout=timeout,
+            )
         try:
             for _ in _iter_lines(response):
                 break  # one event (a change, or an ERROR such as 410 Gone) is reason to look again
@@ -395,8 +447,7 @@ def _iter_lines(response: Any) -> Any:
         yield pending.decode("utf-8", "replace")
 
 
-def _read_log(cluster: KubeCluster, pod: Obj, container: str, *, follow: bool, options: LogOptions,
-              first: bool) -> Any:
+def _read_log(cluster: KubeCluster, pod: Obj, container: str, *, follow: bool, options: LogOptions, first: bool) -> Any:
     meta = pod.get("metadata") or {}
     query: dict[str, Any] = {"container": container, "timestamps": True}
     if follow:
@@ -407,11 +458,19 @@ def _read_log(cluster: KubeCluster, pod: Obj, container: str, *, follow: bool, o
         query["tailLines"] = options.tail
     if first and options.since_seconds is not None:
         query["sinceSeconds"] = options.since_seconds
-    path = (f"/api/v1/namespaces/{_seg(meta.get('namespace') or cluster.namespace)}/pods/"
-            f"{_seg(str(meta.get('name')))}/log")
+    path = (
+        f"/api/v1/namespaces/{_seg(meta.get('namespace') or cluster.namespace)}/pods/{_seg(str(meta.get('name')))}/log"
+    )
     try:
-        return cluster.call(open_get, cluster, path, query=query, accept="text/plain",
-                            what=f"logs of pod {meta.get('name')}", stream=follow)
+        return cluster.call(
+            open_get,
+            cluster,
+            path,
+            query=query,
+            accept="text/plain",
+            what=f"logs of pod {meta.get('name')}",
+            stream=follow,
+        )
     except ApiError as exc:
         if exc.status == 400:  # "waiting to start", "previous terminated container ... not found"
             hint = None
@@ -431,8 +490,17 @@ def _emit_lines(emit: Emit, pod: Obj, response: Any, timestamps: bool) -> None:
         response.release_conn()
 
 
-def stream_logs(cluster: KubeCluster, name: str, selection: LogSelection, options: LogOptions, *,
-                emit: Emit, notice: Notice, namespace: str | None = None, poll: float | None = None) -> None:
+def stream_logs(
+    cluster: KubeCluster,
+    name: str,
+    selection: LogSelection,
+    options: LogOptions,
+    *,
+    emit: Emit,
+    notice: Notice,
+    namespace: str | None = None,
+    poll: float | None = None,
+) -> None:
     """Write the job's logs through `emit(pod, line)`; diagnostics through `notice(text)`.
 
     Without follow: the selected pods' logs so far; a pod that has not started is an error
@@ -442,8 +510,9 @@ def stream_logs(cluster: KubeCluster, name: str, selection: LogSelection, option
     trainjob, jobset = find_job(cluster, name, ns)
     step = default_step(jobset, selection)
     if options.follow and not options.previous:
-        _Follower(cluster, name, ns, selection, options, step, emit, notice,
-                  POLL_INTERVAL if poll is None else poll).run()
+        _Follower(
+            cluster, name, ns, selection, options, step, emit, notice, POLL_INTERVAL if poll is None else poll
+        ).run()
         return
     pods = job_pods(cluster, name, ns)
     chosen = select_pods(pods, selection, step)
@@ -457,20 +526,24 @@ def stream_logs(cluster: KubeCluster, name: str, selection: LogSelection, option
             if selection.all_pods:
                 notice(describe_pod(pod) + " (no logs yet)")
                 continue
-            raise KtrainError(describe_pod(pod) + "; it has no logs yet",
-                              hint=f"`ktrain job logs {name} -f` waits for it to start; "
-                                   f"`ktrain job get {name}` shows why it waits")
+            raise KtrainError(
+                describe_pod(pod) + "; it has no logs yet",
+                hint=f"`ktrain job logs {name} -f` waits for it to start; `ktrain job get {name}` shows why it waits",
+            )
         response = _read_log(cluster, pod, container, follow=False, options=options, first=True)
         _emit_lines(emit, pod, response, options.timestamps)
 
 
 def _no_pod_error(name: str, pods: list[Obj], selection: LogSelection, step: str, state: str) -> KtrainError:
     if not pods:
-        return KtrainError(f"job {name} has no pods yet (state {state})",
-                           hint=f"`ktrain job get {name}` shows why; -f waits for them")
+        return KtrainError(
+            f"job {name} has no pods yet (state {state})", hint=f"`ktrain job get {name}` shows why; -f waits for them"
+        )
     have = sorted({f"{status.pod_step(p)} {status.pod_rank(p)}" for p in pods})
-    return NotFoundError(f"job {name} has no pod for step {step} rank {selection.rank or 0} "
-                         f"(pods: {', '.join(have)})", hint="pick one with --step and --node")
+    return NotFoundError(
+        f"job {name} has no pod for step {step} rank {selection.rank or 0} (pods: {', '.join(have)})",
+        hint="pick one with --step and --node",
+    )
 
 
 def _abort(response: Any) -> None:
@@ -494,8 +567,18 @@ class _Follower:
     snapshot; one thread per selected pod streams its log and consults the snapshots to see
     the container start, restart or end. Requests stay at three per poll, however many pods."""
 
-    def __init__(self, cluster: KubeCluster, name: str, namespace: str, selection: LogSelection,
-                 options: LogOptions, step: str, emit: Emit, notice: Notice, poll: float) -> None:
+    def __init__(
+        self,
+        cluster: KubeCluster,
+        name: str,
+        namespace: str,
+        selection: LogSelection,
+        options: LogOptions,
+        step: str,
+        emit: Emit,
+        notice: Notice,
+        poll: float,
+    ) -> None:
         self.cluster, self.name, self.namespace = cluster, name, namespace
         self.selection, self.options, self.step, self.poll = selection, options, step, poll
         self.lock = threading.Lock()
@@ -539,8 +622,9 @@ class _Follower:
                     pod_name = str((pod.get("metadata") or {}).get("name"))
                     if pod_name not in self.threads:
                         container = pick_container(pod, self.selection.container)
-                        thread = threading.Thread(target=self._guard, args=(pod_name, container), daemon=True,
-                                                  name=f"ktrain-logs-{pod_name}")
+                        thread = threading.Thread(
+                            target=self._guard, args=(pod_name, container), daemon=True, name=f"ktrain-logs-{pod_name}"
+                        )
                         self.threads[pod_name] = thread
                         thread.start()
                 if summary.terminal:

@@ -45,8 +45,9 @@ def fetch_runtime_entries(cluster: Any) -> tuple[list[RuntimeEntry], list[str]]:
             continue
         for item in items:
             data = {key: item[key] for key in ("apiVersion", "kind", "metadata", "spec") if key in item}
-            data["metadata"] = {key: value for key, value in (data.get("metadata") or {}).items()
-                                if key != "managedFields"}
+            data["metadata"] = {
+                key: value for key, value in (data.get("metadata") or {}).items() if key != "managedFields"
+            }
             name = data["metadata"].get("name", "?")
             where = f"cluster:{resource.kind.lower()}/{name}"
             try:
@@ -65,8 +66,9 @@ def add_cluster_runtimes(registry: RuntimeRegistry, cluster: Any, *, prefer: boo
     return warnings
 
 
-def try_add_cluster_runtimes(registry: RuntimeRegistry, options: Any, *, prefer: bool,
-                             request: Any = None) -> list[str]:
+def try_add_cluster_runtimes(
+    registry: RuntimeRegistry, options: Any, *, prefer: bool, request: Any = None
+) -> list[str]:
     """As `add_cluster_runtimes`, but a cluster that cannot be reached is one warning, and no
     kubeconfig at all is silence (and `kubernetes` is then never imported). A `request` given
     takes the context's namespace as its default, where the cluster's TrainingRuntimes live."""
@@ -83,8 +85,9 @@ def try_add_cluster_runtimes(registry: RuntimeRegistry, options: Any, *, prefer:
         return [f"cluster runtimes not shown: {exc.message}"]
 
 
-def render_resolving(request: Any, registry: RuntimeRegistry, options: Any, *, cluster: Any = None,
-                     prefer_cluster: bool = False) -> tuple[Any, list[str]]:
+def render_resolving(
+    request: Any, registry: RuntimeRegistry, options: Any, *, cluster: Any = None, prefer_cluster: bool = False
+) -> tuple[Any, list[str]]:
     """`service.render_request`, with runtimes from the cluster where the caller wants them.
 
     - `cluster` given (job create): the cluster's runtimes win over local ones of the same name.

@@ -27,15 +27,15 @@ TARGET_TRAINJOB = "trainjob"
 # How to install what a job needs, per API group (shown when discovery does not serve it).
 INSTALL_HINTS = {
     c.JOBSET_GROUP: "kubectl apply --server-side -f "
-                    "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml",
+    "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml",
     "scheduling.x-k8s.io": "kubectl apply --server-side -f https://raw.githubusercontent.com/kubernetes-sigs/"
-                           "scheduler-plugins/v0.35.4-devel/config/crd/bases/scheduling.x-k8s.io_podgroups.yaml "
-                           "(and run the scheduler-plugins scheduler)",
+    "scheduler-plugins/v0.35.4-devel/config/crd/bases/scheduling.x-k8s.io_podgroups.yaml "
+    "(and run the scheduler-plugins scheduler)",
     "scheduling.volcano.sh": "kubectl apply --server-side -f https://raw.githubusercontent.com/volcano-sh/volcano/"
-                             "v1.13.3/config/crd/volcano/bases/scheduling.volcano.sh_podgroups.yaml "
-                             "(and install the Volcano scheduler)",
+    "v1.13.3/config/crd/volcano/bases/scheduling.volcano.sh_podgroups.yaml "
+    "(and install the Volcano scheduler)",
     c.TRAINER_GROUP: 'kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/'
-                     'manifests/base/crds?ref=v2.3.0"',
+    'manifests/base/crds?ref=v2.3.0"',
 }
 
 # Objects a job may have besides its JobSet / TrainJob, by name (ENGINE.md §1).
@@ -139,8 +139,16 @@ def record_runtime(objects: list[Obj], runtime_name: str) -> list[Obj]:
     return out
 
 
-def create_job(cluster: KubeCluster, objects: list[Obj], *, name: str, namespace: str, target: str,
-               dry_run: bool = False, overwrite: bool = False) -> CreateResult:
+def create_job(
+    cluster: KubeCluster,
+    objects: list[Obj],
+    *,
+    name: str,
+    namespace: str,
+    target: str,
+    dry_run: bool = False,
+    overwrite: bool = False,
+) -> CreateResult:
     """Submit a rendered job (`objects` in kind-rank order, JobSet last) or its TrainJob.
 
     JobSet target: the JobSet goes first, suspended, so the others can carry an ownerReference
@@ -155,14 +163,17 @@ def create_job(cluster: KubeCluster, objects: list[Obj], *, name: str, namespace
             first = existing[0]
             what = "job" if first.resource in (k.JOBSET, k.TRAINJOB) else "object"
             raise ConflictError(
-                f"{what} {first.ref} already exists in namespace {namespace}", status=409, reason="AlreadyExists",
+                f"{what} {first.ref} already exists in namespace {namespace}",
+                status=409,
+                reason="AlreadyExists",
                 hint=f"pass --overwrite to replace it, or delete it first: ktrain job delete {name} -n {namespace}",
             )
         if not dry_run:
             removed = delete_job(cluster, name, namespace, extra=[(w.resource, w.name) for w in existing])
             wait_deleted(cluster, removed, timeout=60.0)
-            result.warnings.append(f"--overwrite: deleted the existing job {name} first ("
-                                   + ", ".join(w.ref for w in removed) + ")")
+            result.warnings.append(
+                f"--overwrite: deleted the existing job {name} first (" + ", ".join(w.ref for w in removed) + ")"
+            )
     if not dry_run:
         # Preflight: the server validates every object (schemas, admission) before anything is stored,
         # so a bad object costs no rollback.
@@ -180,8 +191,7 @@ def create_job(cluster: KubeCluster, objects: list[Obj], *, name: str, namespace
     return result
 
 
-def _submit(cluster: KubeCluster, objects: list[Obj], target: str, *, dry_run: bool,
-            written: list[Written]) -> None:
+def _submit(cluster: KubeCluster, objects: list[Obj], target: str, *, dry_run: bool, written: list[Written]) -> None:
     """Apply in order, appending to `written` as each object is stored (for the rollback)."""
     if target == TARGET_TRAINJOB:
         written.append(_apply(cluster, objects[0], dry_run))
@@ -227,8 +237,11 @@ def _roll_back(cluster: KubeCluster, created: list[Written], dry_run: bool) -> s
         except KtrainError as exc:
             failed.append(f"{w.ref} ({exc.message})")
     if failed:
-        return ("rolling back also failed for " + ", ".join(failed)
-                + f": delete with `ktrain job delete {created[0].name}` once the cluster answers")
+        return (
+            "rolling back also failed for "
+            + ", ".join(failed)
+            + f": delete with `ktrain job delete {created[0].name}` once the cluster answers"
+        )
     return f"nothing was left on the cluster (rolled back {len(created)} created object(s))"
 
 
@@ -253,13 +266,19 @@ def select_jobs(cluster: KubeCluster, namespace: str, label_selector: str | None
             items = k.list_objects(cluster, resource, namespace, label_selector)
         except ApiNotFoundError:
             continue  # that CRD is not installed: no jobs of that kind
-        names |= {str(o["metadata"]["name"]) for o in items
-                  if resource is k.TRAINJOB or _looks_like_trainer_jobset(o)}
+        names |= {str(o["metadata"]["name"]) for o in items if resource is k.TRAINJOB or _looks_like_trainer_jobset(o)}
     return sorted(names)
 
 
-def delete_job(cluster: KubeCluster, name: str, namespace: str, *, propagation: str = "Background",
-               dry_run: bool = False, extra: list[tuple[k.Resource, str]] | None = None) -> list[Written]:
+def delete_job(
+    cluster: KubeCluster,
+    name: str,
+    namespace: str,
+    *,
+    propagation: str = "Background",
+    dry_run: bool = False,
+    extra: list[tuple[k.Resource, str]] | None = None,
+) -> list[Written]:
     """Delete a job's TrainJob and/or JobSet and every companion object it owns, by known name.
 
     Companions are deleted explicitly as well as through garbage collection, so that nothing is
@@ -269,8 +288,7 @@ def delete_job(cluster: KubeCluster, name: str, namespace: str, *, propagation: 
     deleted: list[Written] = []
     for resource in (k.TRAINJOB, k.JOBSET):
         obj = k.get(cluster, resource, name, namespace)
-        if obj is not None and k.delete(cluster, resource, name, namespace, propagation=propagation,
-                                        dry_run=dry_run):
+        if obj is not None and k.delete(cluster, resource, name, namespace, propagation=propagation, dry_run=dry_run):
             deleted.append(Written(resource, name, namespace, obj, created=False))
     if propagation == "Orphan":
         return deleted
@@ -289,8 +307,14 @@ def delete_job(cluster: KubeCluster, name: str, namespace: str, *, propagation: 
     return deleted
 
 
-def wait_deleted(cluster: KubeCluster, gone: list[Written], *, timeout: float | None,
-                 interval: float = 0.5, sleep: Callable[[float], None] = time.sleep) -> None:
+def wait_deleted(
+    cluster: KubeCluster,
+    gone: list[Written],
+    *,
+    timeout: float | None,
+    interval: float = 0.5,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
     deadline = None if timeout is None else time.monotonic() + timeout
     pending = list(gone)
     while pending:

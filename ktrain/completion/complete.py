@@ -147,7 +147,7 @@ def answer(tree: dict[str, Any], line: str) -> Answer:
     words = words[1:]  # the program name
     req = locate(tree, words, incomplete)
     if req.option is not None:
-        value = incomplete[len(req.option_prefix):]
+        value = incomplete[len(req.option_prefix) :]
         result = providers.option_values(req, value)
         result.items = [(req.option_prefix + v, d) for v, d in result.items if v.startswith(value)]
         return result
@@ -174,7 +174,7 @@ def answer(tree: dict[str, Any], line: str) -> Answer:
 def _bash_trim(value: str, incomplete: str, wordbreaks: str) -> str:
     """bash splits the current word at COMP_WORDBREAKS (`=`, `:`): drop what it already has."""
     cut = max((incomplete.rfind(ch) for ch in wordbreaks), default=-1)
-    return value[cut + 1:] if cut >= 0 else value
+    return value[cut + 1 :] if cut >= 0 else value
 
 
 def render_answer(result: Answer, shell: str, incomplete: str) -> str:
@@ -183,9 +183,11 @@ def render_answer(result: Answer, shell: str, incomplete: str) -> str:
         # The path typed so far (after `--opt=`), then that `--opt=` prefix, for the shell's own
         # file completion; bash has already split the word at its COMP_WORDBREAKS.
         option_prefix = incomplete.partition("=")[0] + "=" if incomplete.startswith("--") and "=" in incomplete else ""
-        path = incomplete[len(option_prefix):]
+        path = incomplete[len(option_prefix) :]
         if shell == "bash":
-            return "\n".join([*lines, _bash_trim(incomplete, incomplete, os.environ.get("COMP_WORDBREAKS", "=:"))]) + "\n"
+            return (
+                "\n".join([*lines, _bash_trim(incomplete, incomplete, os.environ.get("COMP_WORDBREAKS", "=:"))]) + "\n"
+            )
         return "\n".join([*lines, path, option_prefix]) + "\n"
     for value, description in result.items:
         if shell == "bash":

@@ -22,8 +22,9 @@ JOB_PREFIXES = ("jobset.jobset.x-k8s.io/", "trainjob.trainer.kubeflow.org/")
 
 def _names(cli: list[str], args: list[str], prefixes: tuple[str, ...]) -> list[str]:
     try:
-        out = subprocess.run([*cli, *args], capture_output=True, text=True, timeout=TIME_LIMIT,
-                             stdin=subprocess.DEVNULL, check=False)
+        out = subprocess.run(
+            [*cli, *args], capture_output=True, text=True, timeout=TIME_LIMIT, stdin=subprocess.DEVNULL, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return []
     if out.returncode != 0:
@@ -32,7 +33,7 @@ def _names(cli: list[str], args: list[str], prefixes: tuple[str, ...]) -> list[s
     for line in out.stdout.splitlines():
         for prefix in prefixes:
             if line.startswith(prefix) and len(line) > len(prefix):
-                names.append(line[len(prefix):].strip())
+                names.append(line[len(prefix) :].strip())
     return sorted(set(names))
 
 

@@ -167,7 +167,7 @@ def _q(path: Path) -> str:
     text = str(path)
     home = str(_home())
     if text.startswith(home + os.sep):
-        return '"$HOME' + text[len(home):] + '"'
+        return '"$HOME' + text[len(home) :] + '"'
     return "'" + text.replace("'", "'\\''") + "'"
 
 

@@ -40,8 +40,9 @@ def _runtime_docs(path: str, cacheable: bool) -> list[dict[str, Any]]:
             text = fh.read()
     from ktrain.inputs.documents import load_documents
 
-    parsed = [{"data": d.data, "positions": d.positions, "key_positions": d.key_positions}
-              for d in load_documents(text, path)]
+    parsed = [
+        {"data": d.data, "positions": d.positions, "key_positions": d.key_positions} for d in load_documents(text, path)
+    ]
     if cacheable:
         cache.store_runtime_file(path, text, parsed)
     return parsed
@@ -76,7 +77,8 @@ def local_runtimes(files: list[str], dirs: list[str]) -> list[tuple[str, str]]:
                 name = (data.get("metadata") or {}).get("name")
                 if isinstance(name, str) and name and name not in found:
                     framework = ((data.get("metadata") or {}).get("labels") or {}).get(
-                        "trainer.kubeflow.org/framework", "")
+                        "trainer.kubeflow.org/framework", ""
+                    )
                     found[name] = " ".join(x for x in (framework, "" if label == "bundled" else label) if x)
     return sorted(found.items())
 
@@ -149,8 +151,7 @@ def _cluster_entry_path(conn: list[str]) -> str:
 
 
 def _has_cluster_config(given: dict[str, list[str]]) -> bool:
-    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) or any(
-        os.path.isfile(p) for p in kubeconfig_files(given))
+    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) or any(os.path.isfile(p) for p in kubeconfig_files(given))
 
 
 def cluster_values(kind: str, given: dict[str, list[str]]) -> list[str]:
@@ -162,8 +163,11 @@ def cluster_values(kind: str, given: dict[str, list[str]]) -> list[str]:
     conn = connection_args(given)
     entry_path = _cluster_entry_path(conn)
     entry = cache.read_json(entry_path)
-    fresh = isinstance(entry, dict) and isinstance(entry.get("time"), (int, float)) and \
-        0 <= time.time() - entry["time"] < CLUSTER_TTL
+    fresh = (
+        isinstance(entry, dict)
+        and isinstance(entry.get("time"), (int, float))
+        and 0 <= time.time() - entry["time"] < CLUSTER_TTL
+    )
     if not fresh and _has_cluster_config(given):
         _start_refresh(entry_path, conn)
     values = entry.get(kind) if isinstance(entry, dict) else None
@@ -185,8 +189,11 @@ def _start_refresh(entry_path: str, conn: list[str]) -> None:
 
         subprocess.Popen(
             [sys.executable, "-m", "ktrain.completion.refresh", entry_path, *conn],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
         )
     except OSError:
         pass
@@ -195,8 +202,9 @@ def _start_refresh(entry_path: str, conn: list[str]) -> None:
 # -- --set keys ---------------------------------------------------------------------------------
 
 
-def _walk_schema(schema: dict[str, Any], node: dict[str, Any], prefix: str, out: list[tuple[str, str]],
-                 depth: int = 0) -> None:
+def _walk_schema(
+    schema: dict[str, Any], node: dict[str, Any], prefix: str, out: list[tuple[str, str]], depth: int = 0
+) -> None:
     if depth > 8:
         return
     for option in node.get("anyOf") or []:
@@ -205,7 +213,7 @@ def _walk_schema(schema: dict[str, Any], node: dict[str, Any], prefix: str, out:
             break
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        node = schema.get("$defs", {}).get(ref[len("#/$defs/"):], {})
+        node = schema.get("$defs", {}).get(ref[len("#/$defs/") :], {})
     props = node.get("properties")
     if isinstance(props, dict) and node.get("type", "object") == "object":
         for name, sub in props.items():

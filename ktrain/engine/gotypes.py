@@ -30,8 +30,9 @@ def _s(omit: str = "", **nested: str) -> _Struct:
 
 STRUCTS: dict[str, _Struct] = {
     # JobSet v1alpha2
-    "JobSetSpec": _s(replicatedJobs="ReplicatedJob", network="Network", failurePolicy="FailurePolicy",
-                     coordinator="Coordinator"),
+    "JobSetSpec": _s(
+        replicatedJobs="ReplicatedJob", network="Network", failurePolicy="FailurePolicy", coordinator="Coordinator"
+    ),
     "Coordinator": _s("jobIndex podIndex"),
     "Network": _s("subdomain"),
     "FailurePolicy": _s("maxRestarts restartStrategy"),

@@ -188,9 +188,7 @@ def build_runtime_info(job: TrainJob, runtime: TrainingRuntime, ctx: RenderConte
     ml = rt_spec.ml_policy
     trainer = job.spec.trainer
     resources_override = (
-        trainer.resources_per_node.to_dict()
-        if trainer is not None and trainer.resources_per_node is not None
-        else None
+        trainer.resources_per_node.to_dict() if trainer is not None and trainer.resources_per_node is not None else None
     )
     pod_sets: list[PodSet] = []
     for rjob in spec.get("replicatedJobs") or []:

@@ -50,7 +50,9 @@ def dns1035_label_errors(value: str) -> list[str]:
 
 
 def _show(value: Any) -> str:
-    return json.dumps(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+    return (
+        json.dumps(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+    )
 
 
 def invalid(path: str, value: Any, detail: str) -> FieldError:
@@ -118,10 +120,15 @@ def _env_errors(path: str, envs: list[Any] | None) -> list[FieldError]:
                     errors.append(FieldError(f"{base}.{key}.{field}", "Required value", kind="Required"))
             divisor = ref.get("divisor") if key == "resourceFieldRef" else None
             if isinstance(divisor, str) and not matches_crd_pattern(divisor):
-                errors.append(invalid(f"{base}.{key}.divisor", divisor,
-                                      f"{base}.{key}.divisor in body should match '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|"
-                                      "(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|"
-                                      "(\\.[0-9]+))))?$'"))
+                errors.append(
+                    invalid(
+                        f"{base}.{key}.divisor",
+                        divisor,
+                        f"{base}.{key}.divisor in body should match '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|"
+                        "(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|"
+                        "(\\.[0-9]+))))?$'",
+                    )
+                )
     return errors
 
 
@@ -129,8 +136,7 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
     errors: list[FieldError] = []
     name = job.metadata.name
     if not name:
-        errors.append(FieldError("metadata.name", "Required value: name or generateName is required",
-                                 kind="Required"))
+        errors.append(FieldError("metadata.name", "Required value: name or generateName is required", kind="Required"))
     else:
         if not DNS1035_LABEL.match(name):
             errors.append(FieldError("metadata.name", "metadata.name must match RFC 1035 DNS label format"))
@@ -139,8 +145,12 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
     spec = job.spec
     ref = spec.runtime_ref
     if not ref.name:
-        errors.append(FieldError("spec.runtimeRef.name", "Invalid value: \"\": spec.runtimeRef.name in body "
-                                 "should be at least 1 chars long"))
+        errors.append(
+            FieldError(
+                "spec.runtimeRef.name",
+                'Invalid value: "": spec.runtimeRef.name in body should be at least 1 chars long',
+            )
+        )
     errors += _max_length("spec.runtimeRef.name", ref.name, 253)
     errors += _max_length("spec.runtimeRef.apiGroup", ref.api_group, 253)
     errors += _max_length("spec.runtimeRef.kind", ref.kind, 253)
@@ -153,8 +163,11 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
             uri = source.storage_uri
             errors += _max_length(f"{base}.storageUri", uri, 2048)
             if uri is not None and uri != "" and not _URI.match(uri):
-                errors.append(invalid(f"{base}.storageUri", uri,
-                                      "storageUri may be empty, or it must be a valid URI (scheme://...)"))
+                errors.append(
+                    invalid(
+                        f"{base}.storageUri", uri, "storageUri may be empty, or it must be a valid URI (scheme://...)"
+                    )
+                )
             errors += _max_items(f"{base}.env", source.env, 128)
             errors += _unique_names(f"{base}.env", source.env)
             errors += _env_errors(f"{base}.env", source.env)
@@ -168,26 +181,37 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
         errors += _env_errors("spec.trainer.env", trainer.env)
         errors += _minimum("spec.trainer.numNodes", trainer.num_nodes, 0)
         if trainer.num_proc_per_node is not None and trainer.num_proc_per_node < 1:
-            errors.append(invalid("spec.trainer.numProcPerNode", trainer.num_proc_per_node,
-                                  "numProcPerNode must be greater than or equal to 1"))
+            errors.append(
+                invalid(
+                    "spec.trainer.numProcPerNode",
+                    trainer.num_proc_per_node,
+                    "numProcPerNode must be greater than or equal to 1",
+                )
+            )
         if trainer.resources_per_node is not None:
-            errors += _quantity_errors("spec.trainer.resourcesPerNode",
-                                       trainer.resources_per_node.to_dict())
+            errors += _quantity_errors("spec.trainer.resourcesPerNode", trainer.resources_per_node.to_dict())
     patches = spec.runtime_patches or []
     errors += _max_items("spec.runtimePatches", spec.runtime_patches, 16)
     errors += _unique_names("spec.runtimePatches", patches, key="manager")
     for i, patch in enumerate(patches):
         if not patch.manager:
-            errors.append(FieldError(f"spec.runtimePatches[{i}].manager",
-                                     "Invalid value: \"\": spec.runtimePatches[%d].manager in body should be at "
-                                     "least 1 chars long" % i))
+            errors.append(
+                FieldError(
+                    f"spec.runtimePatches[{i}].manager",
+                    'Invalid value: "": spec.runtimePatches[%d].manager in body should be at least 1 chars long' % i,
+                )
+            )
         errors += _max_length(f"spec.runtimePatches[{i}].manager", patch.manager, 253)
     errors += validate_runtime_patch_fields(job)
     errors += _minimum("spec.activeDeadlineSeconds", spec.active_deadline_seconds, 1)
     if spec.managed_by not in c.MANAGED_BY_VALUES:
-        errors.append(invalid("spec.managedBy", spec.managed_by,
-                              "ManagedBy must be trainer.kubeflow.org/trainjob-controller or "
-                              "kueue.x-k8s.io/multikueue if set"))
+        errors.append(
+            invalid(
+                "spec.managedBy",
+                spec.managed_by,
+                "ManagedBy must be trainer.kubeflow.org/trainjob-controller or kueue.x-k8s.io/multikueue if set",
+            )
+        )
     errors += _max_length("spec.managedBy", spec.managed_by, 253)
     return errors
 
@@ -204,16 +228,19 @@ def _quantity_errors(path: str, resources: Obj) -> list[FieldError]:
                 if isinstance(qty, str) and not matches_crd_pattern(qty):
                     raise QuantityError(qty, "does not match the CRD quantity pattern")
             except QuantityError:
-                errors.append(invalid(f"{path}.{section}[{res}]", qty,
-                                      "quantities must match the regular expression "
-                                      "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"))
+                errors.append(
+                    invalid(
+                        f"{path}.{section}[{res}]",
+                        qty,
+                        "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+                    )
+                )
     return errors
 
 
 def _supported(path: str, value: str, allowed: tuple[str, ...]) -> FieldError:
     shown = ", ".join(json.dumps(a) for a in allowed)
-    return FieldError(path, f"Unsupported value: {json.dumps(value)}: supported values: {shown}",
-                      kind="NotSupported")
+    return FieldError(path, f"Unsupported value: {json.dumps(value)}: supported values: {shown}", kind="NotSupported")
 
 
 def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool = False) -> list[FieldError]:
@@ -229,31 +256,48 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
             if allow_extensions:
                 allowed = ("OpenMPI", "", "Intel", "MPICH")
             if ml.mpi.mpi_implementation not in allowed:
-                errors.append(_supported("spec.mlPolicy.mpi.mpiImplementation", ml.mpi.mpi_implementation,
-                                         ("OpenMPI", "")))
+                errors.append(
+                    _supported("spec.mlPolicy.mpi.mpiImplementation", ml.mpi.mpi_implementation, ("OpenMPI", ""))
+                )
             if ml.mpi.num_proc_per_node < 1:
-                errors.append(invalid("spec.mlPolicy.mpi.numProcPerNode", ml.mpi.num_proc_per_node,
-                                      "NumProcPerNode in mpiPolicy must be >= 1"))
+                errors.append(
+                    invalid(
+                        "spec.mlPolicy.mpi.numProcPerNode",
+                        ml.mpi.num_proc_per_node,
+                        "NumProcPerNode in mpiPolicy must be >= 1",
+                    )
+                )
             errors += _max_length("spec.mlPolicy.mpi.sshAuthMountPath", ml.mpi.ssh_auth_mount_path, 4096)
         if ml.flux is not None and ml.flux.num_proc_per_node < 1:
-            errors.append(invalid("spec.mlPolicy.flux.numProcPerNode", ml.flux.num_proc_per_node,
-                                  "NumProcPerNode in fluxPolicy must be >= 1"))
+            errors.append(
+                invalid(
+                    "spec.mlPolicy.flux.numProcPerNode",
+                    ml.flux.num_proc_per_node,
+                    "NumProcPerNode in fluxPolicy must be >= 1",
+                )
+            )
         injection = ml.torch.env_injection if ml.torch else None
         if injection is not None and injection.targets:
             errors += _max_items("spec.mlPolicy.torch.envInjection.targets", injection.targets, 16)
             for i, target in enumerate(injection.targets):
                 base = f"spec.mlPolicy.torch.envInjection.targets[{i}]"
                 if not target.job_name:
-                    errors.append(FieldError(f"{base}.jobName", "Invalid value: \"\": should be at least 1 chars long"))
+                    errors.append(FieldError(f"{base}.jobName", 'Invalid value: "": should be at least 1 chars long'))
                 names = target.container_names
                 if not names:
-                    errors.append(FieldError(f"{base}.containerNames",
-                                             "Invalid value: 0: should have at least 1 items"))
+                    errors.append(
+                        FieldError(f"{base}.containerNames", "Invalid value: 0: should have at least 1 items")
+                    )
                 errors += _max_items(f"{base}.containerNames", names, 8)
                 if c.NODE in names:
-                    errors.append(invalid(f"{base}.containerNames", names,
-                                          "containerNames must not include the main node container because PET_* "
-                                          "envs are always injected into it"))
+                    errors.append(
+                        invalid(
+                            f"{base}.containerNames",
+                            names,
+                            "containerNames must not include the main node container because PET_* "
+                            "envs are always injected into it",
+                        )
+                    )
     pgp = spec.pod_group_policy
     if pgp is not None and pgp.volcano is not None and pgp.volcano.network_topology is not None:
         mode = pgp.volcano.network_topology.mode
@@ -262,21 +306,31 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
     template = spec.template.spec
     rjobs = template.get("replicatedJobs")
     if not isinstance(rjobs, list) or not rjobs:
-        errors.append(FieldError("spec.template.spec.replicatedJobs",
-                                 "Required value: a runtime needs at least one replicated job", kind="Required"))
+        errors.append(
+            FieldError(
+                "spec.template.spec.replicatedJobs",
+                "Required value: a runtime needs at least one replicated job",
+                kind="Required",
+            )
+        )
         rjobs = []
     errors += _max_items("spec.template.spec.replicatedJobs", rjobs, 100)
     errors += _unique_names("spec.template.spec.replicatedJobs", rjobs)
     startup = template.get("startupPolicy") or {}
-    if startup.get("startupPolicyOrder") == "InOrder" and any(
-        isinstance(r, dict) and "dependsOn" in r for r in rjobs
-    ):
-        errors.append(invalid("spec.template.spec", "object", "StartupPolicy and DependsOn APIs are mutually exclusive"))
+    if startup.get("startupPolicyOrder") == "InOrder" and any(isinstance(r, dict) and "dependsOn" in r for r in rjobs):
+        errors.append(
+            invalid("spec.template.spec", "object", "StartupPolicy and DependsOn APIs are mutually exclusive")
+        )
     failure = template.get("failurePolicy") or {}
     restart = failure.get("restartStrategy")
     if restart is not None and restart not in ("Recreate", "BlockingRecreate", "InPlaceRestart"):
-        errors.append(_supported("spec.template.spec.failurePolicy.restartStrategy", restart,
-                                 ("Recreate", "BlockingRecreate", "InPlaceRestart")))
+        errors.append(
+            _supported(
+                "spec.template.spec.failurePolicy.restartStrategy",
+                restart,
+                ("Recreate", "BlockingRecreate", "InPlaceRestart"),
+            )
+        )
     for key in ("labels", "annotations"):
         errors += string_map_errors(f"spec.template.metadata.{key}", (spec.template.metadata or {}).get(key))
     errors += _unknown_fields("spec.template.spec", template, _JOBSET_SPEC_FIELDS)
@@ -301,9 +355,20 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
 
 
 # JobSet v1alpha2 (v0.12.0) JobSetSpec and ReplicatedJob fields, as the runtime CRD declares them.
-_JOBSET_SPEC_FIELDS = frozenset({"coordinator", "failurePolicy", "managedBy", "network", "replicatedJobs",
-                                 "startupPolicy", "successPolicy", "suspend", "ttlSecondsAfterFinished",
-                                 "volumeClaimPolicies"})
+_JOBSET_SPEC_FIELDS = frozenset(
+    {
+        "coordinator",
+        "failurePolicy",
+        "managedBy",
+        "network",
+        "replicatedJobs",
+        "startupPolicy",
+        "successPolicy",
+        "suspend",
+        "ttlSecondsAfterFinished",
+        "volumeClaimPolicies",
+    }
+)
 _REPLICATED_JOB_FIELDS = frozenset({"dependsOn", "groupName", "name", "replicas", "template"})
 
 
@@ -322,17 +387,26 @@ def _jobset_policy_errors(template: Obj) -> list[FieldError]:
         errors += _enum(f"{base}.successPolicy.operator", success.get("operator"), ("All", "Any"))
     startup = template.get("startupPolicy")
     if isinstance(startup, dict):
-        errors += _enum(f"{base}.startupPolicy.startupPolicyOrder", startup.get("startupPolicyOrder"),
-                        ("AnyOrder", "InOrder"))
+        errors += _enum(
+            f"{base}.startupPolicy.startupPolicyOrder", startup.get("startupPolicyOrder"), ("AnyOrder", "InOrder")
+        )
     failure = template.get("failurePolicy")
     for i, rule in enumerate((failure.get("rules") or []) if isinstance(failure, dict) else []):
         if not isinstance(rule, dict):
             continue
         if "name" not in rule:
             errors.append(FieldError(f"{base}.failurePolicy.rules[{i}].name", "Required value", kind="Required"))
-        errors += _enum(f"{base}.failurePolicy.rules[{i}].action", rule.get("action"),
-                        ("FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts", "RestartJob",
-                         "RestartJobAndIgnoreMaxRestarts"))
+        errors += _enum(
+            f"{base}.failurePolicy.rules[{i}].action",
+            rule.get("action"),
+            (
+                "FailJobSet",
+                "RestartJobSet",
+                "RestartJobSetAndIgnoreMaxRestarts",
+                "RestartJob",
+                "RestartJobAndIgnoreMaxRestarts",
+            ),
+        )
     ttl = template.get("ttlSecondsAfterFinished")
     if isinstance(ttl, int):
         errors += _minimum(f"{base}.ttlSecondsAfterFinished", ttl, 0)
@@ -341,8 +415,11 @@ def _jobset_policy_errors(template: Obj) -> list[FieldError]:
 
 def _unknown_fields(path: str, value: Obj, known: frozenset[str]) -> list[FieldError]:
     """kubectl's strict field validation: `unknown field "<path>"` (the CRD would prune it)."""
-    return [FieldError(f"{path}.{key}", f'unknown field "{path}.{key}"', kind="FieldValueUnknown")
-            for key in value if key not in known]
+    return [
+        FieldError(f"{path}.{key}", f'unknown field "{path}.{key}"', kind="FieldValueUnknown")
+        for key in value
+        if key not in known
+    ]
 
 
 def validate_runtime_webhook(runtime: TrainingRuntime) -> list[FieldError]:
@@ -370,8 +447,13 @@ def validate_runtime_webhook(runtime: TrainingRuntime) -> list[FieldError]:
         pod_spec = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
         names = [ct.get("name") for ct in pod_spec.get("containers") or [] if isinstance(ct, dict)]
         if required[ancestor] not in names:
-            errors.append(invalid(f"{base}.template.spec.template.spec.containers", names,
-                                  f"must contain the required container for the ancestor: {ancestor}"))
+            errors.append(
+                invalid(
+                    f"{base}.template.spec.template.spec.containers",
+                    names,
+                    f"must contain the required container for the ancestor: {ancestor}",
+                )
+            )
     return errors
 
 
@@ -396,17 +478,38 @@ _PATCH_FIELDS: dict[str, tuple[frozenset[str], dict[str, str]]] = {
     "PodTemplatePatch": (frozenset({"metadata", "spec"}), {"metadata": "ObjectMeta", "spec": "PodSpecPatch"}),
     "ObjectMeta": (frozenset({"labels", "annotations", "name", "namespace", "finalizers"}), {}),
     "PodSpecPatch": (
-        frozenset({"serviceAccountName", "volumes", "initContainers", "containers", "imagePullSecrets",
-                   "securityContext", "nodeSelector", "affinity", "tolerations", "schedulingGates",
-                   "terminationGracePeriodSeconds"}),
-        {"initContainers": "ContainerPatch", "containers": "ContainerPatch", "imagePullSecrets": "Name",
-         "schedulingGates": "Name", "tolerations": "Toleration"},
+        frozenset(
+            {
+                "serviceAccountName",
+                "volumes",
+                "initContainers",
+                "containers",
+                "imagePullSecrets",
+                "securityContext",
+                "nodeSelector",
+                "affinity",
+                "tolerations",
+                "schedulingGates",
+                "terminationGracePeriodSeconds",
+            }
+        ),
+        {
+            "initContainers": "ContainerPatch",
+            "containers": "ContainerPatch",
+            "imagePullSecrets": "Name",
+            "schedulingGates": "Name",
+            "tolerations": "Toleration",
+        },
     ),
-    "ContainerPatch": (frozenset({"name", "env", "volumeMounts", "securityContext"}),
-                       {"env": "EnvVar", "volumeMounts": "VolumeMount"}),
+    "ContainerPatch": (
+        frozenset({"name", "env", "volumeMounts", "securityContext"}),
+        {"env": "EnvVar", "volumeMounts": "VolumeMount"},
+    ),
     "EnvVar": (frozenset({"name", "value", "valueFrom"}), {}),
-    "VolumeMount": (frozenset({"name", "readOnly", "recursiveReadOnly", "mountPath", "subPath",
-                               "mountPropagation", "subPathExpr"}), {}),
+    "VolumeMount": (
+        frozenset({"name", "readOnly", "recursiveReadOnly", "mountPath", "subPath", "mountPropagation", "subPathExpr"}),
+        {},
+    ),
     "Toleration": (frozenset({"key", "operator", "value", "effect", "tolerationSeconds"}), {}),
     "Name": (frozenset({"name"}), {}),
 }
@@ -444,7 +547,7 @@ def string_map_errors(path: str, value: Any) -> list[FieldError]:
     for key, item in value.items():
         if not isinstance(item, str):
             got = openapi_type(item)
-            errors.append(invalid(f"{path}.{key}", got, f"{path}.{key} in body must be of type string: \"{got}\""))
+            errors.append(invalid(f"{path}.{key}", got, f'{path}.{key} in body must be of type string: "{got}"'))
     return errors
 
 
@@ -498,26 +601,40 @@ def validate_runtime_patches(job: TrainJob, runtime: TrainingRuntime) -> list[Fi
                 continue
             name = prj.get("name")
             if name not in rjobs:
-                errors.append(FieldError("spec.runtimePatches",
-                                         "must not have replicated job that doesn't exist in the runtime job template"))
+                errors.append(
+                    FieldError(
+                        "spec.runtimePatches",
+                        "must not have replicated job that doesn't exist in the runtime job template",
+                    )
+                )
                 continue
             known = rjobs[name]
             pod_spec = (((prj.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
             for ct in pod_spec.get("initContainers") or []:
                 if isinstance(ct, dict) and ct.get("name") not in known:
-                    errors.append(FieldError("spec.runtimePatches",
-                                             f"must not have initContainer that doesn't exist in the runtime job {name}"))
+                    errors.append(
+                        FieldError(
+                            "spec.runtimePatches",
+                            f"must not have initContainer that doesn't exist in the runtime job {name}",
+                        )
+                    )
             for ct in pod_spec.get("containers") or []:
                 if not isinstance(ct, dict):
                     continue
                 if ct.get("name") not in known:
-                    errors.append(FieldError("spec.runtimePatches",
-                                             f"must not have container that doesn't exist in the runtime job {name}"))
+                    errors.append(
+                        FieldError(
+                            "spec.runtimePatches",
+                            f"must not have container that doesn't exist in the runtime job {name}",
+                        )
+                    )
                 elif ct.get("env") and ct.get("name") in reserved:
-                    errors.append(FieldError(
-                        "spec.runtimePatches",
-                        "must not have envs for the dataset-initializer, model-initializer, node containers",
-                    ))
+                    errors.append(
+                        FieldError(
+                            "spec.runtimePatches",
+                            "must not have envs for the dataset-initializer, model-initializer, node containers",
+                        )
+                    )
     return errors
 
 
@@ -531,10 +648,7 @@ def validate_runtime_ref(job: TrainJob, runtime: TrainingRuntime | None) -> list
         runtime is not None
         and runtime.kind == ref.kind
         and runtime.name == ref.name
-        and (
-            ref.kind == c.CLUSTER_TRAINING_RUNTIME_KIND
-            or runtime.metadata.namespace in (None, "", job.namespace)
-        )
+        and (ref.kind == c.CLUSTER_TRAINING_RUNTIME_KIND or runtime.metadata.namespace in (None, "", job.namespace))
     )
     if matches:
         return []
@@ -545,9 +659,15 @@ def runtime_not_found(kind: str, name: str) -> FieldError:
     """V2/V3: the webhook's error when the referenced runtime does not exist (note the capital R
     in the ClusterTrainingRuntime path, ENGINE.md §16 item 40)."""
     if kind == c.TRAINING_RUNTIME_KIND:
-        return invalid("spec.runtimeRef", name,
-                       f'trainingruntimes.trainer.kubeflow.org "{name}" not found: specified trainingRuntime '
-                       "must be created before the TrainJob is created")
-    return invalid("spec.RuntimeRef", name,
-                   f'clustertrainingruntimes.trainer.kubeflow.org "{name}" not found: specified '
-                   "clusterTrainingRuntime must be created before the TrainJob is created")
+        return invalid(
+            "spec.runtimeRef",
+            name,
+            f'trainingruntimes.trainer.kubeflow.org "{name}" not found: specified trainingRuntime '
+            "must be created before the TrainJob is created",
+        )
+    return invalid(
+        "spec.RuntimeRef",
+        name,
+        f'clustertrainingruntimes.trainer.kubeflow.org "{name}" not found: specified '
+        "clusterTrainingRuntime must be created before the TrainJob is created",
+    )

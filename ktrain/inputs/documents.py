@@ -39,7 +39,7 @@ class Document:
         path there."""
         for here, other, there in self.grafts:
             if path[: len(here)] == here:
-                return other.origin((*there, *path[len(here):]))
+                return other.origin((*there, *path[len(here) :]))
         return self, path
 
     def locate(self, path: Path, *, key: bool = False) -> tuple[int | None, int | None]:
@@ -62,8 +62,7 @@ class Document:
 
     def error(self, message: str, path: Path = (), *, hint: str | None = None, key: bool = False) -> InputError:
         line, col = self.locate(path, key=key)
-        return InputError(message, file=self.file, line=line, column=col, hint=hint,
-                          source_line=self.source_line(line))
+        return InputError(message, file=self.file, line=line, column=col, hint=hint, source_line=self.source_line(line))
 
 
 def _yaml():  # type: ignore[no-untyped-def]
@@ -235,7 +234,11 @@ def parse_model(doc: Document, name: str, *, what: str) -> Any:
         problems: list[tuple[Path, str, str | None]] = []
         for err in exc.errors():
             # pydantic appends union-member tags to loc; keep only real path parts
-            loc = tuple(p for p in err["loc"] if isinstance(p, int) or not str(p).startswith(("function-", "str", "int", "float")))
+            loc = tuple(
+                p
+                for p in err["loc"]
+                if isinstance(p, int) or not str(p).startswith(("function-", "str", "int", "float"))
+            )
             kind = err["type"]
             hint = None
             if kind == "extra_forbidden":
@@ -258,9 +261,11 @@ def parse_model(doc: Document, name: str, *, what: str) -> Any:
                     from ktrain.api.common import openapi_type
 
                     got = openapi_type(err["input"])
-                    msg = (f'{msg}, got {got} {err["input"]!r}'[:200]
-                           + f'; Invalid value: "{got}": {path_text(loc)} in body must be of type '
-                           f'{_OPENAPI_TYPES[kind]}: "{got}"')
+                    msg = (
+                        f"{msg}, got {got} {err['input']!r}"[:200]
+                        + f'; Invalid value: "{got}": {path_text(loc)} in body must be of type '
+                        f'{_OPENAPI_TYPES[kind]}: "{got}"'
+                    )
             problems.append((loc, msg, hint))
         # dedupe (unions report once per member)
         seen: set[tuple[Path, str]] = set()
@@ -278,8 +283,9 @@ def parse_model(doc: Document, name: str, *, what: str) -> Any:
         raise doc.error(text, first_loc, hint=first_hint, key=unknown_field) from None
 
 
-def locate_field_errors(exc: ValidationFailedError, doc: Document, prefix: Path = (),
-                        only: Callable[[FieldError], bool] | None = None) -> None:
+def locate_field_errors(
+    exc: ValidationFailedError, doc: Document, prefix: Path = (), only: Callable[[FieldError], bool] | None = None
+) -> None:
     """Attach file:line:col to each FieldError (those `only` accepts) whose path exists in `doc`."""
     from ktrain.errors import Located
 
@@ -291,12 +297,11 @@ def locate_field_errors(exc: ValidationFailedError, doc: Document, prefix: Path 
         # an unknown field is pointed at by its key, as parse_model does
         line, col = source.locate(there, key=err.message.startswith("unknown field"))
         if line is not None:
-            exc.locations[i] = Located(file=source.file, line=line, column=col,
-                                       source_line=source.source_line(line))
+            exc.locations[i] = Located(file=source.file, line=line, column=col, source_line=source.source_line(line))
 
 
 def parse_field_path(text: str) -> Path:
-    """"spec.trainer.env[1].name" -> ("spec", "trainer", "env", 1, "name")."""
+    """ "spec.trainer.env[1].name" -> ("spec", "trainer", "env", 1, "name")."""
     out: list[str | int] = []
     for part in text.replace("]", "").split("."):
         if not part:

@@ -107,7 +107,9 @@ def read_runtime_file(path: str, positions: bool = True) -> tuple[str, list[dict
                     "data": d["data"],
                     "positions": _position_dict(d["positions"]),
                     "key_positions": _position_dict(d["key_positions"]),
-                } if positions else {"data": d["data"]}
+                }
+                if positions
+                else {"data": d["data"]}
                 for d in entry["documents"]
             ]
             return text, docs

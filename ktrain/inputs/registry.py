@@ -69,12 +69,16 @@ def _runtime_documents(path: str, source: str) -> list[Document]:
         raise InputError("runtime file is not UTF-8 text", file=str(path)) from None
     if cached is not None:
         lines = text.splitlines()
-        return [Document(data=d["data"], file=str(path), lines=lines, positions=d["positions"],
-                         key_positions=d["key_positions"]) for d in cached]
+        return [
+            Document(
+                data=d["data"], file=str(path), lines=lines, positions=d["positions"], key_positions=d["key_positions"]
+            )
+            for d in cached
+        ]
     docs = load_documents(text, str(path))
-    cache.store_runtime_file(str(path), text, [
-        {"data": d.data, "positions": d.positions, "key_positions": d.key_positions} for d in docs
-    ])
+    cache.store_runtime_file(
+        str(path), text, [{"data": d.data, "positions": d.positions, "key_positions": d.key_positions} for d in docs]
+    )
     return docs
 
 
@@ -126,8 +130,9 @@ class RuntimeRegistry:
             for d in dirs:
                 p = os.fspath(d)
                 if not os.path.isdir(p):
-                    raise InputError(f"runtimes directory {d!r} does not exist",
-                                     hint="check --runtimes-dir and KTRAIN_RUNTIMES_PATH")
+                    raise InputError(
+                        f"runtimes directory {d!r} does not exist", hint="check --runtimes-dir and KTRAIN_RUNTIMES_PATH"
+                    )
                 out.append((source, p, False))
         if self._bundled:
             out.append((SOURCE_BUNDLED, data_path("runtimes"), False))

@@ -54,8 +54,9 @@ def _double_quoted(s: str) -> str:
     out = []
     for ch in json.dumps(s, ensure_ascii=False)[1:-1]:  # JSON's escapes are YAML escapes too
         o = ord(ch)
-        out.append(ch if o < 0x80 and o != 0x7F or _printable_char(o) else
-                   f"\\u{o:04x}" if o <= 0xFFFF else f"\\U{o:08x}")
+        out.append(
+            ch if o < 0x80 and o != 0x7F or _printable_char(o) else f"\\u{o:04x}" if o <= 0xFFFF else f"\\U{o:08x}"
+        )
     return '"' + "".join(out) + '"'
 
 

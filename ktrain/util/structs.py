@@ -32,8 +32,9 @@ class FrozenInstanceError(AttributeError):
 class field:  # noqa: N801 - named as dataclasses.field, which it stands in for
     __slots__ = ("default", "default_factory", "repr")
 
-    def __init__(self, *, default: Any = _MISSING, default_factory: Callable[[], Any] | Any = _MISSING,
-                 repr: bool = True) -> None:  # noqa: A002
+    def __init__(
+        self, *, default: Any = _MISSING, default_factory: Callable[[], Any] | Any = _MISSING, repr: bool = True
+    ) -> None:  # noqa: A002
         if default is not _MISSING and default_factory is not _MISSING:
             raise ValueError("cannot specify both default and default_factory")
         self.default = default
@@ -70,8 +71,9 @@ def _is_classvar(annotation: Any) -> bool:
     return text.startswith(("ClassVar", "typing.ClassVar", "Final", "typing.Final"))
 
 
-def struct(cls: type[T] | None = None, /, *, frozen: bool = False, slots: bool = False, eq: bool = True,
-           repr: bool = True) -> Any:  # noqa: A002
+def struct(
+    cls: type[T] | None = None, /, *, frozen: bool = False, slots: bool = False, eq: bool = True, repr: bool = True
+) -> Any:  # noqa: A002
     """Decorate a class as `@dataclass` would (see the module docstring for what is supported)."""
 
     def wrap(cls: type[T]) -> type[T]:
@@ -152,6 +154,7 @@ def _process(cls: Any, *, frozen: bool, slots: bool, eq: bool, with_repr: bool) 
 
         namespace["__eq__"] = __eq__
         if frozen:
+
             def __hash__(self: Any) -> int:
                 return hash(tuple(getattr(self, n) for n in names))
 
@@ -159,6 +162,7 @@ def _process(cls: Any, *, frozen: bool, slots: bool, eq: bool, with_repr: bool) 
         elif "__hash__" not in cls.__dict__:
             namespace["__hash__"] = None
     if frozen:
+
         def __setattr__(self: Any, name: str, value: Any) -> None:
             raise FrozenInstanceError(f"cannot assign to field {name!r}")
 

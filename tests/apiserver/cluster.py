@@ -58,10 +58,19 @@ DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease"
 _GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 # Metadata the server owns: dropped from create requests, carried over on updates.
 _SERVER_SET_META = (
-    "uid", "creationTimestamp", "generation", "deletionTimestamp", "managedFields", "selfLink",
+    "uid",
+    "creationTimestamp",
+    "generation",
+    "deletionTimestamp",
+    "managedFields",
+    "selfLink",
 )
 _PRESERVED_META = (
-    "uid", "creationTimestamp", "generation", "deletionTimestamp", "resourceVersion",
+    "uid",
+    "creationTimestamp",
+    "generation",
+    "deletionTimestamp",
+    "resourceVersion",
 )
 
 
@@ -164,11 +173,7 @@ class Cluster:
     def resolve(self, resource: str, group: Optional[str] = None) -> ResourceType:
         """Find a served type by plural, singular, kind, short name or `plural.group`."""
         wanted = resource.lower()
-        matches = [
-            rt
-            for rt in self.types.values()
-            if wanted in rt.aliases() and (group is None or rt.group == group)
-        ]
+        matches = [rt for rt in self.types.values() if wanted in rt.aliases() and (group is None or rt.group == group)]
         if not matches:
             raise KeyError(f"no served resource matches {resource!r} (group={group!r})")
         if len(matches) > 1:
@@ -205,9 +210,7 @@ class Cluster:
     def _stored(self, rt: ResourceType, namespace: Optional[str], name: str) -> Optional[JSON]:
         return self.store[rt.key].get(self._key(rt, namespace, name))
 
-    def _write(
-        self, rt: ResourceType, obj: JSON, old: Optional[JSON], copy_result: bool = True
-    ) -> JSON:
+    def _write(self, rt: ResourceType, obj: JSON, old: Optional[JSON], copy_result: bool = True) -> JSON:
         obj["metadata"]["resourceVersion"] = self._next_rv()
         meta = obj["metadata"]
         self.store[rt.key][self._key(rt, meta.get("namespace"), meta["name"])] = obj
@@ -235,9 +238,7 @@ class Cluster:
                 meta.pop("namespace", None)
             old = self._stored(rt, meta.get("namespace"), meta["name"])
             meta.setdefault("uid", old["metadata"]["uid"] if old else str(uuid.uuid4()))
-            meta.setdefault(
-                "creationTimestamp", old["metadata"]["creationTimestamp"] if old else rfc3339()
-            )
+            meta.setdefault("creationTimestamp", old["metadata"]["creationTimestamp"] if old else rfc3339())
             if rt.has_generation:
                 meta.setdefault("generation", 1)
             if rt is NAMESPACES:
@@ -256,9 +257,7 @@ class Cluster:
                 raise not_found(rt.group, rt.plural, name)
             return copy.deepcopy(obj)
 
-    def items(
-        self, rt: ResourceType, namespace: Optional[str], accept: Callable[[JSON], bool]
-    ) -> List[JSON]:
+    def items(self, rt: ResourceType, namespace: Optional[str], accept: Callable[[JSON], bool]) -> List[JSON]:
         with self.lock:
             found = [
                 obj
@@ -306,9 +305,7 @@ class Cluster:
     def changes_after(self, rv: int) -> List[Change]:
         with self.lock:
             if rv < self.compacted_rv:
-                raise ApiError(
-                    410, f"too old resource version: {rv} ({self.compacted_rv})", "Expired"
-                )
+                raise ApiError(410, f"too old resource version: {rv} ({self.compacted_rv})", "Expired")
             return [c for c in self.history if c.rv > rv]
 
     def compact(self) -> None:
@@ -321,9 +318,7 @@ class Cluster:
 
     def _decode(self, rt: ResourceType, body: Any) -> JSON:
         if not isinstance(body, dict):
-            raise bad_request(
-                f"the object provided is unrecognized (must be of type {rt.kind})"
-            )
+            raise bad_request(f"the object provided is unrecognized (must be of type {rt.kind})")
         obj = copy.deepcopy(body)
         if rt.custom:
             if not obj.get("kind"):
@@ -337,13 +332,11 @@ class Cluster:
                 f"the API version in the data ({obj['apiVersion']}) does not match the expected "
                 f"API version ({rt.api_version})"
                 if obj["apiVersion"] != rt.api_version
-                else f"{obj['kind']} in version \"{rt.version}\" cannot be handled as a {rt.kind}"
+                else f'{obj["kind"]} in version "{rt.version}" cannot be handled as a {rt.kind}'
             )
         meta = obj.setdefault("metadata", {})
         if not isinstance(meta, dict):
-            raise bad_request(
-                f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}'
-            )
+            raise bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}')
         return obj
 
     def _check_namespace(self, rt: ResourceType, obj: JSON, namespace: Optional[str]) -> None:
@@ -352,8 +345,7 @@ class Cluster:
             body_ns = meta.get("namespace")
             if body_ns and namespace and body_ns != namespace:
                 raise bad_request(
-                    "the namespace of the provided object does not match the namespace sent "
-                    "on the request"
+                    "the namespace of the provided object does not match the namespace sent on the request"
                 )
             meta["namespace"] = namespace or body_ns or "default"
         else:
@@ -435,9 +427,7 @@ class Cluster:
             obj.setdefault("spec", {"finalizers": ["kubernetes"]})
             obj["status"] = {"phase": "Active"}
 
-    def _insert(
-        self, rt: ResourceType, obj: JSON, dry_run: bool, warnings: List[str]
-    ) -> WriteResult:
+    def _insert(self, rt: ResourceType, obj: JSON, dry_run: bool, warnings: List[str]) -> WriteResult:
         meta = obj["metadata"]
         if self._stored(rt, meta.get("namespace"), meta["name"]) is not None:
             raise already_exists(rt.group, rt.plural, meta["name"])
@@ -476,7 +466,8 @@ class Cluster:
                 self._check_rv(rt, old, wanted_rv)
             elif rt.custom:
                 error = FieldError(
-                    "FieldValueInvalid", "metadata.resourceVersion",
+                    "FieldValueInvalid",
+                    "metadata.resourceVersion",
                     "Invalid value: 0x0: must be specified for an update",
                 )
                 raise invalid_object(rt.group, rt.kind, name, [error])
@@ -486,9 +477,10 @@ class Cluster:
     def _check_rv(self, rt: ResourceType, old: JSON, wanted: str) -> None:
         if wanted != old["metadata"]["resourceVersion"]:
             raise conflict(
-                rt.group, rt.plural, old["metadata"]["name"],
-                "the object has been modified; please apply your changes to the latest version "
-                "and try again",
+                rt.group,
+                rt.plural,
+                old["metadata"]["name"],
+                "the object has been modified; please apply your changes to the latest version and try again",
             )
 
     def _merge_subresource(self, rt: ResourceType, old: JSON, new: JSON, subresource: str) -> JSON:
@@ -562,12 +554,16 @@ class Cluster:
         is_apply = patch_type == APPLY_PATCH
         if is_apply and not manager:
             raise invalid_object(
-                "meta.k8s.io", "PatchOptions", "",
+                "meta.k8s.io",
+                "PatchOptions",
+                "",
                 [required("fieldManager", "is required for apply patch")],
             )
         if force and not is_apply:
             raise invalid_object(
-                "meta.k8s.io", "PatchOptions", "",
+                "meta.k8s.io",
+                "PatchOptions",
+                "",
                 [forbidden("force", "may not be specified for non-apply patch")],
             )
         try:
@@ -579,8 +575,9 @@ class Cluster:
             old = self._stored(rt, namespace, name)
             if is_apply:
                 assert manager
-                return self._apply(rt, namespace, name, old, document, manager, force, dry_run,
-                                   field_validation, subresource)
+                return self._apply(
+                    rt, namespace, name, old, document, manager, force, dry_run, field_validation, subresource
+                )
             if old is None:
                 raise not_found(rt.group, rt.plural, name)
             if patch_type == JSON_PATCH:
@@ -599,8 +596,7 @@ class Cluster:
                 raise _name_mismatch(str(patched_meta.get("name")), name)
             patched.setdefault("metadata", {})
             new = self._merge_subresource(rt, old, patched, subresource)
-            return self._finish(rt, old, new, manager or user_agent_manager, dry_run,
-                                field_validation, subresource)
+            return self._finish(rt, old, new, manager or user_agent_manager, dry_run, field_validation, subresource)
 
     def _apply(
         self,
@@ -667,20 +663,25 @@ class Cluster:
             policy = propagation or rt.default_propagation
             if policy not in PROPAGATION_POLICIES:
                 raise invalid_object(
-                    "meta.k8s.io", "DeleteOptions", "",
+                    "meta.k8s.io",
+                    "DeleteOptions",
+                    "",
                     [not_supported("propagationPolicy", policy, PROPAGATION_POLICIES)],
                 )
             pre = preconditions or {}
             meta = old["metadata"]
             if pre.get("uid") and pre["uid"] != meta["uid"]:
                 raise conflict(
-                    rt.group, rt.plural, name,
-                    f"Precondition failed: UID in precondition: {pre['uid']}, "
-                    f"UID in object meta: {meta['uid']}",
+                    rt.group,
+                    rt.plural,
+                    name,
+                    f"Precondition failed: UID in precondition: {pre['uid']}, UID in object meta: {meta['uid']}",
                 )
             if pre.get("resourceVersion") and pre["resourceVersion"] != meta["resourceVersion"]:
                 raise conflict(
-                    rt.group, rt.plural, name,
+                    rt.group,
+                    rt.plural,
+                    name,
                     "Precondition failed: ResourceVersion in precondition: "
                     f"{pre['resourceVersion']}, "
                     f"ResourceVersion in object meta: {meta['resourceVersion']}",
@@ -705,11 +706,7 @@ class Cluster:
         return success_status(meta["name"], rt.group, rt.plural, meta["uid"])
 
     def _all_objects(self) -> List[Tuple[ResourceType, JSON]]:
-        return [
-            (self.types[key], obj)
-            for key, objs in self.store.items()
-            for obj in list(objs.values())
-        ]
+        return [(self.types[key], obj) for key, objs in self.store.items() for obj in list(objs.values())]
 
     def _uid_exists(self, uid: str) -> bool:
         return any(obj["metadata"].get("uid") == uid for _, obj in self._all_objects())
@@ -755,14 +752,23 @@ class Cluster:
                 if not dry_run and self._stored(rt, ns, name) is not None:
                     self.delete(rt, ns, name, propagation)
             if rt.custom:
-                return {"apiVersion": rt.api_version, "kind": rt.list_kind,
-                        "metadata": {"resourceVersion": str(self.rv)}, "items": doomed}
+                return {
+                    "apiVersion": rt.api_version,
+                    "kind": rt.list_kind,
+                    "metadata": {"resourceVersion": str(self.rv)},
+                    "items": doomed,
+                }
             return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
 
     # -- pod logs ------------------------------------------------------------------------------
 
     def append_log(
-        self, namespace: str, pod: str, container: str, text: str, previous: bool = False,
+        self,
+        namespace: str,
+        pod: str,
+        container: str,
+        text: str,
+        previous: bool = False,
         time: Optional[dt.datetime] = None,
     ) -> None:
         with self.lock:
@@ -785,9 +791,7 @@ class Cluster:
             if obj is None:
                 return {"terminated": {"reason": "PodDeleted"}}
             status = obj.get("status") or {}
-            entries = (status.get("containerStatuses") or []) + (
-                status.get("initContainerStatuses") or []
-            )
+            entries = (status.get("containerStatuses") or []) + (status.get("initContainerStatuses") or [])
             for entry in entries:
                 if entry.get("name") == container:
                     return dict(entry.get("state") or {})
@@ -795,9 +799,7 @@ class Cluster:
 
 
 def _name_mismatch(body_name: str, url_name: str) -> ApiError:
-    return bad_request(
-        f"the name of the object ({body_name}) does not match the name on the URL ({url_name})"
-    )
+    return bad_request(f"the name of the object ({body_name}) does not match the name on the URL ({url_name})")
 
 
 def _sort_key(obj: JSON) -> Tuple[str, str]:

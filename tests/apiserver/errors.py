@@ -75,9 +75,7 @@ def required(field: str, detail: str = "") -> FieldError:
 
 
 def invalid(field: str, value: Any, detail: str = "") -> FieldError:
-    return FieldError(
-        "FieldValueInvalid", field, _with_detail(f"Invalid value: {format_value(value)}", detail)
-    )
+    return FieldError("FieldValueInvalid", field, _with_detail(f"Invalid value: {format_value(value)}", detail))
 
 
 def type_invalid(field: str, value: Any, detail: str) -> FieldError:
@@ -103,9 +101,7 @@ def too_long(field: str, detail: str) -> FieldError:
 
 
 def too_many(field: str, actual: int, limit: int) -> FieldError:
-    return FieldError(
-        "FieldValueTooMany", field, f"Too many: {actual}: must have at most {limit} items"
-    )
+    return FieldError("FieldValueTooMany", field, f"Too many: {actual}: must have at most {limit} items")
 
 
 def aggregate(errors: Sequence[FieldError]) -> str:
@@ -140,9 +136,7 @@ class ApiError(Exception):
         return failure_status(self.code, self.message, self.reason, self.details)
 
 
-def _details(
-    name: str = "", group: str = "", kind: str = "", causes: Optional[List[JSON]] = None
-) -> JSON:
+def _details(name: str = "", group: str = "", kind: str = "", causes: Optional[List[JSON]] = None) -> JSON:
     # StatusDetails fields are all `omitempty`.
     out: JSON = {}
     if name:
@@ -189,9 +183,7 @@ def success_status(name: str, group: str, kind: str, uid: str) -> JSON:
 
 def not_found(group: str, resource: str, name: str) -> ApiError:
     qualified = f"{resource}.{group}" if group else resource
-    return ApiError(
-        404, f'{qualified} "{name}" not found', "NotFound", _details(name, group, resource)
-    )
+    return ApiError(404, f'{qualified} "{name}" not found', "NotFound", _details(name, group, resource))
 
 
 def already_exists(group: str, resource: str, name: str) -> ApiError:
@@ -243,8 +235,7 @@ def unauthorized() -> ApiError:
 def unsupported_media_type(accepted: Sequence[str]) -> ApiError:
     return ApiError(
         415,
-        "the body of the request was in an unknown format - accepted media types include: "
-        + ", ".join(accepted),
+        "the body of the request was in an unknown format - accepted media types include: " + ", ".join(accepted),
         "UnsupportedMediaType",
     )
 

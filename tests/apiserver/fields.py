@@ -160,9 +160,7 @@ def record_update(
     entries = parse_entries(old)
     old_leaves = leaves(old)
     new_leaves = leaves(new)
-    changed = {
-        p for p, v in new_leaves.items() if old_leaves.get(p, _MISSING) != v
-    }
+    changed = {p for p, v in new_leaves.items() if old_leaves.get(p, _MISSING) != v}
     for entry in entries:
         entry.fields = {p for p in entry.fields if p in new_leaves and p not in changed}
     mine = next(
@@ -232,9 +230,7 @@ def conflict_error(conflicts: List[Tuple[Entry, FieldPath]]) -> ApiError:
     ]
     if len(conflicts) == 1:
         entry, path = conflicts[0]
-        message = (
-            f"Apply failed with 1 conflict: conflict with {entry.printed()}: {path_string(path)}"
-        )
+        message = f"Apply failed with 1 conflict: conflict with {entry.printed()}: {path_string(path)}"
     else:
         by_manager: Dict[str, List[str]] = {}
         for entry, path in conflicts:
@@ -260,17 +256,10 @@ def apply(
     live_leaves = leaves(live)
     if live is not None and not entries and live_leaves:
         # Objects written without field management are owned by this pseudo-manager.
-        entries = [
-            Entry("before-first-apply", "Update", str(live.get("apiVersion", "")), now, "",
-                  set(live_leaves))
-        ]
+        entries = [Entry("before-first-apply", "Update", str(live.get("apiVersion", "")), now, "", set(live_leaves))]
     applied_leaves = leaves(applied)
     mine = next(
-        (
-            e
-            for e in entries
-            if e.manager == manager and e.operation == "Apply" and e.subresource == subresource
-        ),
+        (e for e in entries if e.manager == manager and e.operation == "Apply" and e.subresource == subresource),
         None,
     )
     conflicts: List[Tuple[Entry, FieldPath]] = []

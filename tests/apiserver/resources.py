@@ -74,81 +74,189 @@ class ResourceType:
 # --- built-in types ------------------------------------------------------------------------
 
 NAMESPACES = ResourceType(
-    "", "v1", "namespaces", "namespace", "Namespace", False, ("ns",),
-    status_subresource=True, field_labels=("status.phase",),
+    "",
+    "v1",
+    "namespaces",
+    "namespace",
+    "Namespace",
+    False,
+    ("ns",),
+    status_subresource=True,
+    field_labels=("status.phase",),
     verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
 )
 CONFIGMAPS = ResourceType("", "v1", "configmaps", "configmap", "ConfigMap", True, ("cm",))
-SECRETS = ResourceType(
-    "", "v1", "secrets", "secret", "Secret", True, field_labels=("type",)
-)
+SECRETS = ResourceType("", "v1", "secrets", "secret", "Secret", True, field_labels=("type",))
 PODS = ResourceType(
-    "", "v1", "pods", "pod", "Pod", True, ("po",), status_subresource=True,
+    "",
+    "v1",
+    "pods",
+    "pod",
+    "Pod",
+    True,
+    ("po",),
+    status_subresource=True,
     field_labels=(
-        "spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
-        "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName",
+        "spec.nodeName",
+        "spec.restartPolicy",
+        "spec.schedulerName",
+        "spec.serviceAccountName",
+        "spec.hostNetwork",
+        "status.phase",
+        "status.podIP",
+        "status.nominatedNodeName",
     ),
 )
 EVENTS = ResourceType(
-    "", "v1", "events", "event", "Event", True, ("ev",),
+    "",
+    "v1",
+    "events",
+    "event",
+    "Event",
+    True,
+    ("ev",),
     field_labels=(
-        "involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-        "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-        "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type",
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "involvedObject.resourceVersion",
+        "involvedObject.fieldPath",
+        "reason",
+        "reportingComponent",
+        "source",
+        "type",
     ),
 )
 SERVICES = ResourceType(
-    "", "v1", "services", "service", "Service", True, ("svc",), status_subresource=True,
+    "",
+    "v1",
+    "services",
+    "service",
+    "Service",
+    True,
+    ("svc",),
+    status_subresource=True,
     verbs=("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"),
 )
 JOBS = ResourceType(
-    "batch", "v1", "jobs", "job", "Job", True, status_subresource=True,
-    field_labels=("status.successful",), has_generation=True, default_propagation="Orphan",
+    "batch",
+    "v1",
+    "jobs",
+    "job",
+    "Job",
+    True,
+    status_subresource=True,
+    field_labels=("status.successful",),
+    has_generation=True,
+    default_propagation="Orphan",
 )
 CRDS = ResourceType(
-    "apiextensions.k8s.io", "v1", "customresourcedefinitions", "customresourcedefinition",
-    "CustomResourceDefinition", False, ("crd", "crds"), verbs=READ_VERBS,
+    "apiextensions.k8s.io",
+    "v1",
+    "customresourcedefinitions",
+    "customresourcedefinition",
+    "CustomResourceDefinition",
+    False,
+    ("crd", "crds"),
+    verbs=READ_VERBS,
 )
 
 BUILTIN_TYPES: Tuple[ResourceType, ...] = (
-    NAMESPACES, CONFIGMAPS, SECRETS, PODS, EVENTS, SERVICES, JOBS, CRDS,
+    NAMESPACES,
+    CONFIGMAPS,
+    SECRETS,
+    PODS,
+    EVENTS,
+    SERVICES,
+    JOBS,
+    CRDS,
 )
 
 # --- CRD-backed types, grouped by the switch that enables them ------------------------------
 
 JOBSETS = ResourceType(
-    "jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "JobSet", True,
-    status_subresource=True, custom=True, crd_file="jobset/jobset.x-k8s.io_jobsets.yaml",
+    "jobset.x-k8s.io",
+    "v1alpha2",
+    "jobsets",
+    "jobset",
+    "JobSet",
+    True,
+    status_subresource=True,
+    custom=True,
+    crd_file="jobset/jobset.x-k8s.io_jobsets.yaml",
     has_generation=True,
 )
 COSCHEDULING_PODGROUPS = ResourceType(
-    "scheduling.x-k8s.io", "v1alpha1", "podgroups", "podgroup", "PodGroup", True,
-    ("pg", "pgs"), status_subresource=True, custom=True,
-    crd_file="scheduler-plugins/scheduling.x-k8s.io_podgroups.yaml", has_generation=True,
+    "scheduling.x-k8s.io",
+    "v1alpha1",
+    "podgroups",
+    "podgroup",
+    "PodGroup",
+    True,
+    ("pg", "pgs"),
+    status_subresource=True,
+    custom=True,
+    crd_file="scheduler-plugins/scheduling.x-k8s.io_podgroups.yaml",
+    has_generation=True,
 )
 VOLCANO_PODGROUPS = ResourceType(
-    "scheduling.volcano.sh", "v1beta1", "podgroups", "podgroup", "PodGroup", True,
-    ("pg", "podgroup-v1beta1"), custom=True,
-    crd_file="volcano/scheduling.volcano.sh_podgroups.yaml", has_generation=True,
+    "scheduling.volcano.sh",
+    "v1beta1",
+    "podgroups",
+    "podgroup",
+    "PodGroup",
+    True,
+    ("pg", "podgroup-v1beta1"),
+    custom=True,
+    crd_file="volcano/scheduling.volcano.sh_podgroups.yaml",
+    has_generation=True,
 )
 VOLCANO_QUEUES = ResourceType(
-    "scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", False,
-    ("q", "queue-v1beta1"), status_subresource=True, custom=True,
-    crd_file="volcano/scheduling.volcano.sh_queues.yaml", has_generation=True,
+    "scheduling.volcano.sh",
+    "v1beta1",
+    "queues",
+    "queue",
+    "Queue",
+    False,
+    ("q", "queue-v1beta1"),
+    status_subresource=True,
+    custom=True,
+    crd_file="volcano/scheduling.volcano.sh_queues.yaml",
+    has_generation=True,
 )
 TRAINJOBS = ResourceType(
-    "trainer.kubeflow.org", "v1alpha1", "trainjobs", "trainjob", "TrainJob", True,
-    status_subresource=True, custom=True,
-    crd_file="trainer/crds/trainer.kubeflow.org_trainjobs.yaml", has_generation=True,
+    "trainer.kubeflow.org",
+    "v1alpha1",
+    "trainjobs",
+    "trainjob",
+    "TrainJob",
+    True,
+    status_subresource=True,
+    custom=True,
+    crd_file="trainer/crds/trainer.kubeflow.org_trainjobs.yaml",
+    has_generation=True,
 )
 TRAINING_RUNTIMES = ResourceType(
-    "trainer.kubeflow.org", "v1alpha1", "trainingruntimes", "trainingruntime",
-    "TrainingRuntime", True, custom=True,
-    crd_file="trainer/crds/trainer.kubeflow.org_trainingruntimes.yaml", has_generation=True,
+    "trainer.kubeflow.org",
+    "v1alpha1",
+    "trainingruntimes",
+    "trainingruntime",
+    "TrainingRuntime",
+    True,
+    custom=True,
+    crd_file="trainer/crds/trainer.kubeflow.org_trainingruntimes.yaml",
+    has_generation=True,
 )
 CLUSTER_TRAINING_RUNTIMES = ResourceType(
-    "trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes", "clustertrainingruntime",
-    "ClusterTrainingRuntime", False, custom=True,
+    "trainer.kubeflow.org",
+    "v1alpha1",
+    "clustertrainingruntimes",
+    "clustertrainingruntime",
+    "ClusterTrainingRuntime",
+    False,
+    custom=True,
     crd_file="trainer/crds/trainer.kubeflow.org_clustertrainingruntimes.yaml",
     has_generation=True,
 )
@@ -192,18 +300,25 @@ def api_resource(rt: ResourceType) -> List[JSON]:
         entry["shortNames"] = list(rt.short_names)
     out = [entry]
     if rt.status_subresource:
-        out.append({
-            "name": f"{rt.plural}/status",
-            "singularName": "",
-            "namespaced": rt.namespaced,
-            "kind": rt.kind,
-            "verbs": ["get", "patch", "update"],
-        })
+        out.append(
+            {
+                "name": f"{rt.plural}/status",
+                "singularName": "",
+                "namespaced": rt.namespaced,
+                "kind": rt.kind,
+                "verbs": ["get", "patch", "update"],
+            }
+        )
     if rt is PODS:
-        out.append({
-            "name": "pods/log", "singularName": "", "namespaced": True, "kind": "Pod",
-            "verbs": ["get"],
-        })
+        out.append(
+            {
+                "name": "pods/log",
+                "singularName": "",
+                "namespaced": True,
+                "kind": "Pod",
+                "verbs": ["get"],
+            }
+        )
     return out
 
 
@@ -263,10 +378,13 @@ def crd_object(rt: ResourceType, upstream_doc: Optional[JSON], created: str, uid
         "status": {
             "acceptedNames": names,
             "conditions": [
-                dict(condition, type="NamesAccepted", reason="NoConflicts",
-                     message="no conflicts found"),
-                dict(condition, type="Established", reason="InitialNamesAccepted",
-                     message="the initial names have been accepted"),
+                dict(condition, type="NamesAccepted", reason="NoConflicts", message="no conflicts found"),
+                dict(
+                    condition,
+                    type="Established",
+                    reason="InitialNamesAccepted",
+                    message="the initial names have been accepted",
+                ),
             ],
             "storedVersions": [rt.version],
         },

@@ -150,16 +150,18 @@ class CrdSchema:
         return result, unknown
 
     def _defaults(
-        self, value: JSON, props: JSON, path: List[Union[str, int]], unknown: List[str],
+        self,
+        value: JSON,
+        props: JSON,
+        path: List[Union[str, int]],
+        unknown: List[str],
         skip: AbstractSet[str] = frozenset(),
     ) -> None:
         for key, sub in props.items():
             if key not in value and key not in skip and "default" in sub:
                 value[key] = self._walk(copy.deepcopy(sub["default"]), sub, path + [key], unknown)
 
-    def _walk(
-        self, value: Any, schema: JSON, path: List[Union[str, int]], unknown: List[str]
-    ) -> Any:
+    def _walk(self, value: Any, schema: JSON, path: List[Union[str, int]], unknown: List[str]) -> Any:
         if isinstance(value, list):
             items = schema.get("items")
             if isinstance(items, dict):
@@ -179,9 +181,7 @@ class CrdSchema:
             if sub is None and isinstance(additional, dict):
                 sub = additional
             if sub is None:
-                keep = preserve or additional is True or (
-                    embedded and key in ("apiVersion", "kind", "metadata")
-                )
+                keep = preserve or additional is True or (embedded and key in ("apiVersion", "kind", "metadata"))
                 if not keep:
                     unknown.append(format_path(path + [key]))
                     del value[key]
@@ -198,9 +198,7 @@ class CrdSchema:
     def validate(self, obj: JSON) -> List[FieldError]:
         found: List[FieldError] = []
         seen: Set[Tuple[str, str]] = set()
-        errors = sorted(
-            self.validator.iter_errors(obj), key=lambda e: [str(p) for p in e.absolute_path]
-        )
+        errors = sorted(self.validator.iter_errors(obj), key=lambda e: [str(p) for p in e.absolute_path])
         for err in errors:
             for field_error in _convert(err):
                 key = (field_error.field, field_error.body)
@@ -218,11 +216,7 @@ def _convert(err: jsonschema.ValidationError) -> List[FieldError]:
     shown = _shown(value)
     if rule == "required":
         present = value if isinstance(value, dict) else {}
-        return [
-            required(format_path(list(err.absolute_path) + [name]))
-            for name in want
-            if name not in present
-        ]
+        return [required(format_path(list(err.absolute_path) + [name])) for name in want if name not in present]
     if rule == "type":
         expected = want if isinstance(want, str) else ",".join(want)
         actual = _json_type(value)

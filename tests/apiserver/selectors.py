@@ -80,9 +80,7 @@ def parse_label_selector(text: str) -> List[Requirement]:
         if m:
             op = "=" if m.group(2) == "==" else m.group(2)
             if op in (">", "<") and not m.group(3).lstrip("-").isdigit():
-                raise _selector_error(
-                    text, "for 'Gt', 'Lt' operators, the value must be an integer"
-                )
+                raise _selector_error(text, "for 'Gt', 'Lt' operators, the value must be an integer")
             reqs.append(Requirement(m.group(1), op, (m.group(3),)))
             continue
         m = _EXISTS.match(part)
@@ -94,9 +92,7 @@ def parse_label_selector(text: str) -> List[Requirement]:
 
 
 def _selector_error(text: str, detail: str) -> ApiError:
-    return bad_request(
-        f'unable to parse requirement: couldn\'t parse the selector string "{text}": {detail}'
-    )
+    return bad_request(f'unable to parse requirement: couldn\'t parse the selector string "{text}": {detail}')
 
 
 def labels_match(reqs: List[Requirement], obj: JSON) -> bool:
@@ -123,7 +119,7 @@ def parse_field_selector(text: str, allowed: FrozenSet[str]) -> List[FieldRequir
             raise bad_request(f"invalid selector: '{text}'; can't understand '{part}'")
         path, op, value = m.group(1), m.group(2), m.group(3)
         if path not in allowed:
-            raise bad_request(f'field label not supported: {path}')
+            raise bad_request(f"field label not supported: {path}")
         reqs.append(FieldRequirement(path, op != "!=", value))
     return reqs
 

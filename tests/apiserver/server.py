@@ -206,15 +206,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- response helpers ---------------------------------------------------------------------
 
-    def _send(
-        self, code: int, body: bytes, content_type: str, warnings: Sequence[str] = ()
-    ) -> None:
+    def _send(self, code: int, body: bytes, content_type: str, warnings: Sequence[str] = ()) -> None:
         self.send_response(code)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-cache, private")
         for warning in warnings:
-            self.send_header("Warning", f'299 - {json.dumps(warning)}')
+            self.send_header("Warning", f"299 - {json.dumps(warning)}")
         self.end_headers()
         self.wfile.write(body)
         self.wfile.flush()
@@ -279,8 +277,7 @@ class _Handler(BaseHTTPRequestHandler):
             if isinstance(exc, ApiError):
                 err = exc
             else:  # a bug in the double: answer like the real server's 500
-                err = generic(500, f"Internal error occurred: {type(exc).__name__}: {exc}",
-                              "InternalError")
+                err = generic(500, f"Internal error occurred: {type(exc).__name__}: {exc}", "InternalError")
             try:
                 self.send_json(err.code, err.status())
             except OSError:
@@ -455,9 +452,7 @@ class ApiServerDouble:
         target.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
         return target
 
-    def api_client(
-        self, namespace: str = "default", token: Optional[str] = None, anonymous: bool = False
-    ) -> Any:
+    def api_client(self, namespace: str = "default", token: Optional[str] = None, anonymous: bool = False) -> Any:
         """A `kubernetes.client.ApiClient` configured through the client's kubeconfig loader."""
         from kubernetes import client, config
 
@@ -503,20 +498,14 @@ class ApiServerDouble:
         """Answer 403 Forbidden (RBAC-style message) to `verb` on `resource`."""
         return self.inject(verb=verb, resource=resource, namespace=namespace, name=name, code=403)
 
-    def fail_nth(
-        self, verb: str, resource: str, n: int, code: int = 422, message: Optional[str] = None
-    ) -> Fault:
+    def fail_nth(self, verb: str, resource: str, n: int, code: int = 422, message: Optional[str] = None) -> Fault:
         return self.inject(verb=verb, resource=resource, nth=n, code=code, message=message)
 
-    def fail_nth_create(
-        self, resource: str, n: int, code: int = 422, message: Optional[str] = None
-    ) -> Fault:
+    def fail_nth_create(self, resource: str, n: int, code: int = 422, message: Optional[str] = None) -> Fault:
         """Fail only the n-th create of `resource` (a plural or a kind)."""
         return self.fail_nth("create", resource, n, code, message)
 
-    def slow(
-        self, seconds: float, *, verb: Optional[str] = None, resource: Optional[str] = None
-    ) -> Fault:
+    def slow(self, seconds: float, *, verb: Optional[str] = None, resource: Optional[str] = None) -> Fault:
         """Delay matching requests (all requests by default) by `seconds`."""
         return self.inject(verb=verb, resource=resource, delay=seconds)
 
@@ -526,9 +515,7 @@ class ApiServerDouble:
 
     # -- inspection and seeding -------------------------------------------------------------------
 
-    def requests_for(
-        self, verb: Optional[str] = None, resource: Optional[str] = None
-    ) -> List[RecordedRequest]:
+    def requests_for(self, verb: Optional[str] = None, resource: Optional[str] = None) -> List[RecordedRequest]:
         """Recorded requests, filtered by verb and/or resource (plural or plural.group)."""
         with self._lock:
             found = list(self.requests)
@@ -548,9 +535,7 @@ class ApiServerDouble:
     def resource_type(self, resource: str, group: Optional[str] = None) -> ResourceType:
         return self.cluster.resolve(resource, group)
 
-    def objects(
-        self, resource: str, namespace: Optional[str] = None, group: Optional[str] = None
-    ) -> List[JSON]:
+    def objects(self, resource: str, namespace: Optional[str] = None, group: Optional[str] = None) -> List[JSON]:
         """Stored objects of a type (deep copies), in one namespace or all."""
         return self.cluster.items(self.resource_type(resource, group), namespace, lambda _: True)
 
@@ -573,13 +558,21 @@ class ApiServerDouble:
         return self.cluster.put(rt, obj, manager)
 
     def delete_object(
-        self, resource: str, name: str, namespace: Optional[str] = "default",
-        propagation: Optional[str] = None, group: Optional[str] = None,
+        self,
+        resource: str,
+        name: str,
+        namespace: Optional[str] = "default",
+        propagation: Optional[str] = None,
+        group: Optional[str] = None,
     ) -> None:
         self.cluster.delete(self.resource_type(resource, group), namespace, name, propagation)
 
     def set_status(
-        self, resource: str, name: str, status: JSON, namespace: Optional[str] = "default",
+        self,
+        resource: str,
+        name: str,
+        status: JSON,
+        namespace: Optional[str] = "default",
         group: Optional[str] = None,
     ) -> JSON:
         """Replace `.status` of a stored object, as its controller would."""
@@ -644,16 +637,13 @@ class ApiServerDouble:
         if node:
             spec["nodeName"] = node
         if container_statuses is None:
-            container_statuses = [
-                _container_status(c, phase, now, restart_count) for c in specs
-            ]
+            container_statuses = [_container_status(c, phase, now, restart_count) for c in specs]
         status: JSON = {"phase": phase, "containerStatuses": container_statuses}
         if phase != "Pending":
             status["startTime"] = now
         if init_specs:
             status["initContainerStatuses"] = [
-                _container_status(c, "Succeeded" if phase != "Pending" else "Pending", now, 0)
-                for c in init_specs
+                _container_status(c, "Succeeded" if phase != "Pending" else "Pending", now, 0) for c in init_specs
             ]
         return self.cluster.put(PODS, {"metadata": meta, "spec": spec, "status": status})
 
@@ -761,15 +751,19 @@ class ApiServerDouble:
     # -- request handling (called from handler threads) -------------------------------------------
 
     def _record(
-        self, method: str, path: str, query: Dict[str, List[str]], headers: Dict[str, str],
-        body: bytes, route: Route,
+        self,
+        method: str,
+        path: str,
+        query: Dict[str, List[str]],
+        headers: Dict[str, str],
+        body: bytes,
+        route: Route,
     ) -> None:
         resource = ""
         if route.rtype is not None:
             suffix = f"/{route.subresource}" if route.subresource else ""
             resource = route.rtype.group_resource + suffix
-        req = RecordedRequest(method, path, query, headers, body, route.verb, resource,
-                              route.namespace, route.name)
+        req = RecordedRequest(method, path, query, headers, body, route.verb, resource, route.namespace, route.name)
         with self._lock:
             self.requests.append(req)
 
@@ -779,9 +773,7 @@ class ApiServerDouble:
         if header != f"Bearer {self.token}":
             raise unauthorized()
 
-    def _route(
-        self, method: str, path: str, query: Mapping[str, List[str]], content_type: str
-    ) -> Route:
+    def _route(self, method: str, path: str, query: Mapping[str, List[str]], content_type: str) -> Route:
         segments = [s for s in path.split("/") if s]
         if not segments or segments[0] not in ("api", "apis"):
             return Route("get" if method == "GET" else "")
@@ -829,9 +821,7 @@ class ApiServerDouble:
         return Route(verb, rt, namespace, name, sub)
 
     @staticmethod
-    def _verb(
-        method: str, name: Optional[str], query: Mapping[str, List[str]], content_type: str
-    ) -> str:
+    def _verb(method: str, name: Optional[str], query: Mapping[str, List[str]], content_type: str) -> str:
         if method == "GET":
             if name:
                 return "get"
@@ -882,10 +872,7 @@ class ApiServerDouble:
                 scope = f'in the namespace "{route.namespace}"'
             else:
                 scope = "at the cluster scope"
-            why = (
-                f'User "{self.user}" cannot {verb} resource "{plural}" '
-                f'in API group "{group}" {scope}'
-            )
+            why = f'User "{self.user}" cannot {verb} resource "{plural}" in API group "{group}" {scope}'
             return forbidden_request(group, plural, name, why)
         if code == 422 and rt is not None and fault.reason is None:
             detail = fault.message or "injected by the API server double"
@@ -893,15 +880,21 @@ class ApiServerDouble:
         if code == 404 and rt is not None and fault.message is None:
             return not_found(group, plural, name)
         if code == 409 and rt is not None and fault.message is None:
-            return conflict(group, plural, name, "the object has been modified; please apply your "
-                            "changes to the latest version and try again")
-        message = fault.message or (
-            "Internal error occurred: injected failure" if code == 500 else "injected failure"
-        )
+            return conflict(
+                group,
+                plural,
+                name,
+                "the object has been modified; please apply your changes to the latest version and try again",
+            )
+        message = fault.message or ("Internal error occurred: injected failure" if code == 500 else "injected failure")
         return ApiError(code, message, fault.reason or REASON_FOR_CODE.get(code, "Unknown"))
 
     def _dispatch(
-        self, handler: _Handler, path: str, query: Mapping[str, List[str]], body: bytes,
+        self,
+        handler: _Handler,
+        path: str,
+        query: Mapping[str, List[str]],
+        body: bytes,
         route: Route,
     ) -> None:
         if route.rtype is None:
@@ -923,28 +916,41 @@ class ApiServerDouble:
             assert route.name is not None
             handler.send_json(200, cluster.get(rt, ns, route.name))
         elif route.verb == "list":
-            accept = make_filter(_one(query, "labelSelector"), _one(query, "fieldSelector"),
-                                 rt.allowed_field_labels())
-            handler.send_json(200, cluster.list(rt, ns, accept, _int_param(query, "limit") or 0,
-                                                _one(query, "continue") or ""))
+            accept = make_filter(_one(query, "labelSelector"), _one(query, "fieldSelector"), rt.allowed_field_labels())
+            handler.send_json(
+                200, cluster.list(rt, ns, accept, _int_param(query, "limit") or 0, _one(query, "continue") or "")
+            )
         elif route.verb == "watch":
             self._serve_watch(handler, rt, ns, query)
         elif route.verb == "create":
-            result = cluster.create(rt, ns, _parse_json(body), manager or default_manager,
-                                    dry_run, field_validation)
+            result = cluster.create(rt, ns, _parse_json(body), manager or default_manager, dry_run, field_validation)
             handler.send_json(201, result.obj, result.warnings)
         elif route.verb == "update":
             assert route.name is not None
             result = cluster.update(
-                rt, ns, route.name, _parse_json(body), manager or default_manager,
-                dry_run, field_validation, route.subresource,
+                rt,
+                ns,
+                route.name,
+                _parse_json(body),
+                manager or default_manager,
+                dry_run,
+                field_validation,
+                route.subresource,
             )
             handler.send_json(200, result.obj, result.warnings)
         elif route.verb in ("patch", "apply"):
             assert route.name is not None
             result = cluster.patch(
-                rt, ns, route.name, handler.headers.get("Content-Type", ""), body, manager,
-                default_manager, _flag(query, "force"), dry_run, field_validation,
+                rt,
+                ns,
+                route.name,
+                handler.headers.get("Content-Type", ""),
+                body,
+                manager,
+                default_manager,
+                _flag(query, "force"),
+                dry_run,
+                field_validation,
                 route.subresource,
             )
             handler.send_json(201 if result.created else 200, result.obj, result.warnings)
@@ -955,16 +961,12 @@ class ApiServerDouble:
                 raise bad_request("the body of a delete must be a DeleteOptions object")
             dry_run = dry_run or options.get("dryRun") == ["All"]
             policy = self._propagation(query, options)
-            handler.send_json(200, cluster.delete(rt, ns, route.name, policy, dry_run,
-                                                  options.get("preconditions")))
+            handler.send_json(200, cluster.delete(rt, ns, route.name, policy, dry_run, options.get("preconditions")))
         elif route.verb == "deletecollection":
             options = _parse_json(body) if body else {}
-            accept = make_filter(_one(query, "labelSelector"), _one(query, "fieldSelector"),
-                                 rt.allowed_field_labels())
+            accept = make_filter(_one(query, "labelSelector"), _one(query, "fieldSelector"), rt.allowed_field_labels())
             policy = self._propagation(query, options)
-            handler.send_json(
-                200, cluster.delete_collection(rt, ns, accept, policy, dry_run)
-            )
+            handler.send_json(200, cluster.delete_collection(rt, ns, accept, policy, dry_run))
         else:
             raise method_not_supported(rt.group, rt.plural)
 
@@ -972,10 +974,10 @@ class ApiServerDouble:
         values = list(query.get("dryRun", []))
         for value in values:
             if value != "All":
-                options = {"create": "CreateOptions", "update": "UpdateOptions",
-                           "delete": "DeleteOptions"}.get(route.verb, "PatchOptions")
-                raise invalid_object("meta.k8s.io", options, "",
-                                     [not_supported("dryRun", value, ["All"])])
+                options = {"create": "CreateOptions", "update": "UpdateOptions", "delete": "DeleteOptions"}.get(
+                    route.verb, "PatchOptions"
+                )
+                raise invalid_object("meta.k8s.io", options, "", [not_supported("dryRun", value, ["All"])])
         return bool(values)
 
     @staticmethod
@@ -997,35 +999,48 @@ class ApiServerDouble:
         groups = self.cluster.served_groups()
         if segments in (["version"],):
             major, minor, patch = self.kube_version
-            handler.send_json(200, {
-                "major": str(major), "minor": str(minor),
-                "gitVersion": f"v{major}.{minor}.{patch}", "gitCommit": "apiserver-double",
-                "gitTreeState": "clean", "buildDate": "2025-01-01T00:00:00Z",
-                "goVersion": "go1.24.0", "compiler": "gc", "platform": "linux/amd64",
-            })
+            handler.send_json(
+                200,
+                {
+                    "major": str(major),
+                    "minor": str(minor),
+                    "gitVersion": f"v{major}.{minor}.{patch}",
+                    "gitCommit": "apiserver-double",
+                    "gitTreeState": "clean",
+                    "buildDate": "2025-01-01T00:00:00Z",
+                    "goVersion": "go1.24.0",
+                    "compiler": "gc",
+                    "platform": "linux/amd64",
+                },
+            )
         elif segments in (["healthz"], ["livez"], ["readyz"]):
             handler._send(200, b"ok", "text/plain; charset=utf-8")
         elif segments == ["api"]:
-            handler.send_json(200, {
-                "kind": "APIVersions", "versions": ["v1"],
-                "serverAddressByClientCIDRs": [
-                    {"clientCIDR": "0.0.0.0/0", "serverAddress": f"{self.host}:{self._port}"}
-                ],
-            })
+            handler.send_json(
+                200,
+                {
+                    "kind": "APIVersions",
+                    "versions": ["v1"],
+                    "serverAddressByClientCIDRs": [
+                        {"clientCIDR": "0.0.0.0/0", "serverAddress": f"{self.host}:{self._port}"}
+                    ],
+                },
+            )
         elif segments == ["api", "v1"]:
             handler.send_json(200, self._resource_list("", "v1"))
         elif segments == ["apis"]:
-            handler.send_json(200, {
-                "kind": "APIGroupList", "apiVersion": "v1",
-                "groups": [_group_doc(g, v) for g, v in sorted(groups.items())],
-            })
+            handler.send_json(
+                200,
+                {
+                    "kind": "APIGroupList",
+                    "apiVersion": "v1",
+                    "groups": [_group_doc(g, v) for g, v in sorted(groups.items())],
+                },
+            )
         elif len(segments) == 2 and segments[0] == "apis" and segments[1] in groups:
             doc = _group_doc(segments[1], groups[segments[1]])
             handler.send_json(200, dict(doc, kind="APIGroup", apiVersion="v1"))
-        elif (
-            len(segments) == 3 and segments[0] == "apis"
-            and groups.get(segments[1]) == segments[2]
-        ):
+        elif len(segments) == 3 and segments[0] == "apis" and groups.get(segments[1]) == segments[2]:
             handler.send_json(200, self._resource_list(segments[1], segments[2]))
         else:
             raise no_such_resource()
@@ -1044,12 +1059,14 @@ class ApiServerDouble:
     # -- streaming: watch and log follow ----------------------------------------------------------
 
     def _serve_watch(
-        self, handler: _Handler, rt: ResourceType, namespace: Optional[str],
+        self,
+        handler: _Handler,
+        rt: ResourceType,
+        namespace: Optional[str],
         query: Mapping[str, List[str]],
     ) -> None:
         cluster = self.cluster
-        accept = make_filter(_one(query, "labelSelector"), _one(query, "fieldSelector"),
-                             rt.allowed_field_labels())
+        accept = make_filter(_one(query, "labelSelector"), _one(query, "fieldSelector"), rt.allowed_field_labels())
         timeout = _int_param(query, "timeoutSeconds")
         rv_param = _one(query, "resourceVersion") or ""
         initial: List[JSON] = []
@@ -1089,9 +1106,7 @@ class ApiServerDouble:
                     cluster.changed.wait(min(0.5, remaining))
         handler.end_chunks()
 
-    def _serve_log(
-        self, handler: _Handler, namespace: str, pod_name: str, query: Mapping[str, List[str]]
-    ) -> None:
+    def _serve_log(self, handler: _Handler, namespace: str, pod_name: str, query: Mapping[str, List[str]]) -> None:
         cluster = self.cluster
         pod = cluster.get(PODS, namespace, pod_name)
         spec = pod.get("spec") or {}
@@ -1100,10 +1115,7 @@ class ApiServerDouble:
         container = _one(query, "container")
         if not container:
             if len(names) != 1:
-                message = (
-                    f"a container name must be specified for pod {pod_name}, "
-                    f"choose one of: [{' '.join(names)}]"
-                )
+                message = f"a container name must be specified for pod {pod_name}, choose one of: [{' '.join(names)}]"
                 if init_names:
                     message += f" or one of the init containers: [{' '.join(init_names)}]"
                 raise bad_request(message)
@@ -1129,14 +1141,10 @@ class ApiServerDouble:
             lines = cluster.log_lines(namespace, pod_name, container, previous)
             state = cluster.container_state(namespace, pod_name, container)
         if previous and not lines:
-            raise bad_request(
-                f'previous terminated container "{container}" in pod "{pod_name}" not found'
-            )
+            raise bad_request(f'previous terminated container "{container}" in pod "{pod_name}" not found')
         if not lines and "waiting" in state:
             reason = (state.get("waiting") or {}).get("reason", "ContainerCreating")
-            raise bad_request(
-                f'container "{container}" in pod "{pod_name}" is waiting to start: {reason}'
-            )
+            raise bad_request(f'container "{container}" in pod "{pod_name}" is waiting to start: {reason}')
         seen = len(lines)
         shown = [line for line in lines if cutoff is None or line.time >= cutoff]
         if tail is not None:
@@ -1230,8 +1238,14 @@ def _container_status(spec: JSON, phase: str, now: str, restart_count: int) -> J
         state = {"running": {"startedAt": now}}
     else:
         code = 0 if phase == "Succeeded" else 1
-        state = {"terminated": {"exitCode": code, "reason": "Completed" if code == 0 else "Error",
-                                "startedAt": now, "finishedAt": now}}
+        state = {
+            "terminated": {
+                "exitCode": code,
+                "reason": "Completed" if code == 0 else "Error",
+                "startedAt": now,
+                "finishedAt": now,
+            }
+        }
     return {
         "name": spec["name"],
         "image": spec.get("image", "busybox"),
@@ -1253,7 +1267,7 @@ def owner_reference(owner: JSON, controller: bool = True) -> JSON:
 def double_fixture(**options: Any) -> Any:
     """Build a pytest fixture yielding a started ApiServerDouble, e.g.
 
-        apiserver = double_fixture(crds={"jobset"}, token="t0k3n")
+    apiserver = double_fixture(crds={"jobset"}, token="t0k3n")
     """
     import pytest
 

@@ -120,15 +120,14 @@ def validate_metadata(rt: ResourceType, obj: JSON) -> List[FieldError]:
     for ref in meta.get("ownerReferences") or []:
         for key, what in _OWNER_REF_FIELDS:
             if not ref.get(key):
-                errors.append(
-                    invalid(f"metadata.ownerReferences.{key}", "", f"{what} must not be empty")
-                )
+                errors.append(invalid(f"metadata.ownerReferences.{key}", "", f"{what} must not be empty"))
         if ref.get("controller"):
             controllers += 1
     if controllers > 1:
         errors.append(
             invalid(
-                "metadata.ownerReferences", "object",
+                "metadata.ownerReferences",
+                "object",
                 "Only one reference can have Controller set to true",
             )
         )
@@ -143,8 +142,7 @@ def normalise_secret(obj: JSON) -> None:
             base64.b64decode(str(value), validate=True)
         except (binascii.Error, ValueError):
             raise bad_request(
-                'Secret in version "v1" cannot be handled as a Secret: illegal base64 data '
-                f"at input byte 0 (key {key})"
+                f'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 0 (key {key})'
             ) from None
     string_data = obj.pop("stringData", None) or {}
     if string_data:

@@ -54,8 +54,11 @@ def test_only_a_template_imports_jinja2() -> None:
 
 
 def test_validate_init_and_explain_stay_off_the_cluster_client() -> None:
-    for argv in (["job", "validate", "--runtime", "torch-distributed"], ["job", "init", "-r", "torch-distributed"],
-                 ["render", "--runtime", "torch-distributed", "--explain"]):
+    for argv in (
+        ["job", "validate", "--runtime", "torch-distributed"],
+        ["job", "init", "-r", "torch-distributed"],
+        ["render", "--runtime", "torch-distributed", "--explain"],
+    ):
         out = _cli_modules_after(argv)
         assert "CODE 0" in out and "kubernetes" not in out.split("LOADED", 1)[1], (argv, out)
 
@@ -63,8 +66,9 @@ def test_validate_init_and_explain_stay_off_the_cluster_client() -> None:
 def _modules_after(code: str, env: dict[str, str] | None = None) -> set[str]:
     """Top-level package names in sys.modules after running `code` in a fresh interpreter."""
     probe = code + "\nimport sys\nprint('MODULES', ' '.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                         env={**os.environ, **(env or {})})
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env={**os.environ, **(env or {})}
+    )
     line = next(line for line in out.stdout.splitlines() if line.startswith("MODULES "))
     return set(line.split()[1:])
 
@@ -79,21 +83,49 @@ def test_render_imports_no_heavy_module_and_no_yaml_parser_once_the_cache_is_war
 
 
 def _console_script(*argv: str) -> str:
-    return (f"import sys\nsys.argv = ['ktrain', *{list(argv)!r}]\nfrom ktrain.launcher import run\ntry:\n"
-            "    run()\nexcept SystemExit as exc:\n    assert exc.code == 0, exc.code")
+    return (
+        f"import sys\nsys.argv = ['ktrain', *{list(argv)!r}]\nfrom ktrain.launcher import run\ntry:\n"
+        "    run()\nexcept SystemExit as exc:\n    assert exc.code == 0, exc.code"
+    )
 
 
 # What a cold render must not load: the start-up cost of each is a large part of a Go CLI's
 # whole run (see benchmarks/). dataclasses pulls in inspect; ktrain.util.structs stands in for it.
-COLD_RENDER_FORBIDDEN = {"typer", "click", "rich", "kubernetes", "jsonschema", "jinja2", "pydantic", "pydantic_core",
-                         "dataclasses", "inspect", "pathlib", "difflib"}
+COLD_RENDER_FORBIDDEN = {
+    "typer",
+    "click",
+    "rich",
+    "kubernetes",
+    "jsonschema",
+    "jinja2",
+    "pydantic",
+    "pydantic_core",
+    "dataclasses",
+    "inspect",
+    "pathlib",
+    "difflib",
+}
 
 
-@pytest.mark.parametrize("argv", [
-    ("job", "render", "--runtime", "torch-distributed", "--nodes", "4", "--", "torchrun", "x"),
-    ("render", "--runtime", "deepspeed-distributed", "--ssh-secret", "keys", "-e", "LR=1", "-o", "json"),
-    ("render", "--runtime", "torch-distributed", "--set", "trainer.numNodes=2", "--set", "suspend=true", "-o", "name"),
-], ids=["torch", "deepspeed-json", "set"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("job", "render", "--runtime", "torch-distributed", "--nodes", "4", "--", "torchrun", "x"),
+        ("render", "--runtime", "deepspeed-distributed", "--ssh-secret", "keys", "-e", "LR=1", "-o", "json"),
+        (
+            "render",
+            "--runtime",
+            "torch-distributed",
+            "--set",
+            "trainer.numNodes=2",
+            "--set",
+            "suspend=true",
+            "-o",
+            "name",
+        ),
+    ],
+    ids=["torch", "deepspeed-json", "set"],
+)
 def test_the_console_script_renders_without_typer_pydantic_or_other_heavy_modules(argv: tuple[str, ...]) -> None:
     """`ktrain job render` takes the typer-free fast path (ktrain.cli.fastpath) and reads its
     inputs into plain records (ktrain.api.records)."""
@@ -107,18 +139,32 @@ def test_the_console_script_renders_without_typer_pydantic_or_other_heavy_module
 # What the other fast commands (ktrain.cli.fastpath.COMMANDS) must not load. Each may need one
 # heavy module for its own work, allowed below: validation is jsonschema's job (which itself
 # imports dataclasses), the starter file is a jinja2 template (which imports inspect).
-COLD_COMMAND_FORBIDDEN = {"typer", "click", "pydantic", "pydantic_core", "dataclasses", "kubernetes", "jsonschema",
-                          "jinja2", "rich"}
+COLD_COMMAND_FORBIDDEN = {
+    "typer",
+    "click",
+    "pydantic",
+    "pydantic_core",
+    "dataclasses",
+    "kubernetes",
+    "jsonschema",
+    "jinja2",
+    "rich",
+}
 
 
-@pytest.mark.parametrize("argv, needed", [
-    (("runtime", "list", "-o", "name", "--source", "local"), set()),
-    (("runtime", "show", "torch-distributed", "--source", "local"), set()),
-    (("job", "init", "-r", "torch-distributed"), {"jinja2"}),
-    (("job", "validate", "--runtime", "torch-distributed", "--nodes", "2"), {"jsonschema", "dataclasses"}),
-], ids=["runtime-list", "runtime-show", "job-init", "job-validate"])
-def test_the_other_fast_commands_import_no_typer_pydantic_or_cluster_client(argv: tuple[str, ...],
-                                                                           needed: set[str]) -> None:
+@pytest.mark.parametrize(
+    "argv, needed",
+    [
+        (("runtime", "list", "-o", "name", "--source", "local"), set()),
+        (("runtime", "show", "torch-distributed", "--source", "local"), set()),
+        (("job", "init", "-r", "torch-distributed"), {"jinja2"}),
+        (("job", "validate", "--runtime", "torch-distributed", "--nodes", "2"), {"jsonschema", "dataclasses"}),
+    ],
+    ids=["runtime-list", "runtime-show", "job-init", "job-validate"],
+)
+def test_the_other_fast_commands_import_no_typer_pydantic_or_cluster_client(
+    argv: tuple[str, ...], needed: set[str]
+) -> None:
     """They take the fast path too; `needed` is loaded (the probe ran the command), nothing else."""
     code = _console_script(*argv)
     _modules_after(code, {"KTRAIN_NO_FASTPATH": ""})  # fills the runtime parse cache
@@ -132,18 +178,35 @@ def test_local_runtime_list_does_not_import_the_cluster_client_or_rich() -> None
 
 
 def test_a_completion_request_imports_neither_typer_nor_pydantic() -> None:
-    code = "import sys\nsys.argv = ['ktrain', 'ktrain job render --runtime ']\nfrom ktrain.launcher import run\n" \
-           "try:\n    run()\nexcept SystemExit:\n    pass"
+    code = (
+        "import sys\nsys.argv = ['ktrain', 'ktrain job render --runtime ']\nfrom ktrain.launcher import run\n"
+        "try:\n    run()\nexcept SystemExit:\n    pass"
+    )
     _modules_after(code, {"_KTRAIN_COMPLETE": "bash"})
     loaded = _modules_after(code, {"_KTRAIN_COMPLETE": "bash"})
-    heavy = {"typer", "click", "pydantic", "pydantic_core", "ruamel", "rich", "kubernetes", "jsonschema", "jinja2",
-             "yaml", "cryptography", "shellingham"}
+    heavy = {
+        "typer",
+        "click",
+        "pydantic",
+        "pydantic_core",
+        "ruamel",
+        "rich",
+        "kubernetes",
+        "jsonschema",
+        "jinja2",
+        "yaml",
+        "cryptography",
+        "shellingham",
+    }
     assert not loaded & heavy, loaded & heavy
 
 
 def test_engine_does_no_io() -> None:
-    forbidden = re.compile(r"^\s*(import|from)\s+(os|pathlib|io|socket|subprocess|random|secrets|uuid|time|kubernetes|"
-                           r"rich|typer|ruamel|jinja2|jsonschema)\b", re.M)
+    forbidden = re.compile(
+        r"^\s*(import|from)\s+(os|pathlib|io|socket|subprocess|random|secrets|uuid|time|kubernetes|"
+        r"rich|typer|ruamel|jinja2|jsonschema)\b",
+        re.M,
+    )
     for path in ENGINE.rglob("*.py"):
         text = path.read_text()
         assert not forbidden.search(text), path
@@ -186,13 +249,18 @@ _FIRST_IMPORTER = (
 )
 
 
-@pytest.mark.parametrize("argv, printed", [
-    (("job", "list", "-o", "wide"), "seen "),
-    (("job", "get", "seen"), "Name:"),
-    (("job", "create", "-r", "torch-distributed", "--name", "made"), "jobset.jobset.x-k8s.io/made created"),
-], ids=["job-list", "job-get", "job-create"])
+@pytest.mark.parametrize(
+    "argv, printed",
+    [
+        (("job", "list", "-o", "wide"), "seen "),
+        (("job", "get", "seen"), "Name:"),
+        (("job", "create", "-r", "torch-distributed", "--name", "made"), "jobset.jobset.x-k8s.io/made created"),
+    ],
+    ids=["job-list", "job-get", "job-create"],
+)
 def test_cluster_commands_take_the_fast_path_without_typer_and_ktrain_loads_no_pydantic(
-        argv: tuple[str, ...], printed: str, tmp_path: Path) -> None:
+    argv: tuple[str, ...], printed: str, tmp_path: Path
+) -> None:
     """`ktrain job list` / `job create` through the console script, against the API-server double:
     the fast path (no typer, no click, no rich); pydantic only because the kubernetes client imports it."""
     from apiserver import ApiServerDouble
@@ -202,22 +270,32 @@ def test_cluster_commands_take_the_fast_path_without_typer_and_ktrain_loads_no_p
 
     with ApiServerDouble() as srv:
         kubeconfig = srv.write_kubeconfig(tmp_path / "kubeconfig")
-        job = render_request(RenderRequest(overrides=JobOverrides(runtime="torch-distributed", name="seen")),
-                             RuntimeRegistry())
+        job = render_request(
+            RenderRequest(overrides=JobOverrides(runtime="torch-distributed", name="seen")), RuntimeRegistry()
+        )
         for obj in job.result.objects:
             srv.put_object(obj)
-        code = (_FIRST_IMPORTER + _console_script(*argv, "--kubeconfig", str(kubeconfig))
-                + "\nprint('PYDANTIC_BY', globals().get('FIRST'))"
-                # the typed API classes cost ~0.8 s to import: reads go through REST paths instead
-                + "\nprint('TYPED_APIS', sorted(m for m in sys.modules if m.startswith('kubernetes.client.api.')))")
-        probe = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                               env={**os.environ, "KTRAIN_NO_FASTPATH": ""})
+        code = (
+            _FIRST_IMPORTER
+            + _console_script(*argv, "--kubeconfig", str(kubeconfig))
+            + "\nprint('PYDANTIC_BY', globals().get('FIRST'))"
+            # the typed API classes cost ~0.8 s to import: reads go through REST paths instead
+            + "\nprint('TYPED_APIS', sorted(m for m in sys.modules if m.startswith('kubernetes.client.api.')))"
+        )
+        probe = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "KTRAIN_NO_FASTPATH": ""},
+        )
         srv.clear_requests()
         if argv[1] == "create":
             srv.delete_object("jobsets", "made", group="jobset.x-k8s.io")
         loaded = _modules_after(code, {"KTRAIN_NO_FASTPATH": ""})
-        assert any(srv.requests_for(verb=verb, resource="jobsets") for verb in ("list", "get", "apply")), \
+        assert any(srv.requests_for(verb=verb, resource="jobsets") for verb in ("list", "get", "apply")), (
             "the command never reached the cluster"
+        )
     assert printed in probe.stdout, probe.stdout + probe.stderr
     assert not loaded & {"typer", "click", "rich"}, loaded & {"typer", "click", "rich"}
     assert "kubernetes" in loaded

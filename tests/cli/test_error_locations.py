@@ -22,11 +22,12 @@ def test_unknown_runtime_in_a_job_file_points_at_the_name(cli, tmp_path) -> None
 
 def test_duplicate_key_points_at_the_second_one(cli, tmp_path) -> None:
     job = tmp_path / "job.yaml"
-    job.write_text("kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  trainer:\n"
-                   "    numNodes: 2\n    numNodes: 3\n")
+    job.write_text(
+        "kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  trainer:\n    numNodes: 2\n    numNodes: 3\n"
+    )
     r = cli("render", "-f", str(job))
     assert r.exit_code == ExitCode.INVALID
-    assert f"{job}:6:5: invalid YAML: found duplicate key \"numNodes\"" in r.stderr
+    assert f'{job}:6:5: invalid YAML: found duplicate key "numNodes"' in r.stderr
     assert _caret_under(r.stderr, "    numNodes: 3", 5)
 
 
@@ -71,8 +72,10 @@ def test_runtime_file_errors_point_into_the_runtime_file(cli, tmp_path) -> None:
 
 def test_wrong_type_in_a_list_item_names_the_item(cli, tmp_path) -> None:
     job = tmp_path / "job.yaml"
-    job.write_text("kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  trainer:\n"
-                   "    env:\n      - name: LR\n        value: 0.1\n")
+    job.write_text(
+        "kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  trainer:\n"
+        "    env:\n      - name: LR\n        value: 0.1\n"
+    )
     r = cli("render", "-f", str(job))
     assert r.exit_code == ExitCode.INVALID
     assert f"{job}:7:16: invalid TrainJob: spec.trainer.env[0].value: must be a string" in r.stderr
@@ -82,14 +85,18 @@ def test_engine_rules_on_a_patch_file_point_into_that_file(cli, tmp_path) -> Non
     """Errors the engine finds in a --patch file's patch (not the schema's) are located in that file,
     after the job file's own patches, for full and bare patch documents, render and validate alike."""
     full = tmp_path / "full.yaml"
-    full.write_text("manager: acme.io/x\ntrainingRuntimeSpec:\n  template:\n    spec:\n      replicatedJobs:\n"
-                    "      - name: node\n        templat: {}\n")
+    full.write_text(
+        "manager: acme.io/x\ntrainingRuntimeSpec:\n  template:\n    spec:\n      replicatedJobs:\n"
+        "      - name: node\n        templat: {}\n"
+    )
     bare = tmp_path / "bare.yaml"
     bare.write_text("template:\n  spec:\n    replicatedJobs:\n    - name: node\n      templat: {}\n")
     job = tmp_path / "job.yaml"
-    job.write_text("kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  runtimePatches:\n"
-                   "  - manager: acme.io/own\n    trainingRuntimeSpec:\n      template:\n        spec:\n"
-                   "          replicatedJobs:\n          - name: node\n            templat: {}\n")
+    job.write_text(
+        "kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  runtimePatches:\n"
+        "  - manager: acme.io/own\n    trainingRuntimeSpec:\n      template:\n        spec:\n"
+        "          replicatedJobs:\n          - name: node\n            templat: {}\n"
+    )
     for command in ("render", "validate"):
         r = cli("job", command, "--runtime", "torch-distributed", "--patch", str(full), "--patch", str(bare))
         assert r.exit_code == ExitCode.INVALID

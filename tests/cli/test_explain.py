@@ -27,8 +27,10 @@ def test_explain_output_is_the_same_yaml_with_comments(cli) -> None:
 
 def test_torch_pet_env_from_plugin_nodes_from_flag_fields_from_file(cli, tmp_path) -> None:
     job = tmp_path / "job.yaml"
-    job.write_text("kind: TrainJob\nmetadata: {name: demo}\nspec:\n  runtimeRef: {name: torch-distributed}\n"
-                   "  trainer:\n    image: my/img:1\n    numNodes: 2\n")
+    job.write_text(
+        "kind: TrainJob\nmetadata: {name: demo}\nspec:\n  runtimeRef: {name: torch-distributed}\n"
+        "  trainer:\n    image: my/img:1\n    numNodes: 2\n"
+    )
     r = cli("render", "-f", str(job), "--nodes", "4", "--label", "team=ml", "--explain")
     assert r.exit_code == 0, r.stderr
     out = r.stdout
@@ -45,9 +47,11 @@ def test_torch_pet_env_from_plugin_nodes_from_flag_fields_from_file(cli, tmp_pat
 
 def test_set_and_a_file_patch_are_told_apart(cli, tmp_path) -> None:
     job = tmp_path / "job.yaml"
-    job.write_text("kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  runtimePatches:\n"
-                   "    - manager: acme.io/platform\n      trainingRuntimeSpec:\n        template:\n"
-                   "          metadata: {labels: {cost-center: '42'}}\n")
+    job.write_text(
+        "kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  runtimePatches:\n"
+        "    - manager: acme.io/platform\n      trainingRuntimeSpec:\n        template:\n"
+        "          metadata: {labels: {cost-center: '42'}}\n"
+    )
     r = cli("render", "-f", str(job), "--set", "trainer.numNodes=3", "--name", "j", "--explain")
     assert r.exit_code == 0, r.stderr
     assert _source(r.stdout, "cost-center") == "runtime patch by acme.io/platform"
@@ -56,8 +60,19 @@ def test_set_and_a_file_patch_are_told_apart(cli, tmp_path) -> None:
 
 
 def test_mpi_explain_credits_the_mpi_plugin(cli) -> None:
-    r = cli("render", "--runtime", "deepspeed-distributed", "--nodes", "3", "--ssh-secret", "keys", "--explain",
-            "--", "mpirun", "train.py")
+    r = cli(
+        "render",
+        "--runtime",
+        "deepspeed-distributed",
+        "--nodes",
+        "3",
+        "--ssh-secret",
+        "keys",
+        "--explain",
+        "--",
+        "mpirun",
+        "train.py",
+    )
     assert r.exit_code == 0, r.stderr
     out = r.stdout
     assert _source(out, "hostfile: |") == "mpi plugin (ML policy)"
@@ -65,18 +80,43 @@ def test_mpi_explain_credits_the_mpi_plugin(cli) -> None:
     assert _source(out, "secretName: keys") == "mpi plugin (ML policy)"
     assert _source(out, "- /usr/sbin/sshd") == "runtime template"
     assert _source(out, "- mpirun") == "flag"
-    plain = cli("render", "--runtime", "deepspeed-distributed", "--nodes", "3", "--ssh-secret", "keys",
-                "--", "mpirun", "train.py")
+    plain = cli(
+        "render",
+        "--runtime",
+        "deepspeed-distributed",
+        "--nodes",
+        "3",
+        "--ssh-secret",
+        "keys",
+        "--",
+        "mpirun",
+        "train.py",
+    )
     assert list(yaml.safe_load_all(out)) == list(yaml.safe_load_all(plain.stdout))
 
 
 def test_volcano_explain_credits_the_scheduler_plugin(cli, tmp_path) -> None:
-    runtime = (REPO / "runtimes" / "torch-distributed.yaml").read_text().replace(
-        "    torch: {}", "    torch: {}\n  podGroupPolicy:\n    volcano: {}").replace(
-        "name: torch-distributed", "name: torch-volcano")
+    runtime = (
+        (REPO / "runtimes" / "torch-distributed.yaml")
+        .read_text()
+        .replace("    torch: {}", "    torch: {}\n  podGroupPolicy:\n    volcano: {}")
+        .replace("name: torch-distributed", "name: torch-volcano")
+    )
     (tmp_path / "rt.yaml").write_text(runtime)
-    r = cli("render", "--runtime-file", str(tmp_path / "rt.yaml"), "--runtime", "torch-volcano", "--nodes", "2",
-            "--queue", "gpu", "--name", "v", "--explain")
+    r = cli(
+        "render",
+        "--runtime-file",
+        str(tmp_path / "rt.yaml"),
+        "--runtime",
+        "torch-volcano",
+        "--nodes",
+        "2",
+        "--queue",
+        "gpu",
+        "--name",
+        "v",
+        "--explain",
+    )
     assert r.exit_code == 0, r.stderr
     out = r.stdout
     assert _source(out, "kind: PodGroup") == "volcano plugin (scheduler)"

@@ -19,7 +19,16 @@ from typing import Any, Callable
 import pytest
 
 from ktrain.cli import main
-from ktrain.cli.fastpath import COMMANDS, Declined, Parser, command_node, command_path, handler_of, parse_command, try_fast
+from ktrain.cli.fastpath import (
+    COMMANDS,
+    Declined,
+    Parser,
+    command_node,
+    command_path,
+    handler_of,
+    parse_command,
+    try_fast,
+)
 from ktrain.cli.jobinput import JobInput
 from ktrain.errors import ExitCode
 from ktrain.util.structs import fields
@@ -46,7 +55,8 @@ def files(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "values.yaml").write_text("name: tmpl\nnodes: 2\n")
     (tmp_path / "more.yaml").write_text("nodes: 3\n")
     (tmp_path / "patch.yaml").write_text(
-        "manager: acme.io/tuning\ntrainingRuntimeSpec:\n  template:\n    metadata:\n      labels: {tuned: 'yes'}\n")
+        "manager: acme.io/tuning\ntrainingRuntimeSpec:\n  template:\n    metadata:\n      labels: {tuned: 'yes'}\n"
+    )
     (tmp_path / "bad.yaml").write_text("kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  trainr: {}\n")
     runtime = (REPO / "runtimes" / "torch-distributed.yaml").read_text()
     (tmp_path / "mine.yaml").write_text(runtime.replace("name: torch-distributed", "name: my-torch", 1))
@@ -66,13 +76,46 @@ RENDER_CASES: list[Case] = [
     (lambda f: ["render", "--runtime=torch-distributed", "--nodes=2", "--nproc-per-node=8"], ""),
     (lambda f: ["render", "-r", "torch-distributed", "-n", "team-a", "--name", "exp1"], ""),
     (lambda f: ["render", "-rtorch-distributed", "-nteam-b", "--namespace=team-c"], ""),  # last one wins
-    (lambda f: ["render", *TORCH, "--image", "reg/trainer:1", "--cpu", "4", "--memory", "16Gi",
-                "--resource", "nvidia.com/gpu=8", "--resource=example.com/nic=1"], ""),
+    (
+        lambda f: [
+            "render",
+            *TORCH,
+            "--image",
+            "reg/trainer:1",
+            "--cpu",
+            "4",
+            "--memory",
+            "16Gi",
+            "--resource",
+            "nvidia.com/gpu=8",
+            "--resource=example.com/nic=1",
+        ],
+        "",
+    ),
     (lambda f: ["render", *TORCH, "--env", "LR=1e-3", "-e", "B=2", "-eC=3", "--env=D="], ""),
-    (lambda f: ["render", *TORCH, "--label", "team=ml", "-l", "tier=gold", "--annotation", "a=b", "--queue", "gpu"], ""),
-    (lambda f: ["render", *TORCH, "--dataset", "hf://org/ds", "--dataset-secret", "hf-token",
-                "--model", "hf://org/m", "--model-secret", "m-token"], ""),
-    (lambda f: ["render", "--runtime", "torchtune-llama3.2-1b", "--dataset=hf://org/other", "--model", "hf://org/m"], ""),
+    (
+        lambda f: ["render", *TORCH, "--label", "team=ml", "-l", "tier=gold", "--annotation", "a=b", "--queue", "gpu"],
+        "",
+    ),
+    (
+        lambda f: [
+            "render",
+            *TORCH,
+            "--dataset",
+            "hf://org/ds",
+            "--dataset-secret",
+            "hf-token",
+            "--model",
+            "hf://org/m",
+            "--model-secret",
+            "m-token",
+        ],
+        "",
+    ),
+    (
+        lambda f: ["render", "--runtime", "torchtune-llama3.2-1b", "--dataset=hf://org/other", "--model", "hf://org/m"],
+        "",
+    ),
     (lambda f: ["render", *TORCH, "--suspend"], ""),
     (lambda f: ["render", *TORCH, "--suspend", "--no-suspend"], ""),
     (lambda f: ["render", *TORCH, "--no-suspend", "--suspend", "-o", "json"], ""),
@@ -83,13 +126,41 @@ RENDER_CASES: list[Case] = [
     (lambda f: ["render", "-f", f["job.yaml"], "--nodes", "3"], ""),
     (lambda f: ["render", "--filename", "-", "-o", "name"], JOB),
     (lambda f: ["render", "-f-", "--set", "trainer.numNodes=5"], JOB),
-    (lambda f: ["render", "-f", f["job.yaml.j2"], "--values", f["values.yaml"], "--values", f["more.yaml"],
-                "--set", "name=over", "--set=nodes=6"], ""),
+    (
+        lambda f: [
+            "render",
+            "-f",
+            f["job.yaml.j2"],
+            "--values",
+            f["values.yaml"],
+            "--values",
+            f["more.yaml"],
+            "--set",
+            "name=over",
+            "--set=nodes=6",
+        ],
+        "",
+    ),
     (lambda f: ["render", "--runtime-file", f["mine.yaml"], "--runtime", "my-torch"], ""),
     (lambda f: ["render", "--runtimes-dir", f["rtdir"], "--runtimes-dir=" + f["rtdir"], "-r", "dir-torch"], ""),
     (lambda f: ["render", *TORCH, "--patch", f["patch.yaml"]], ""),
-    (lambda f: ["render", "--runtime", "deepspeed-distributed", "--nodes", "3", "--ssh-secret", "keys",
-                "--allow-extensions", "--", "mpirun", "python", "t.py"], ""),
+    (
+        lambda f: [
+            "render",
+            "--runtime",
+            "deepspeed-distributed",
+            "--nodes",
+            "3",
+            "--ssh-secret",
+            "keys",
+            "--allow-extensions",
+            "--",
+            "mpirun",
+            "python",
+            "t.py",
+        ],
+        "",
+    ),
     (lambda f: ["render", *TORCH, "--explain"], ""),
     (lambda f: ["render", *TORCH, "--explain", "-o", "json"], ""),  # an error from the render body
     (lambda f: ["render", "--runtime", "no-such-runtime"], ""),
@@ -114,15 +185,89 @@ VALIDATE_CASES: list[Case] = [
     (lambda f: ["job", "validate"], ""),
     (lambda f: ["job", "validate", *TORCH, "--env", "NOEQUALS"], ""),
     (lambda f: ["job", "validate", "-f", f["job.yaml.j2"], "--values", f["values.yaml"], "--set", "nodes=4"], ""),
-    (lambda f: ["job", "validate", "--runtime-file", f["mine.yaml"], "-r", "my-torch", "--runtimes-dir", f["rtdir"],
-                "--name", "exp", "-n", "team-a", "--namespace=team-b", "--nodes", "2", "--nproc-per-node", "4",
-                "--image", "reg/t:1", "--env", "A=1", "-e", "B=2", "--resource", "nvidia.com/gpu=1", "--cpu", "2",
-                "--memory", "4Gi", "--label", "a=b", "-l", "c=d", "--annotation", "x=y", "--queue", "q",
-                "--patch", f["patch.yaml"], "--suspend", "--kubeconfig", f["missing"], "--context", "nowhere"], ""),
-    (lambda f: ["job", "validate", "--runtime", "torchtune-llama3.2-1b", "--dataset", "hf://org/ds", "--model",
-                "hf://org/m", "--dataset-secret", "d", "--model-secret", "m", "--no-suspend"], ""),
-    (lambda f: ["job", "validate", "--runtime", "deepspeed-distributed", "--ssh-secret", "keys", "--allow-extensions",
-                "--", "mpirun", "python", "t.py"], ""),
+    (
+        lambda f: [
+            "job",
+            "validate",
+            "--runtime-file",
+            f["mine.yaml"],
+            "-r",
+            "my-torch",
+            "--runtimes-dir",
+            f["rtdir"],
+            "--name",
+            "exp",
+            "-n",
+            "team-a",
+            "--namespace=team-b",
+            "--nodes",
+            "2",
+            "--nproc-per-node",
+            "4",
+            "--image",
+            "reg/t:1",
+            "--env",
+            "A=1",
+            "-e",
+            "B=2",
+            "--resource",
+            "nvidia.com/gpu=1",
+            "--cpu",
+            "2",
+            "--memory",
+            "4Gi",
+            "--label",
+            "a=b",
+            "-l",
+            "c=d",
+            "--annotation",
+            "x=y",
+            "--queue",
+            "q",
+            "--patch",
+            f["patch.yaml"],
+            "--suspend",
+            "--kubeconfig",
+            f["missing"],
+            "--context",
+            "nowhere",
+        ],
+        "",
+    ),
+    (
+        lambda f: [
+            "job",
+            "validate",
+            "--runtime",
+            "torchtune-llama3.2-1b",
+            "--dataset",
+            "hf://org/ds",
+            "--model",
+            "hf://org/m",
+            "--dataset-secret",
+            "d",
+            "--model-secret",
+            "m",
+            "--no-suspend",
+        ],
+        "",
+    ),
+    (
+        lambda f: [
+            "job",
+            "validate",
+            "--runtime",
+            "deepspeed-distributed",
+            "--ssh-secret",
+            "keys",
+            "--allow-extensions",
+            "--",
+            "mpirun",
+            "python",
+            "t.py",
+        ],
+        "",
+    ),
     (lambda f: ["job", "validate", *TORCH, "--patch", f["missing"]], ""),
 ]
 
@@ -148,8 +293,24 @@ RUNTIME_LIST_CASES: list[Case] = [
     (lambda f: ["runtime", "list", "--source", "bogus"], ""),
     (lambda f: ["runtime", "list", "--runtime-file", f["missing"], "--source", "local"], ""),
     (lambda f: ["runtime", "list", "--source", "cluster", "--kubeconfig", f["missing"]], ""),
-    (lambda f: ["runtime", "list", "-o", "name", "--kubeconfig", f["missing"], "--context", "nowhere", "-n", "team-a",
-                "--namespace=team-b", "--request-timeout", "2.5"], ""),
+    (
+        lambda f: [
+            "runtime",
+            "list",
+            "-o",
+            "name",
+            "--kubeconfig",
+            f["missing"],
+            "--context",
+            "nowhere",
+            "-n",
+            "team-a",
+            "--namespace=team-b",
+            "--request-timeout",
+            "2.5",
+        ],
+        "",
+    ),
     (lambda f: ["runtime", "list", "-o", "name", "--source", "local", "--request-timeout=10"], ""),
 ]
 
@@ -159,8 +320,22 @@ RUNTIME_SHOW_CASES: list[Case] = [
     (lambda f: ["runtime", "show", "--output=json", "--", "mlx-distributed"], ""),
     (lambda f: ["runtime", "show", "my-torch", "--runtime-file", f["mine.yaml"], "-otext"], ""),
     (lambda f: ["runtime", "show", "torch-distributed", "--runtime-file", f["same.yaml"], "--source=local"], ""),
-    (lambda f: ["runtime", "show", "--runtimes-dir", f["rtdir"], "dir-torch", "-n", "x", "--context", "c",
-                "--request-timeout", "3"], ""),
+    (
+        lambda f: [
+            "runtime",
+            "show",
+            "--runtimes-dir",
+            f["rtdir"],
+            "dir-torch",
+            "-n",
+            "x",
+            "--context",
+            "c",
+            "--request-timeout",
+            "3",
+        ],
+        "",
+    ),
     (lambda f: ["runtime", "show", "no-such-runtime", "--source", "local"], ""),
     (lambda f: ["runtime", "show", "torch-distributed", "--source", "cluster", "--kubeconfig", f["missing"]], ""),
     (lambda f: ["runtime", "show", "torch-distributed", "--source", "bogus"], ""),
@@ -176,8 +351,9 @@ TABLES = {
 CASES = [case for table in TABLES.values() for case in table]
 
 
-def _captured(call: Callable[[list[str]], int | None], argv: list[str], stdin: str,
-               monkeypatch: pytest.MonkeyPatch) -> tuple[int | None, str, str]:
+def _captured(
+    call: Callable[[list[str]], int | None], argv: list[str], stdin: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int | None, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with monkeypatch.context() as m:
         m.setattr(sys, "stdout", out)
@@ -188,8 +364,9 @@ def _captured(call: Callable[[list[str]], int | None], argv: list[str], stdin: s
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))
-def test_fast_path_output_is_byte_identical_to_typer(case: int, files: dict[str, str],
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fast_path_output_is_byte_identical_to_typer(
+    case: int, files: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     make_argv, stdin = CASES[case]
     argv = make_argv(files)
     monkeypatch.delenv("KTRAIN_NO_FASTPATH", raising=False)
@@ -201,16 +378,22 @@ def test_fast_path_output_is_byte_identical_to_typer(case: int, files: dict[str,
 
 # The cluster commands (job create/list/get/logs/wait/delete) have their tables in
 # tests/cli/test_fastpath_cluster.py, which runs them against the API-server double.
-CLUSTER_BODIES = {"ktrain.cli.job_submit:submit_job", "ktrain.cli.jobs_view:list_jobs", "ktrain.cli.jobs_view:show_job",
-                  "ktrain.cli.jobs_view:print_logs", "ktrain.cli.jobs_view:wait_job",
-                  "ktrain.cli.job_remove:delete_jobs"}
+CLUSTER_BODIES = {
+    "ktrain.cli.job_submit:submit_job",
+    "ktrain.cli.jobs_view:list_jobs",
+    "ktrain.cli.jobs_view:show_job",
+    "ktrain.cli.jobs_view:print_logs",
+    "ktrain.cli.jobs_view:wait_job",
+    "ktrain.cli.job_remove:delete_jobs",
+}
 
 
 def test_every_fast_command_has_its_table_and_the_tables_cover_both_outcomes(files: dict[str, str]) -> None:
     assert set(TABLES) == set(COMMANDS.values()) - CLUSTER_BODIES
     used_paths = {command_path(make_argv(files))[0] for make_argv, _ in CASES}  # type: ignore[index]
-    assert used_paths == {path for path, body in COMMANDS.items() if body not in CLUSTER_BODIES}, \
+    assert used_paths == {path for path, body in COMMANDS.items() if body not in CLUSTER_BODIES}, (
         "a fast command with no case"
+    )
 
 
 @pytest.mark.parametrize("body", sorted(TABLES))
@@ -251,8 +434,9 @@ def _typer_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, dict[str, A
     return seen
 
 
-def test_fast_path_passes_each_body_what_the_typer_command_passes(files: dict[str, str],
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fast_path_passes_each_body_what_the_typer_command_passes(
+    files: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen = _typer_calls(monkeypatch)
     for make_argv, _ in CASES:
         argv = make_argv(files)
@@ -288,27 +472,40 @@ def test_values_outside_typer_bounds_are_left_to_typer() -> None:
     """typer's min=/max= (inclusive) reach the parser through the tree; outside them typer reports
     the value (or clamps it), so the fast parser declines."""
     for kind, ok, out in (("int", ["2", "5", "03"], ["1", "6", "0"]), ("float", ["2", "4.5", "5.0"], ["1.99", "5.01"])):
-        node = {"options": [{"names": ["--n"], "dest": "n", "type": kind, "default": None, "takes_value": True,
-                             "min": 2, "max": 5}]}
+        node = {
+            "options": [
+                {"names": ["--n"], "dest": "n", "type": kind, "default": None, "takes_value": True, "min": 2, "max": 5}
+            ]
+        }
         for raw in ok:
             assert Parser(node).parse(["--n", raw]) == {"n": float(raw) if kind == "float" else int(raw)}, raw
         for raw in out:
             with pytest.raises(Declined):
                 Parser(node).parse(["--n", raw])
-    int_argument = {"options": [], "arguments": [{"name": "n", "dest": "n", "type": "int", "nargs": 1,
-                                                   "required": True, "default": None}]}
+    int_argument = {
+        "options": [],
+        "arguments": [{"name": "n", "dest": "n", "type": "int", "nargs": 1, "required": True, "default": None}],
+    }
     with pytest.raises(Declined):  # its words would reach the body as str, typer's as int
         Parser(int_argument)
     node_option = next(o for o in command_node(("job", "logs"))["options"] if o.get("dest") == "node")
     assert node_option["min"] == 0  # `job logs --node`: typer's min=0
 
 
-@pytest.mark.parametrize("failure, message, code", [
-    (KeyboardInterrupt, "interrupted\n", ExitCode.INTERRUPTED),
-    (RuntimeError("boom"), "internal error: RuntimeError: boom\nre-run with --debug for a traceback\n", ExitCode.ERROR),
-])
-def test_interrupts_and_crashes_come_out_the_same_way(failure: BaseException, message: str, code: int,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "failure, message, code",
+    [
+        (KeyboardInterrupt, "interrupted\n", ExitCode.INTERRUPTED),
+        (
+            RuntimeError("boom"),
+            "internal error: RuntimeError: boom\nre-run with --debug for a traceback\n",
+            ExitCode.ERROR,
+        ),
+    ],
+)
+def test_interrupts_and_crashes_come_out_the_same_way(
+    failure: BaseException, message: str, code: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import ktrain.cluster.runtimes
 
     def fail(*args: Any, **kwargs: Any) -> Any:
@@ -386,8 +583,9 @@ DECLINED = [
 
 
 @pytest.mark.parametrize("argv, code, text", DECLINED)
-def test_the_fast_path_declines_what_it_is_not_sure_about(argv: list[str], code: int | None, text: str,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_fast_path_declines_what_it_is_not_sure_about(
+    argv: list[str], code: int | None, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("KTRAIN_NO_FASTPATH", raising=False)
     assert parse_command(argv) is None
     assert _captured(try_fast, argv, "", monkeypatch) == (None, "", "")
@@ -409,36 +607,48 @@ def test_ktrain_no_fastpath_turns_it_off(argv: list[str], monkeypatch: pytest.Mo
 
 # --- the console script: fast path first, typer when it declines or is turned off --------------
 def _ktrain(args: list[str], stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:
-    probe = ("import sys\nfrom ktrain.launcher import run\nsys.argv = ['ktrain', *sys.argv[1:]]\ntry:\n    run()\n"
-             "finally:\n    sys.stderr.write('TYPER %s\\n' % ('typer' in sys.modules))\n")
-    return subprocess.run([sys.executable, "-c", probe, *args], input=stdin, capture_output=True, text=True,
-                          env={**os.environ, **env})
+    probe = (
+        "import sys\nfrom ktrain.launcher import run\nsys.argv = ['ktrain', *sys.argv[1:]]\ntry:\n    run()\n"
+        "finally:\n    sys.stderr.write('TYPER %s\\n' % ('typer' in sys.modules))\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", probe, *args], input=stdin, capture_output=True, text=True, env={**os.environ, **env}
+    )
 
 
-@pytest.mark.parametrize("args, stdin", [
-    (["job", "render", *TORCH, "--nodes", "4", "--", "torchrun", "train.py"], ""),
-    (["render", "-f", "-", "-o", "json"], JOB),
-    (["render", "--runtime", "no-such-runtime"], ""),
-    (["job", "validate", "-f", "-"], JOB),
-    (["job", "init", "-r", "torch-distributed"], ""),
-    (["runtime", "list"], ""),
-    (["runtime", "list", "-o", "wide", "--source", "local"], ""),
-    (["runtime", "show", "deepspeed-distributed", "--source", "local"], ""),
-    (["runtime", "show", "no-such-runtime"], ""),
-])
+@pytest.mark.parametrize(
+    "args, stdin",
+    [
+        (["job", "render", *TORCH, "--nodes", "4", "--", "torchrun", "train.py"], ""),
+        (["render", "-f", "-", "-o", "json"], JOB),
+        (["render", "--runtime", "no-such-runtime"], ""),
+        (["job", "validate", "-f", "-"], JOB),
+        (["job", "init", "-r", "torch-distributed"], ""),
+        (["runtime", "list"], ""),
+        (["runtime", "list", "-o", "wide", "--source", "local"], ""),
+        (["runtime", "show", "deepspeed-distributed", "--source", "local"], ""),
+        (["runtime", "show", "no-such-runtime"], ""),
+    ],
+)
 def test_the_console_script_takes_the_fast_path_with_identical_results(args: list[str], stdin: str) -> None:
     fast = _ktrain(args, stdin)
     slow = _ktrain(args, stdin, KTRAIN_NO_FASTPATH="1")
     assert fast.stderr.endswith("TYPER False\n") and slow.stderr.endswith("TYPER True\n")
-    assert (fast.returncode, fast.stdout, fast.stderr.replace("TYPER False\n", "")) == \
-        (slow.returncode, slow.stdout, slow.stderr.replace("TYPER True\n", ""))
+    assert (fast.returncode, fast.stdout, fast.stderr.replace("TYPER False\n", "")) == (
+        slow.returncode,
+        slow.stdout,
+        slow.stderr.replace("TYPER True\n", ""),
+    )
 
 
-@pytest.mark.parametrize("args, message", [
-    (["render", "--nodes", "four"], "Invalid value for '--nodes'"),
-    (["runtime", "show"], "Missing argument 'name'"),
-    (["job", "init"], "Missing option '--runtime'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["render", "--nodes", "four"], "Invalid value for '--nodes'"),
+        (["runtime", "show"], "Missing argument 'name'"),
+        (["job", "init"], "Missing option '--runtime'"),
+    ],
+)
 def test_the_console_script_falls_back_to_typer_when_declined(args: list[str], message: str) -> None:
     out = _ktrain(args)
     assert out.returncode == 2 and message in out.stderr and out.stderr.endswith("TYPER True\n")

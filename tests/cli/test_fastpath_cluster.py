@@ -53,8 +53,14 @@ class Case:
 
 
 # --- the cluster before each command -----------------------------------------------------------
-def seed(srv: ApiServerDouble, name: str, runtime: str = "torch-distributed", nodes: int = 2,
-         labels: dict[str, str] | None = None, namespace: str = NS) -> JSON:
+def seed(
+    srv: ApiServerDouble,
+    name: str,
+    runtime: str = "torch-distributed",
+    nodes: int = 2,
+    labels: dict[str, str] | None = None,
+    namespace: str = NS,
+) -> JSON:
     """A bundled runtime rendered and stored as a cluster would hold it; returns the JobSet."""
     overrides = JobOverrides(runtime=runtime, name=name, nodes=nodes, namespace=namespace, labels=dict(labels or {}))
     ssh_secret = "keys" if runtime.startswith(("deepspeed", "mpi")) else None  # no generated key in the seed
@@ -70,16 +76,35 @@ def seed(srv: ApiServerDouble, name: str, runtime: str = "torch-distributed", no
 def add_pod(srv: ApiServerDouble, jobset: JSON, rank: int, phase: str = "Running", rjob: str = "node") -> str:
     name = jobset["metadata"]["name"]
     pod = f"{name}-{rjob}-0-{rank}-abcde"
-    srv.add_pod(pod, jobset["metadata"]["namespace"], phase=phase, containers=["node"], owner=jobset,
-                labels={c.JOBSET_NAME_LABEL: name, c.JOBSET_RJOB_NAME_LABEL: rjob, c.JOBSET_JOB_INDEX_LABEL: "0"},
-                annotations={c.JOB_COMPLETION_INDEX_ANNOTATION: str(rank)})
+    srv.add_pod(
+        pod,
+        jobset["metadata"]["namespace"],
+        phase=phase,
+        containers=["node"],
+        owner=jobset,
+        labels={c.JOBSET_NAME_LABEL: name, c.JOBSET_RJOB_NAME_LABEL: rjob, c.JOBSET_JOB_INDEX_LABEL: "0"},
+        annotations={c.JOB_COMPLETION_INDEX_ANNOTATION: str(rank)},
+    )
     return pod
 
 
 def finish(srv: ApiServerDouble, name: str, condition: str = "Completed", namespace: str = NS) -> None:
-    srv.set_status("jobsets", name, {"conditions": [{
-        "type": condition, "status": "True", "reason": "AllJobsCompleted" if condition == "Completed" else "FailedJobs",
-        "message": "done", "lastTransitionTime": "2025-01-01T00:00:00Z"}]}, namespace)
+    srv.set_status(
+        "jobsets",
+        name,
+        {
+            "conditions": [
+                {
+                    "type": condition,
+                    "status": "True",
+                    "reason": "AllJobsCompleted" if condition == "Completed" else "FailedJobs",
+                    "message": "done",
+                    "lastTransitionTime": "2025-01-01T00:00:00Z",
+                }
+            ]
+        },
+        namespace,
+    )
 
 
 def jobs(srv: ApiServerDouble) -> None:
@@ -108,6 +133,7 @@ def down(srv: ApiServerDouble) -> None:
 
 def complete_when_resumed(name: str, condition: str = "Completed") -> Callable[[ApiServerDouble], None]:
     """The JobSet controller finishing the job once ktrain has resumed it (for --wait)."""
+
     def run(srv: ApiServerDouble) -> None:
         for _ in range(500):
             jobset = srv.get_object("jobsets", name, NS)
@@ -124,6 +150,7 @@ def complete_when_resumed(name: str, condition: str = "Completed") -> Callable[[
         srv.append_log(pod, "epoch 1 loss 0.5\n", namespace=NS, timestamp=OLD)
         threading.Event().wait(0.3)
         finish(srv, name, condition)
+
     return run
 
 
@@ -167,13 +194,18 @@ def _runtime_files(tmp: Path) -> dict[str, str]:
     (tmp / "mine.yaml").write_text(runtime.replace("name: torch-distributed", "name: my-torch", 1))
     (tmp / "rtdir").mkdir()
     (tmp / "rtdir" / "r.yaml").write_text(runtime.replace("name: torch-distributed", "name: dir-torch", 1))
-    (tmp / "job.yaml").write_text("kind: TrainJob\nmetadata:\n  name: from-file\nspec:\n  runtimeRef: "
-                                  "{name: torch-distributed}\n  trainer:\n    command: [python, t.py]\n")
-    (tmp / "job.yaml.j2").write_text("kind: TrainJob\nmetadata:\n  name: {{ name }}\nspec:\n  runtimeRef:\n"
-                                     "    name: torch-distributed\n  trainer:\n    numNodes: {{ nodes }}\n")
+    (tmp / "job.yaml").write_text(
+        "kind: TrainJob\nmetadata:\n  name: from-file\nspec:\n  runtimeRef: "
+        "{name: torch-distributed}\n  trainer:\n    command: [python, t.py]\n"
+    )
+    (tmp / "job.yaml.j2").write_text(
+        "kind: TrainJob\nmetadata:\n  name: {{ name }}\nspec:\n  runtimeRef:\n"
+        "    name: torch-distributed\n  trainer:\n    numNodes: {{ nodes }}\n"
+    )
     (tmp / "values.yaml").write_text("name: tmpl\nnodes: 2\n")
     (tmp / "patch.yaml").write_text(
-        "manager: acme.io/tuning\ntrainingRuntimeSpec:\n  template:\n    metadata:\n      labels: {tuned: 'yes'}\n")
+        "manager: acme.io/tuning\ntrainingRuntimeSpec:\n  template:\n    metadata:\n      labels: {tuned: 'yes'}\n"
+    )
     return {p.name: str(p) for p in tmp.iterdir()}
 
 
@@ -186,32 +218,111 @@ def create(*args: str) -> Callable[[dict[str, str]], list[str]]:
 
 CREATE_CASES = [
     Case(create(*TORCH, "--name", "t1", "--nodes", "2", "--", "torchrun", "x.py")),
-    Case(create("--runtime", "deepspeed-distributed", "--name", "ds", "--nodes", "3", "--", "mpirun", "python", "t.py")),
+    Case(
+        create("--runtime", "deepspeed-distributed", "--name", "ds", "--nodes", "3", "--", "mpirun", "python", "t.py")
+    ),
     Case(create("-r", "deepspeed-distributed", "--name", "ds", "-o", "yaml")),  # warns: the output holds the key
     Case(create(*TORCH, "--name", "j", "--output=json", "--nproc-per-node", "4", "--image", "reg/t:1")),
     Case(create(*TORCH, "--name", "n", "-oname", "--label", "team=ml", "-l", "tier=gold", "--annotation", "a=b")),
-    Case(create(*TORCH, "--name", "c", "--dry-run", "client", "--env", "LR=1", "-e", "B=2", "--cpu", "2",
-                "--memory", "4Gi", "--resource", "nvidia.com/gpu=1")),
+    Case(
+        create(
+            *TORCH,
+            "--name",
+            "c",
+            "--dry-run",
+            "client",
+            "--env",
+            "LR=1",
+            "-e",
+            "B=2",
+            "--cpu",
+            "2",
+            "--memory",
+            "4Gi",
+            "--resource",
+            "nvidia.com/gpu=1",
+        )
+    ),
     Case(create(*TORCH, "--name", "s", "--dry-run=server", "-n", NS, "--queue", "gpu", "--suspend")),
     Case(create(*TORCH, "--name", "s", "--dry-run", "bogus")),  # the body's usage error
     Case(create(*TORCH, "--name", "s", "-o", "xml")),
-    Case(lambda f: ["job", "create", "--kubeconfig", f["kc"], "--runtime-file", f["mine.yaml"], "--runtime", "my-torch",
-                    "--runtimes-dir", f["rtdir"], "--name", "mine", "--patch", f["patch.yaml"], "--no-suspend"]),
+    Case(
+        lambda f: [
+            "job",
+            "create",
+            "--kubeconfig",
+            f["kc"],
+            "--runtime-file",
+            f["mine.yaml"],
+            "--runtime",
+            "my-torch",
+            "--runtimes-dir",
+            f["rtdir"],
+            "--name",
+            "mine",
+            "--patch",
+            f["patch.yaml"],
+            "--no-suspend",
+        ]
+    ),
     Case(lambda f: ["job", "create", "--kubeconfig", f["kc"], "-f", f["job.yaml"], "--set", "trainer.numNodes=3"]),
-    Case(lambda f: ["job", "create", "--kubeconfig", f["kc"], "--filename", f["job.yaml.j2"], "--values",
-                    f["values.yaml"], "--set=nodes=3"]),
-    Case(lambda f: ["job", "create", "--kubeconfig", f["kc"], "-f", "-", "--name", "piped"],
-         stdin="kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n"),
-    Case(create("--runtime", "torchtune-llama3.2-1b", "--name", "tune", "--dataset", "hf://org/ds", "--model",
-                "hf://org/m", "--dataset-secret", "d", "--model-secret", "m", "--dry-run", "client")),
-    Case(create("--runtime", "deepspeed-distributed", "--name", "mpi", "--ssh-secret", "keys", "--allow-extensions",
-                "--", "mpirun", "x")),
+    Case(
+        lambda f: [
+            "job",
+            "create",
+            "--kubeconfig",
+            f["kc"],
+            "--filename",
+            f["job.yaml.j2"],
+            "--values",
+            f["values.yaml"],
+            "--set=nodes=3",
+        ]
+    ),
+    Case(
+        lambda f: ["job", "create", "--kubeconfig", f["kc"], "-f", "-", "--name", "piped"],
+        stdin="kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n",
+    ),
+    Case(
+        create(
+            "--runtime",
+            "torchtune-llama3.2-1b",
+            "--name",
+            "tune",
+            "--dataset",
+            "hf://org/ds",
+            "--model",
+            "hf://org/m",
+            "--dataset-secret",
+            "d",
+            "--model-secret",
+            "m",
+            "--dry-run",
+            "client",
+        )
+    ),
+    Case(
+        create(
+            "--runtime",
+            "deepspeed-distributed",
+            "--name",
+            "mpi",
+            "--ssh-secret",
+            "keys",
+            "--allow-extensions",
+            "--",
+            "mpirun",
+            "x",
+        )
+    ),
     Case(create("--runtime", "deepspeed-distributed", "--name", "tj", "--target", "trainjob", "--show-render")),
     Case(create(*TORCH, "--name", "tj", "--show-render")),  # only with --target trainjob
     Case(create(*TORCH, "--name", "demo"), setup=jobs),  # exists: 409-style conflict, exit 5
     Case(create(*TORCH, "--name", "demo", "--overwrite", "--nodes", "1"), setup=jobs),
-    Case(create("-r", "deepspeed-distributed", "--name", "ds"),  # a 409 on the real apply: rolled back
-         setup=lambda srv: srv.fail_nth("apply", "configmaps", 2, code=409)),
+    Case(
+        create("-r", "deepspeed-distributed", "--name", "ds"),  # a 409 on the real apply: rolled back
+        setup=lambda srv: srv.fail_nth("apply", "configmaps", 2, code=409),
+    ),
     Case(create("-r", "deepspeed-distributed", "--name", "ds"), hook=interrupt_second_apply),  # Ctrl-C: rolled back
     Case(create(*TORCH, "--name", "t"), setup=down),  # server down
     Case(create(*TORCH, "--name", "t", "--request-timeout", "0.5"), setup=lambda srv: srv.slow(3.0, verb="apply")),
@@ -283,8 +394,11 @@ WAIT_CASES = [
     Case(cmd("wait", "missing", "--timeout", "5s"), setup=jobs),
     Case(cmd("wait", "demo", "--context", "nowhere"), setup=jobs),
     Case(cmd("wait", "demo"), setup=down),
-    Case(cmd("wait", "demo", "--timeout", "20s"), setup=jobs, during=lambda srv: (threading.Event().wait(0.3),
-                                                                                   finish(srv, "demo"))),
+    Case(
+        cmd("wait", "demo", "--timeout", "20s"),
+        setup=jobs,
+        during=lambda srv: (threading.Event().wait(0.3), finish(srv, "demo")),
+    ),
 ]
 
 
@@ -349,12 +463,24 @@ class Terminal(io.StringIO):
         return True
 
 
-STATE_TYPES = [("jobsets", None), ("trainjobs", None), ("configmaps", None), ("secrets", None), ("pods", None),
-               ("podgroups", "scheduling.x-k8s.io"), ("podgroups", "scheduling.volcano.sh")]
+STATE_TYPES = [
+    ("jobsets", None),
+    ("trainjobs", None),
+    ("configmaps", None),
+    ("secrets", None),
+    ("pods", None),
+    ("podgroups", "scheduling.x-k8s.io"),
+    ("podgroups", "scheduling.volcano.sh"),
+]
 
 
-def _run(case: Case, call: Callable[[list[str]], int | None], port: int, files: dict[str, str],
-         monkeypatch: pytest.MonkeyPatch) -> tuple[int, Any]:
+def _run(
+    case: Case,
+    call: Callable[[list[str]], int | None],
+    port: int,
+    files: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[int, Any]:
     srv = ApiServerDouble(port=port).start()
     try:
         srv.add_namespace(NS)
@@ -375,15 +501,30 @@ def _run(case: Case, call: Callable[[list[str]], int | None], port: int, files: 
             code = call(argv)
         if thread is not None:
             thread.join(timeout=30)
-        requests = sorted({(r.verb, r.resource, r.namespace, r.name, r.param("dryRun"), r.param("fieldManager"),
-                            r.param("propagationPolicy") or (r.json() or {}).get("propagationPolicy")
-                            if r.method == "DELETE" else None)
-                           for r in srv.requests}, key=repr)
+        requests = sorted(
+            {
+                (
+                    r.verb,
+                    r.resource,
+                    r.namespace,
+                    r.name,
+                    r.param("dryRun"),
+                    r.param("fieldManager"),
+                    r.param("propagationPolicy") or (r.json() or {}).get("propagationPolicy")
+                    if r.method == "DELETE"
+                    else None,
+                )
+                for r in srv.requests
+            },
+            key=repr,
+        )
         left = {}
         if srv.running:
             for plural, group in STATE_TYPES:
-                left[f"{plural}.{group}"] = sorted(f"{o['metadata'].get('namespace')}/{o['metadata']['name']}"
-                                                   for o in srv.objects(plural, None, group))
+                left[f"{plural}.{group}"] = sorted(
+                    f"{o['metadata'].get('namespace')}/{o['metadata']['name']}"
+                    for o in srv.objects(plural, None, group)
+                )
         result = (code, normalise(out.getvalue(), case.ages), normalise(err.getvalue(), case.ages), requests, left)
         return srv.port, result
     finally:
@@ -401,8 +542,9 @@ def fast_polling(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("body, case", CASES, ids=[f"{body.split(':')[1]}-{i}" for i, (body, _) in enumerate(CASES)])
-def test_cluster_commands_on_the_fast_path_do_what_typer_does(body: str, case: Case, files: dict[str, str],
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cluster_commands_on_the_fast_path_do_what_typer_does(
+    body: str, case: Case, files: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("KTRAIN_NO_FASTPATH", raising=False)
     argv = case.argv(files)
     parsed = parse_command(argv)
@@ -415,8 +557,9 @@ def test_cluster_commands_on_the_fast_path_do_what_typer_does(body: str, case: C
     assert fast[3:] == typer_path[3:], f"{argv}: other requests, or another cluster afterwards"
 
 
-def test_fast_path_passes_each_body_what_the_typer_command_passes(files: dict[str, str],
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fast_path_passes_each_body_what_the_typer_command_passes(
+    files: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen = _typer_calls(monkeypatch)
     for _, case in CASES:
         argv = case.argv(files)
@@ -451,23 +594,33 @@ def test_each_table_covers_every_option_of_its_command(body: str, files: dict[st
 
 
 def test_the_tables_exercise_both_outcomes_and_every_exit_code_the_commands_promise(
-        files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    files: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Not only errors: each table has cases that succeed; together they reach 0, 1, 2, 4, 5, 124 and 130."""
     # (the codes come from the fast runs of the equivalence test; here, one cheap run per code)
     wanted = {
-        0: CREATE_CASES[0], 1: WAIT_CASES[1], 2: DELETE_CASES[7], 4: GET_CASES[4], 5: LIST_CASES[8],
-        124: WAIT_CASES[4], 130: DELETE_CASES[12],
+        0: CREATE_CASES[0],
+        1: WAIT_CASES[1],
+        2: DELETE_CASES[7],
+        4: GET_CASES[4],
+        5: LIST_CASES[8],
+        124: WAIT_CASES[4],
+        130: DELETE_CASES[12],
     }
     for code, case in wanted.items():
         assert _run(case, try_fast, 0, files, monkeypatch)[1][0] == code, case.argv(files)
 
 
-@pytest.mark.parametrize("args", [
-    ["job", "list", "-A", "-o", "json"],
-    ["job", "get", "demo", "-o", "yaml"],
-    ["job", "logs", "demo", "--all"],
-    ["job", "get", "missing"],
-], ids=["list", "get", "logs", "not-found"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["job", "list", "-A", "-o", "json"],
+        ["job", "get", "demo", "-o", "yaml"],
+        ["job", "logs", "demo", "--all"],
+        ["job", "get", "missing"],
+    ],
+    ids=["list", "get", "logs", "not-found"],
+)
 def test_the_console_script_takes_the_fast_path_with_identical_results(args: list[str], tmp_path: Path) -> None:
     with ApiServerDouble() as srv:
         srv.add_namespace(NS)
@@ -476,6 +629,9 @@ def test_the_console_script_takes_the_fast_path_with_identical_results(args: lis
         fast = _ktrain(args, KUBECONFIG=kubeconfig)
         slow = _ktrain(args, KUBECONFIG=kubeconfig, KTRAIN_NO_FASTPATH="1")
     assert fast.stderr.endswith("TYPER False\n") and slow.stderr.endswith("TYPER True\n")
-    assert (fast.returncode, fast.stdout, fast.stderr.replace("TYPER False\n", "")) == \
-        (slow.returncode, slow.stdout, slow.stderr.replace("TYPER True\n", ""))
+    assert (fast.returncode, fast.stdout, fast.stderr.replace("TYPER False\n", "")) == (
+        slow.returncode,
+        slow.stdout,
+        slow.stderr.replace("TYPER True\n", ""),
+    )
     assert fast.stdout or fast.returncode == 4

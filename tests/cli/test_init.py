@@ -31,8 +31,13 @@ def test_init_output_renders_for_every_bundled_runtime(cli, runtime: str) -> Non
 
 def test_init_pipes_into_render_in_a_real_shell() -> None:
     ktrain = Path(sys.executable).with_name("ktrain")
-    out = subprocess.run(f"{ktrain} job init --runtime torch-distributed | {ktrain} job render -f -", shell=True,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        f"{ktrain} job init --runtime torch-distributed | {ktrain} job render -f -",
+        shell=True,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert yaml.safe_load(out.stdout)["kind"] == "JobSet"
 
 
@@ -65,9 +70,12 @@ def test_init_shows_runtime_defaults_as_comments(cli) -> None:
 
 
 def test_init_with_a_user_runtime_and_a_typo(cli, tmp_path) -> None:
-    runtime = (REPO / "runtimes" / "torch-distributed.yaml").read_text().replace(
-        "name: torch-distributed", "name: team-torch").replace("pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime",
-                                                               "registry.local/torch:7")
+    runtime = (
+        (REPO / "runtimes" / "torch-distributed.yaml")
+        .read_text()
+        .replace("name: torch-distributed", "name: team-torch")
+        .replace("pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime", "registry.local/torch:7")
+    )
     (tmp_path / "team.yaml").write_text(runtime)
     r = cli("job", "init", "--runtime", "team-torch", "--runtimes-dir", str(tmp_path))
     assert r.exit_code == 0 and "# image: registry.local/torch:7" in r.stdout

@@ -13,8 +13,14 @@ from apiserver import ApiServerDouble
 from gang_runtimes import COSCHEDULING, VOLCANO, write_runtime
 
 NS = "team-a"
-COMPANION_TYPES = ("configmaps", "secrets", "jobsets", "podgroups.scheduling.x-k8s.io",
-                   "podgroups.scheduling.volcano.sh", "trainjobs")
+COMPANION_TYPES = (
+    "configmaps",
+    "secrets",
+    "jobsets",
+    "podgroups.scheduling.x-k8s.io",
+    "podgroups.scheduling.volcano.sh",
+    "trainjobs",
+)
 
 
 def stored(srv: ApiServerDouble, ns: str = NS) -> dict[str, list[str]]:
@@ -42,7 +48,10 @@ def test_torch_job_is_applied_in_the_context_namespace_and_resumed(cli, kube) ->
     assert [req.param("fieldManager") for req in applies] == ["ktrain"] * 3
     # a server dry run first, then applied suspended, then resumed
     assert [(req.param("dryRun"), req.json()["spec"]["suspend"]) for req in applies] == [
-        ("All", True), (None, True), (None, False)]
+        ("All", True),
+        (None, True),
+        (None, False),
+    ]
     assert jobset["metadata"]["managedFields"][0]["manager"] == "ktrain"
     # the runtime is recorded on the JobSet, so `job list` can name it
     assert jobset["metadata"]["annotations"]["ktrain.io/runtime"] == "torch-distributed"
@@ -52,21 +61,49 @@ def test_torch_job_is_applied_in_the_context_namespace_and_resumed(cli, kube) ->
 
 
 def test_deepspeed_companions_are_owned_by_the_jobset_and_the_key_is_not_printed(cli, kube) -> None:
-    r = create(cli, kube, "--runtime", "deepspeed-distributed", "--name", "ds", "--nodes", "3",
-               "--", "mpirun", "python", "train.py")
+    r = create(
+        cli,
+        kube,
+        "--runtime",
+        "deepspeed-distributed",
+        "--name",
+        "ds",
+        "--nodes",
+        "3",
+        "--",
+        "mpirun",
+        "python",
+        "train.py",
+    )
     assert r.exit_code == 0, r.stderr
-    assert r.stdout.splitlines() == ["secret/ds-mpi-ssh-auth created", "configmap/ds-mpi-hostfile created",
-                                     "jobset.jobset.x-k8s.io/ds created"]
+    assert r.stdout.splitlines() == [
+        "secret/ds-mpi-ssh-auth created",
+        "configmap/ds-mpi-hostfile created",
+        "jobset.jobset.x-k8s.io/ds created",
+    ]
     assert "PRIVATE KEY" not in r.stdout + r.stderr and "ssh-privatekey" not in r.stdout
     jobset = kube.srv.get_object("jobsets", "ds", NS)
     for plural, name in (("secrets", "ds-mpi-ssh-auth"), ("configmaps", "ds-mpi-hostfile")):
         (ref,) = kube.srv.get_object(plural, name, NS)["metadata"]["ownerReferences"]
-        assert ref == {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "name": "ds",
-                       "uid": jobset["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
+        assert ref == {
+            "apiVersion": "jobset.x-k8s.io/v1alpha2",
+            "kind": "JobSet",
+            "name": "ds",
+            "uid": jobset["metadata"]["uid"],
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
     # the JobSet exists (suspended) before anything that points at it
     order = [(req.resource.split(".")[0], req.param("dryRun")) for req in kube.srv.requests if req.verb == "apply"]
-    assert order == [("jobsets", "All"), ("secrets", "All"), ("configmaps", "All"),
-                     ("jobsets", None), ("secrets", None), ("configmaps", None), ("jobsets", None)]
+    assert order == [
+        ("jobsets", "All"),
+        ("secrets", "All"),
+        ("configmaps", "All"),
+        ("jobsets", None),
+        ("secrets", None),
+        ("configmaps", None),
+        ("jobsets", None),
+    ]
 
 
 def test_output_yaml_shows_the_stored_objects_and_warns_about_the_key(cli, kube) -> None:
@@ -81,8 +118,23 @@ def test_output_yaml_shows_the_stored_objects_and_warns_about_the_key(cli, kube)
 @pytest.mark.parametrize("which, group", [(VOLCANO, "scheduling.volcano.sh"), (COSCHEDULING, "scheduling.x-k8s.io")])
 def test_gang_scheduled_runtime_creates_its_podgroup(cli, kube, tmp_path: Path, which, group) -> None:
     runtime = write_runtime(tmp_path, which)
-    r = create(cli, kube, "--runtime-file", str(runtime), "--runtime", which[0], "--name", "g", "--nodes", "2",
-               "--queue", "gpu", "--", "torchrun", "x.py")
+    r = create(
+        cli,
+        kube,
+        "--runtime-file",
+        str(runtime),
+        "--runtime",
+        which[0],
+        "--name",
+        "g",
+        "--nodes",
+        "2",
+        "--queue",
+        "gpu",
+        "--",
+        "torchrun",
+        "x.py",
+    )
     assert r.exit_code == 0, r.stderr
     (podgroup,) = kube.srv.objects("podgroups", NS, group)
     assert podgroup["metadata"]["name"] == "g" and podgroup["spec"]["minMember"] == 2
@@ -147,9 +199,13 @@ def test_object_the_crd_schema_rejects_is_a_clear_error_and_nothing_is_left(cli,
     if not kube.srv.schema_validation:
         pytest.skip("the CRD schemas under ../shared are not present")
     runtime = write_runtime(tmp_path, COSCHEDULING)
-    runtime.write_text(runtime.read_text().replace("    spec:\n      replicatedJobs:",
-                                                   "    spec:\n      network:\n        enableDNSHostnames: \"yes\"\n"
-                                                   "      replicatedJobs:", 1))
+    runtime.write_text(
+        runtime.read_text().replace(
+            "    spec:\n      replicatedJobs:",
+            '    spec:\n      network:\n        enableDNSHostnames: "yes"\n      replicatedJobs:',
+            1,
+        )
+    )
     r = create(cli, kube, "--runtime-file", str(runtime), "--runtime", COSCHEDULING[0], "--name", "bad")
     assert r.exit_code == 5, r.stdout
     assert 'JobSet.jobset.x-k8s.io "bad" is invalid: spec.network.enableDNSHostnames' in r.stderr
@@ -187,8 +243,18 @@ def test_missing_crd_names_it_and_how_to_install_it(cli, tmp_path: Path) -> None
     with ApiServerDouble(crds={"coscheduling"}) as srv:
         kc = srv.write_kubeconfig(tmp_path / "kc")
         runtime = write_runtime(tmp_path, VOLCANO)
-        r = cli("job", "create", "--kubeconfig", str(kc), "--runtime-file", str(runtime), "--runtime", VOLCANO[0],
-                "--name", "v")
+        r = cli(
+            "job",
+            "create",
+            "--kubeconfig",
+            str(kc),
+            "--runtime-file",
+            str(runtime),
+            "--runtime",
+            VOLCANO[0],
+            "--name",
+            "v",
+        )
         assert r.exit_code == 5
         assert "does not serve JobSet (jobset.x-k8s.io/v1alpha2), PodGroup (scheduling.volcano.sh/v1beta1)" in r.stderr
         assert "jobset/releases/download/v0.12.0/manifests.yaml" in r.stderr and "volcano" in r.stderr
@@ -196,8 +262,20 @@ def test_missing_crd_names_it_and_how_to_install_it(cli, tmp_path: Path) -> None
 
 
 def test_target_trainjob_submits_the_trainjob_only(cli, kube) -> None:
-    r = create(cli, kube, "--runtime", "deepspeed-distributed", "--name", "tj", "--target", "trainjob",
-               "--show-render", "--", "mpirun", "x")
+    r = create(
+        cli,
+        kube,
+        "--runtime",
+        "deepspeed-distributed",
+        "--name",
+        "tj",
+        "--target",
+        "trainjob",
+        "--show-render",
+        "--",
+        "mpirun",
+        "x",
+    )
     assert r.exit_code == 0, r.stderr
     assert r.stdout.endswith("trainjob.trainer.kubeflow.org/tj created\n")
     assert "<generated by the Trainer controller>" in r.stdout  # the preview's Secret is masked
@@ -209,8 +287,9 @@ def test_target_trainjob_submits_the_trainjob_only(cli, kube) -> None:
 
 def test_cluster_runtime_wins_over_the_bundled_one_for_create(cli, kube) -> None:
     runtime = _bundled_runtime("torch-distributed")
-    runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"][
-        "containers"][0]["image"] = "registry.example/cluster-torch:1"
+    runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0][
+        "image"
+    ] = "registry.example/cluster-torch:1"
     kube.srv.put_object(runtime)
     r = create(cli, kube, "--runtime", "torch-distributed", "--name", "t", "--target", "trainjob")
     assert r.exit_code == 0, r.stderr
@@ -226,9 +305,22 @@ def test_wait_returns_when_the_jobset_completes_and_fails_when_it_fails(cli, kub
             if jobset is not None and jobset["spec"]["suspend"] is False:
                 break
             threading.Event().wait(0.02)
-        kube.srv.set_status("jobsets", name, {"conditions": [{
-            "type": condition, "status": "True", "reason": "X", "message": "done",
-            "lastTransitionTime": "2026-01-01T00:00:00Z"}]}, NS)
+        kube.srv.set_status(
+            "jobsets",
+            name,
+            {
+                "conditions": [
+                    {
+                        "type": condition,
+                        "status": "True",
+                        "reason": "X",
+                        "message": "done",
+                        "lastTransitionTime": "2026-01-01T00:00:00Z",
+                    }
+                ]
+            },
+            NS,
+        )
 
     t = threading.Thread(target=finish, args=("w1", "Completed"))
     t.start()
@@ -254,15 +346,32 @@ def test_follow_streams_the_trainer_logs_until_the_job_ends(cli, kube) -> None:
             if jobset is not None and jobset["spec"]["suspend"] is False:
                 break
             threading.Event().wait(0.02)
-        kube.srv.add_pod("f1-node-0-0-abcde", NS, containers=["node"], owner=jobset,
-                         labels={c.JOBSET_NAME_LABEL: "f1", c.JOBSET_RJOB_NAME_LABEL: "node",
-                                 c.JOBSET_JOB_INDEX_LABEL: "0"},
-                         annotations={c.JOB_COMPLETION_INDEX_ANNOTATION: "0"})
+        kube.srv.add_pod(
+            "f1-node-0-0-abcde",
+            NS,
+            containers=["node"],
+            owner=jobset,
+            labels={c.JOBSET_NAME_LABEL: "f1", c.JOBSET_RJOB_NAME_LABEL: "node", c.JOBSET_JOB_INDEX_LABEL: "0"},
+            annotations={c.JOB_COMPLETION_INDEX_ANNOTATION: "0"},
+        )
         kube.srv.append_log("f1-node-0-0-abcde", "epoch 1 loss 0.5\n", namespace=NS)
         threading.Event().wait(0.5)
-        kube.srv.set_status("jobsets", "f1", {"conditions": [{
-            "type": "Completed", "status": "True", "reason": "AllJobsCompleted", "message": "done",
-            "lastTransitionTime": "2026-01-01T00:00:00Z"}]}, NS)
+        kube.srv.set_status(
+            "jobsets",
+            "f1",
+            {
+                "conditions": [
+                    {
+                        "type": "Completed",
+                        "status": "True",
+                        "reason": "AllJobsCompleted",
+                        "message": "done",
+                        "lastTransitionTime": "2026-01-01T00:00:00Z",
+                    }
+                ]
+            },
+            NS,
+        )
 
     t = threading.Thread(target=run_job)
     t.start()
@@ -272,10 +381,13 @@ def test_follow_streams_the_trainer_logs_until_the_job_ends(cli, kube) -> None:
     assert "epoch 1 loss 0.5" in r.stdout
     assert "job f1 Complete" in r.stderr
 
+
 def test_namespace_flag_must_match_the_file(cli, kube, tmp_path: Path) -> None:
     job = tmp_path / "job.yaml"
-    job.write_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: f\n"
-                   "  namespace: other\nspec:\n  runtimeRef:\n    name: torch-distributed\n")
+    job.write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: f\n"
+        "  namespace: other\nspec:\n  runtimeRef:\n    name: torch-distributed\n"
+    )
     r = create(cli, kube, "-f", str(job), "-n", NS)
     assert r.exit_code == 2 and "does not match the namespace" in r.stderr
 

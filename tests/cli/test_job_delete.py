@@ -21,31 +21,62 @@ def seed_job(srv, name: str, *, owner_kind: str = "JobSet", labels: dict | None 
     Stored with `put_object`, which (like a cluster without a garbage collector) keeps dependents
     of a deleted owner: `job delete` has to remove them by name."""
     meta = {"name": name, "namespace": NS, "labels": labels or {}}
-    rjob = {"name": "node", "template": {"metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
-                                         "spec": {"template": {"spec": {"containers": [{"name": "node", "image": "x"}]}}}}}
+    rjob = {
+        "name": "node",
+        "template": {
+            "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
+            "spec": {"template": {"spec": {"containers": [{"name": "node", "image": "x"}]}}},
+        },
+    }
     if owner_kind == "TrainJob":
-        owner = srv.put_object({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": meta,
-                                "spec": {"runtimeRef": {"name": "torch-distributed"}}})
+        owner = srv.put_object(
+            {
+                "apiVersion": "trainer.kubeflow.org/v1alpha1",
+                "kind": "TrainJob",
+                "metadata": meta,
+                "spec": {"runtimeRef": {"name": "torch-distributed"}},
+            }
+        )
     else:
-        owner = srv.put_object({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": meta,
-                                "spec": {"replicatedJobs": [rjob]}})
+        owner = srv.put_object(
+            {
+                "apiVersion": "jobset.x-k8s.io/v1alpha2",
+                "kind": "JobSet",
+                "metadata": meta,
+                "spec": {"replicatedJobs": [rjob]},
+            }
+        )
     ref = owner_reference(owner)
     companions = [
-        ("v1", "Secret", f"{name}-mpi-ssh-auth"), ("v1", "ConfigMap", f"{name}-mpi-hostfile"),
-        ("v1", "ConfigMap", f"{name}-runtime-snapshot"), ("v1", "ConfigMap", f"{name}-flux-entrypoint"),
-        ("v1", "Secret", f"{name}-flux-curve"), ("scheduling.x-k8s.io/v1alpha1", "PodGroup", name),
+        ("v1", "Secret", f"{name}-mpi-ssh-auth"),
+        ("v1", "ConfigMap", f"{name}-mpi-hostfile"),
+        ("v1", "ConfigMap", f"{name}-runtime-snapshot"),
+        ("v1", "ConfigMap", f"{name}-flux-entrypoint"),
+        ("v1", "Secret", f"{name}-flux-curve"),
+        ("scheduling.x-k8s.io/v1alpha1", "PodGroup", name),
         ("scheduling.volcano.sh/v1beta1", "PodGroup", name),
     ]
     for api_version, kind, obj_name in companions:
-        srv.put_object({"apiVersion": api_version, "kind": kind,
-                        "metadata": {"name": obj_name, "namespace": NS, "ownerReferences": [ref]}})
+        srv.put_object(
+            {
+                "apiVersion": api_version,
+                "kind": kind,
+                "metadata": {"name": obj_name, "namespace": NS, "ownerReferences": [ref]},
+            }
+        )
     return [(kind, obj_name) for _, kind, obj_name in companions]
 
 
 def everything(srv) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
     out = []
-    for plural, group in (("jobsets", None), ("trainjobs", None), ("configmaps", None), ("secrets", None),
-                          ("podgroups", "scheduling.x-k8s.io"), ("podgroups", "scheduling.volcano.sh")):
+    for plural, group in (
+        ("jobsets", None),
+        ("trainjobs", None),
+        ("configmaps", None),
+        ("secrets", None),
+        ("podgroups", "scheduling.x-k8s.io"),
+        ("podgroups", "scheduling.volcano.sh"),
+    ):
         out += [(plural, o["metadata"]["name"]) for o in srv.objects(plural, NS, group)]
     return sorted(out)
 
@@ -72,10 +103,14 @@ def test_delete_removes_the_jobset_and_every_companion_by_name(cli, no_gc) -> No
     r = delete(cli, kube, "ds")
     assert r.exit_code == 0, r.stderr
     assert r.stdout.splitlines() == [
-        'jobset.jobset.x-k8s.io "ds" deleted', 'secret "ds-mpi-ssh-auth" deleted',
-        'configmap "ds-mpi-hostfile" deleted', 'configmap "ds-runtime-snapshot" deleted',
-        'configmap "ds-flux-entrypoint" deleted', 'secret "ds-flux-curve" deleted',
-        'podgroup.scheduling.x-k8s.io "ds" deleted', 'podgroup.scheduling.volcano.sh "ds" deleted',
+        'jobset.jobset.x-k8s.io "ds" deleted',
+        'secret "ds-mpi-ssh-auth" deleted',
+        'configmap "ds-mpi-hostfile" deleted',
+        'configmap "ds-runtime-snapshot" deleted',
+        'configmap "ds-flux-entrypoint" deleted',
+        'secret "ds-flux-curve" deleted',
+        'podgroup.scheduling.x-k8s.io "ds" deleted',
+        'podgroup.scheduling.volcano.sh "ds" deleted',
     ]
     assert everything(kube.srv) == [("configmaps", "unrelated")]
 
@@ -94,9 +129,13 @@ def test_delete_of_a_trainjob_removes_it_and_its_companions(cli, no_gc) -> None:
 def test_a_same_named_object_of_someone_else_is_kept(cli, no_gc) -> None:
     kube = no_gc
     seed_job(kube.srv, "a")
-    kube.srv.put_object({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b-mpi-hostfile", "namespace": NS}})
+    kube.srv.put_object(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b-mpi-hostfile", "namespace": NS}}
+    )
     seed_job(kube.srv, "b")  # overwrites b-mpi-hostfile with an owned one...
-    kube.srv.put_object({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b-mpi-hostfile", "namespace": NS}})
+    kube.srv.put_object(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b-mpi-hostfile", "namespace": NS}}
+    )
     r = delete(cli, kube, "b")  # ...which is now the user's own again
     assert r.exit_code == 0
     assert ("configmaps", "b-mpi-hostfile") in everything(kube.srv)
@@ -123,10 +162,21 @@ def test_selector_and_all_pick_trainer_shaped_jobs_only(cli, kube) -> None:
     seed_job(kube.srv, "a", labels={"team": "ml"})
     seed_job(kube.srv, "b", labels={"team": "ml"})
     seed_job(kube.srv, "c", labels={"team": "infra"})
-    kube.srv.put_object({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
-                         "metadata": {"name": "not-ours", "namespace": NS},
-                         "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": {"template": {"spec": {
-                             "containers": [{"name": "w", "image": "x"}]}}}}}]}})
+    kube.srv.put_object(
+        {
+            "apiVersion": "jobset.x-k8s.io/v1alpha2",
+            "kind": "JobSet",
+            "metadata": {"name": "not-ours", "namespace": NS},
+            "spec": {
+                "replicatedJobs": [
+                    {
+                        "name": "w",
+                        "template": {"spec": {"template": {"spec": {"containers": [{"name": "w", "image": "x"}]}}}},
+                    }
+                ]
+            },
+        }
+    )
     r = delete(cli, kube, "-l", "team=ml")
     assert r.exit_code == 0, r.stderr
     assert sorted(n for p, n in everything(kube.srv) if p == "jobsets") == ["c", "not-ours"]

@@ -22,10 +22,20 @@ from ktrain.errors import ExitCode
 from ktrain.service import JobOverrides, RenderRequest, render_request
 
 JSON = dict[str, Any]
-COMPLETED = {"type": "Completed", "status": "True", "reason": "AllJobsCompleted",
-             "message": "jobset completed successfully", "lastTransitionTime": "2025-01-01T00:00:00Z"}
-FAILED = {"type": "Failed", "status": "True", "reason": "FailedJobs",
-          "message": "jobset failed due to one or more job failures", "lastTransitionTime": "2025-01-01T00:00:00Z"}
+COMPLETED = {
+    "type": "Completed",
+    "status": "True",
+    "reason": "AllJobsCompleted",
+    "message": "jobset completed successfully",
+    "lastTransitionTime": "2025-01-01T00:00:00Z",
+}
+FAILED = {
+    "type": "Failed",
+    "status": "True",
+    "reason": "FailedJobs",
+    "message": "jobset failed due to one or more job failures",
+    "lastTransitionTime": "2025-01-01T00:00:00Z",
+}
 
 
 @pytest.fixture
@@ -44,11 +54,19 @@ def fast_polling(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(observe, "POLL_INTERVAL", 0.05)
 
 
-def seed(srv: ApiServerDouble, name: str = "demo", runtime: str = "torch-distributed", nodes: int = 2,
-         namespace: str = "default", labels: dict[str, str] | None = None, suspend: bool | None = None) -> JSON:
+def seed(
+    srv: ApiServerDouble,
+    name: str = "demo",
+    runtime: str = "torch-distributed",
+    nodes: int = 2,
+    namespace: str = "default",
+    labels: dict[str, str] | None = None,
+    suspend: bool | None = None,
+) -> JSON:
     """Render a bundled runtime and store its objects; returns the stored JobSet."""
-    overrides = JobOverrides(runtime=runtime, name=name, nodes=nodes, namespace=namespace,
-                             labels=dict(labels or {}), suspend=suspend)
+    overrides = JobOverrides(
+        runtime=runtime, name=name, nodes=nodes, namespace=namespace, labels=dict(labels or {}), suspend=suspend
+    )
     outcome = render_request(RenderRequest(overrides=overrides), registry_from(None, None))
     jobset = None
     for obj in outcome.result.objects:
@@ -59,16 +77,27 @@ def seed(srv: ApiServerDouble, name: str = "demo", runtime: str = "torch-distrib
     return jobset
 
 
-def pod(srv: ApiServerDouble, jobset: JSON, rjob: str = "node", rank: int = 0, phase: str = "Running",
-        suffix: str = "x1", **kwargs: Any) -> JSON:
+def pod(
+    srv: ApiServerDouble,
+    jobset: JSON,
+    rjob: str = "node",
+    rank: int = 0,
+    phase: str = "Running",
+    suffix: str = "x1",
+    **kwargs: Any,
+) -> JSON:
     """A pod as the Job controller names and labels it."""
     name = jobset["metadata"]["name"]
     namespace = jobset["metadata"].get("namespace", "default")
     return srv.add_pod(
-        f"{name}-{rjob}-0-{rank}-{suffix}", namespace,
+        f"{name}-{rjob}-0-{rank}-{suffix}",
+        namespace,
         labels={c.JOBSET_NAME_LABEL: name, c.JOBSET_RJOB_NAME_LABEL: rjob, c.JOBSET_JOB_INDEX_LABEL: "0"},
         annotations={c.JOB_COMPLETION_INDEX_ANNOTATION: str(rank)},
-        phase=phase, containers=kwargs.pop("containers", ["node"]), owner=jobset, **kwargs,
+        phase=phase,
+        containers=kwargs.pop("containers", ["node"]),
+        owner=jobset,
+        **kwargs,
     )
 
 
@@ -81,13 +110,20 @@ def set_pod_status(srv: ApiServerDouble, name: str, change: Callable[[JSON], Non
 
 
 def unschedulable(status: JSON) -> None:
-    status["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
-                             "message": "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."}]
+    status["conditions"] = [
+        {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": "Unschedulable",
+            "message": "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+        }
+    ]
 
 
 def image_pull_backoff(status: JSON) -> None:
     status["containerStatuses"][0]["state"] = {
-        "waiting": {"reason": "ImagePullBackOff", "message": 'Back-off pulling image "trainer:missing"'}}
+        "waiting": {"reason": "ImagePullBackOff", "message": 'Back-off pulling image "trainer:missing"'}
+    }
 
 
 def start(status: JSON) -> None:
@@ -118,6 +154,7 @@ def restart(srv: ApiServerDouble, name: str, container: str = "node") -> None:
 def later(*steps: Callable[[], Any], pause: float = 0.3, srv: ApiServerDouble | None = None) -> threading.Thread:
     """Run `steps` in the background, `pause` seconds apart (the cluster moving on); with `srv`,
     only once the command has looked at the job's pods (so "later" means after it started)."""
+
     def run() -> None:
         deadline = time.monotonic() + 10
         while srv is not None and not srv.requests_for(verb="list", resource="pods") and time.monotonic() < deadline:
@@ -154,27 +191,53 @@ def test_list_shows_each_state_of_engine_spec_section_10(srv, kc, cli) -> None:
     assert lines[0].split() == ["NAME", "RUNTIME", "NODES", "STATE", "AGE"]
     rows = {line.split()[0]: line.split() for line in lines[1:]}
     assert {name: row[3] for name, row in rows.items()} == {
-        "complete": "Complete", "created": "Created", "failed": "Failed", "running": "Running",
-        "suspended": "Suspended"}
+        "complete": "Complete",
+        "created": "Created",
+        "failed": "Failed",
+        "running": "Running",
+        "suspended": "Suspended",
+    }
     assert rows["running"][1:3] == ["-", "2"]  # ktrain's JobSets carry no runtime name
     assert rows["running"][4].endswith("s")  # AGE, kubectl style
 
 
 def test_list_shows_a_trainjob_once_with_its_runtime_and_skips_foreign_jobsets(srv, kc, cli) -> None:
-    trainjob = srv.put_object({
-        "apiVersion": c.TRAINER_API_VERSION, "kind": "TrainJob",
-        "metadata": {"name": "tj", "namespace": "default"},
-        "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": 3}},
-    })
+    trainjob = srv.put_object(
+        {
+            "apiVersion": c.TRAINER_API_VERSION,
+            "kind": "TrainJob",
+            "metadata": {"name": "tj", "namespace": "default"},
+            "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": 3}},
+        }
+    )
     owned = seed(srv, "tj", nodes=3)
-    owned["metadata"]["ownerReferences"] = [{
-        "apiVersion": c.TRAINER_API_VERSION, "kind": "TrainJob", "name": "tj",
-        "uid": trainjob["metadata"]["uid"], "controller": True}]
+    owned["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": c.TRAINER_API_VERSION,
+            "kind": "TrainJob",
+            "name": "tj",
+            "uid": trainjob["metadata"]["uid"],
+            "controller": True,
+        }
+    ]
     srv.put_object(owned)
-    srv.put_object({"apiVersion": c.JOBSET_API_VERSION, "kind": "JobSet",
-                    "metadata": {"name": "not-training", "namespace": "default"},
-                    "spec": {"replicatedJobs": [{"name": "web", "template": {"spec": {"template": {
-                        "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}}}]}})
+    srv.put_object(
+        {
+            "apiVersion": c.JOBSET_API_VERSION,
+            "kind": "JobSet",
+            "metadata": {"name": "not-training", "namespace": "default"},
+            "spec": {
+                "replicatedJobs": [
+                    {
+                        "name": "web",
+                        "template": {
+                            "spec": {"template": {"spec": {"containers": [{"name": "web", "image": "nginx"}]}}}
+                        },
+                    }
+                ]
+            },
+        }
+    )
 
     r = cli("job", "list", "--kubeconfig", kc, "-o", "wide")
 
@@ -202,9 +265,14 @@ def test_list_all_namespaces_adds_the_namespace_column(srv, kc, cli) -> None:
 def test_list_selector_and_name_output_for_completion(srv, kc, cli) -> None:
     seed(srv, "nlp-1", labels={"team": "nlp"})
     seed(srv, "vision-1", labels={"team": "vision"})
-    srv.put_object({"apiVersion": c.TRAINER_API_VERSION, "kind": "TrainJob",
-                    "metadata": {"name": "nlp-2", "namespace": "default", "labels": {"team": "nlp"}},
-                    "spec": {"runtimeRef": {"name": "torch-distributed"}}})
+    srv.put_object(
+        {
+            "apiVersion": c.TRAINER_API_VERSION,
+            "kind": "TrainJob",
+            "metadata": {"name": "nlp-2", "namespace": "default", "labels": {"team": "nlp"}},
+            "spec": {"runtimeRef": {"name": "torch-distributed"}},
+        }
+    )
 
     r = cli("job", "list", "--kubeconfig", kc, "-l", "team=nlp", "-o", "name")
 
@@ -290,8 +358,9 @@ def test_get_explains_why_a_job_is_not_running(srv, kc, cli) -> None:
     out = r.stdout
     assert "State:      Created" in out
     assert "Waiting:    0 of 2 trainer pods are running" in out
-    assert ("pod demo-node-0-0-x1 is Pending: Unschedulable - 0/3 nodes are available: "
-            "3 Insufficient nvidia.com/gpu.") in out
+    assert (
+        "pod demo-node-0-0-x1 is Pending: Unschedulable - 0/3 nodes are available: 3 Insufficient nvidia.com/gpu."
+    ) in out
     pods = out.split("Pods:\n")[1].split("\n\n")[0].splitlines()
     assert pods[0].split() == ["NAME", "STEP", "RANK", "PHASE", "NODE", "RESTARTS", "REASON"]
     assert [line.split() for line in pods[1:]] == [
@@ -306,9 +375,16 @@ def test_get_explains_why_a_job_is_not_running(srv, kc, cli) -> None:
 
 def test_get_yaml_and_json_carry_counts_and_pods(srv, kc, cli) -> None:
     js = seed(srv, "mpi", runtime="deepspeed-distributed", nodes=2)
-    srv.set_status("jobsets", "mpi", {"replicatedJobsStatus": [
-        {"name": "launcher", "ready": 1, "active": 1, "succeeded": 0, "failed": 0, "suspended": 0},
-        {"name": "node", "ready": 1, "active": 1, "succeeded": 0, "failed": 0, "suspended": 0}]})
+    srv.set_status(
+        "jobsets",
+        "mpi",
+        {
+            "replicatedJobsStatus": [
+                {"name": "launcher", "ready": 1, "active": 1, "succeeded": 0, "failed": 0, "suspended": 0},
+                {"name": "node", "ready": 1, "active": 1, "succeeded": 0, "failed": 0, "suspended": 0},
+            ]
+        },
+    )
     pod(srv, js, rjob="launcher", rank=0, restart_count=2)
     pod(srv, js, rjob="node", rank=0, node="n1")
 
@@ -318,9 +394,13 @@ def test_get_yaml_and_json_carry_counts_and_pods(srv, kc, cli) -> None:
     assert doc["state"] == "Running" and doc["nodes"] == 2
     assert doc["trainerPods"] == {"ready": 2, "expected": 2}
     assert [(j["name"], j["step"], j["active"]) for j in doc["replicatedJobs"]] == [
-        ("node", None, 1), ("launcher", "trainer", 1)]
+        ("node", None, 1),
+        ("launcher", "trainer", 1),
+    ]
     assert [(p["step"], p["rank"], p["restarts"], p["node"]) for p in doc["pods"]] == [
-        ("launcher", 0, 2, None), ("node", 0, 0, "n1")]
+        ("launcher", 0, 2, None),
+        ("node", 0, 0, "n1"),
+    ]
     assert text.startswith("name: mpi\nnamespace: default\nkind: JobSet\n")
 
 
@@ -328,7 +408,8 @@ def test_get_unknown_job_is_not_found(srv, kc, cli) -> None:
     r = cli("job", "get", "nope", "--kubeconfig", kc)
     assert r.exit_code == ExitCode.NOT_FOUND
     assert r.stderr.splitlines()[0] == (
-        'error: job "nope" not found in namespace default (no TrainJob or JobSet of that name)')
+        'error: job "nope" not found in namespace default (no TrainJob or JobSet of that name)'
+    )
 
 
 # --- logs -----------------------------------------------------------------------------------------
@@ -385,7 +466,8 @@ def test_logs_of_a_pending_pod_say_why_instead_of_an_http_error(srv, kc, cli) ->
     assert r.exit_code == ExitCode.ERROR
     assert r.stderr.splitlines()[0] == (
         "error: pod demo-node-0-0-x1 (node rank 0) is Pending: Unschedulable - 0/3 nodes are available: "
-        "3 Insufficient nvidia.com/gpu.; it has no logs yet")
+        "3 Insufficient nvidia.com/gpu.; it has no logs yet"
+    )
     assert "-f" in r.stderr and "400" not in r.stderr
 
 
@@ -508,8 +590,10 @@ def test_wait_for_complete_on_a_failed_job_exits_1_with_the_reason(srv, kc, cli)
     srv.set_status("jobsets", "demo", {"conditions": [FAILED]})
     r = cli("job", "wait", "demo", "--kubeconfig", kc, "--for", "complete")
     assert r.exit_code == 1
-    assert r.stderr == ("error: job demo is Failed, it will not become Complete "
-                        "(FailedJobs: jobset failed due to one or more job failures)\n")
+    assert r.stderr == (
+        "error: job demo is Failed, it will not become Complete "
+        "(FailedJobs: jobset failed due to one or more job failures)\n"
+    )
 
 
 def test_wait_for_failed_succeeds_on_a_failed_job(srv, kc, cli) -> None:
@@ -572,8 +656,9 @@ def test_all_prefixes_are_coloured_per_pod_on_a_terminal_only(monkeypatch: pytes
             assert lines == ["[node-0] x", "[node-1] y", "[node-0] z"]
 
 
-@pytest.mark.parametrize(("text", "seconds"), [("90", 90), ("30s", 30), ("10m", 600), ("1h30m", 5400),
-                                                 ("500ms", 0.5), ("2d", 172800)])
+@pytest.mark.parametrize(
+    ("text", "seconds"), [("90", 90), ("30s", 30), ("10m", 600), ("1h30m", 5400), ("500ms", 0.5), ("2d", 172800)]
+)
 def test_durations_read_like_kubectl(text: str, seconds: float) -> None:
     from ktrain.cli.common import parse_duration
 
@@ -594,24 +679,43 @@ def test_since_limits_the_lines_by_age(srv, kc, cli) -> None:
 
 
 def owned_by_trainjob(srv: ApiServerDouble, name: str, runtime: str, nodes: int, conditions: list[JSON]) -> JSON:
-    trainjob = srv.put_object({
-        "apiVersion": c.TRAINER_API_VERSION, "kind": "TrainJob",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {"runtimeRef": {"name": runtime}, "trainer": {"numNodes": nodes}},
-    })
+    trainjob = srv.put_object(
+        {
+            "apiVersion": c.TRAINER_API_VERSION,
+            "kind": "TrainJob",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"runtimeRef": {"name": runtime}, "trainer": {"numNodes": nodes}},
+        }
+    )
     srv.set_status("trainjobs", name, {"conditions": conditions})
     jobset = seed(srv, name, nodes=nodes)
-    jobset["metadata"]["ownerReferences"] = [{
-        "apiVersion": c.TRAINER_API_VERSION, "kind": "TrainJob", "name": name,
-        "uid": trainjob["metadata"]["uid"], "controller": True}]
+    jobset["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": c.TRAINER_API_VERSION,
+            "kind": "TrainJob",
+            "name": name,
+            "uid": trainjob["metadata"]["uid"],
+            "controller": True,
+        }
+    ]
     return srv.put_object(jobset)
 
 
 def test_get_of_a_trainjob_shows_its_runtime_and_conditions(srv, kc, cli) -> None:
-    resumed = {"type": "Suspended", "status": "False", "reason": "Resumed", "message": "TrainJob is resumed",
-               "lastTransitionTime": "2025-01-01T00:00:00Z"}
-    complete = {"type": "Complete", "status": "True", "reason": "AllJobsCompleted",
-                "message": "jobset completed successfully", "lastTransitionTime": "2025-01-01T00:00:00Z"}
+    resumed = {
+        "type": "Suspended",
+        "status": "False",
+        "reason": "Resumed",
+        "message": "TrainJob is resumed",
+        "lastTransitionTime": "2025-01-01T00:00:00Z",
+    }
+    complete = {
+        "type": "Complete",
+        "status": "True",
+        "reason": "AllJobsCompleted",
+        "message": "jobset completed successfully",
+        "lastTransitionTime": "2025-01-01T00:00:00Z",
+    }
     js = owned_by_trainjob(srv, "sft", "torchtune-llama3.2-1b", 1, [resumed, complete])
     pod(srv, js, phase="Succeeded")
     srv.add_event(("TrainJob", "sft"), "TrainJobResourcesCreationFailed", "quota exceeded", type="Warning")
@@ -623,7 +727,10 @@ def test_get_of_a_trainjob_shows_its_runtime_and_conditions(srv, kc, cli) -> Non
     assert "State:      Complete (AllJobsCompleted: jobset completed successfully)" in r.stdout
     conditions = r.stdout.split("Conditions:\n")[1].split("\n\n")[0].splitlines()
     assert [line.split()[:3] for line in conditions] == [
-        ["TYPE", "STATUS", "REASON"], ["Suspended", "False", "Resumed"], ["Complete", "True", "AllJobsCompleted"]]
+        ["TYPE", "STATUS", "REASON"],
+        ["Suspended", "False", "Resumed"],
+        ["Complete", "True", "AllJobsCompleted"],
+    ]
     assert "trainjob/sft   TrainJobResourcesCreationFailed   quota exceeded" in r.stdout
 
 
@@ -641,11 +748,21 @@ def test_logs_container_flag_and_default_container(srv, kc, cli) -> None:
 
 
 def test_follow_of_a_trainjob_picks_the_launcher_once_its_jobset_appears(srv, kc, cli) -> None:
-    srv.put_object({"apiVersion": c.TRAINER_API_VERSION, "kind": "TrainJob",
-                    "metadata": {"name": "mpi", "namespace": "default"},
-                    "spec": {"runtimeRef": {"name": "deepspeed-distributed"}, "trainer": {"numNodes": 2}}})
-    complete = {"type": "Complete", "status": "True", "reason": "AllJobsCompleted", "message": "done",
-                "lastTransitionTime": "2025-01-01T00:00:00Z"}
+    srv.put_object(
+        {
+            "apiVersion": c.TRAINER_API_VERSION,
+            "kind": "TrainJob",
+            "metadata": {"name": "mpi", "namespace": "default"},
+            "spec": {"runtimeRef": {"name": "deepspeed-distributed"}, "trainer": {"numNodes": 2}},
+        }
+    )
+    complete = {
+        "type": "Complete",
+        "status": "True",
+        "reason": "AllJobsCompleted",
+        "message": "done",
+        "lastTransitionTime": "2025-01-01T00:00:00Z",
+    }
 
     def controller_creates_the_jobset() -> None:
         js = seed(srv, "mpi", runtime="deepspeed-distributed", nodes=2)

@@ -12,8 +12,10 @@ def test_render_prints_the_jobset_and_warns_that_its_webhook_will_refuse_it(cli)
     r = cli("render", "--runtime", "torch-distributed", "--name", LONG, "-o", "name")
     assert r.exit_code == 0, r.stderr
     assert r.stdout == f"jobset.jobset.x-k8s.io/{LONG}\n"
-    assert "warning: the JobSet webhook will reject this JobSet: metadata.name: JobSet name is too long, " \
-           "pod names generated for this JobSet will exceed 63 characters" in r.stderr
+    assert (
+        "warning: the JobSet webhook will reject this JobSet: metadata.name: JobSet name is too long, "
+        "pod names generated for this JobSet will exceed 63 characters" in r.stderr
+    )
 
 
 def test_validate_reports_the_long_name_as_an_error(cli) -> None:

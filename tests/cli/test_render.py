@@ -15,7 +15,9 @@ def _docs(text: str) -> list[dict]:
 
 
 def test_render_torch_from_flags_sets_nodes_command_and_pet_env(cli) -> None:
-    r = cli("job", "render", "--runtime", "torch-distributed", "--nodes", "4", "--", "torchrun", "train.py", "--epochs", "3")
+    r = cli(
+        "job", "render", "--runtime", "torch-distributed", "--nodes", "4", "--", "torchrun", "train.py", "--epochs", "3"
+    )
     assert r.exit_code == 0, r.stderr
     (jobset,) = _docs(r.stdout)
     rjob = jobset["spec"]["replicatedJobs"][0]
@@ -67,8 +69,10 @@ def test_malformed_yaml_reports_file_line_column(cli, tmp_path) -> None:
 
 def test_wrong_type_is_reported_with_its_path(cli, tmp_path) -> None:
     job = tmp_path / "job.yaml"
-    job.write_text("kind: TrainJob\nmetadata: {name: j}\nspec:\n  runtimeRef: {name: torch-distributed}\n"
-                   "  trainer:\n    numNodes: four\n")
+    job.write_text(
+        "kind: TrainJob\nmetadata: {name: j}\nspec:\n  runtimeRef: {name: torch-distributed}\n"
+        "  trainer:\n    numNodes: four\n"
+    )
     r = cli("job", "render", "-f", str(job))
     assert r.exit_code == ExitCode.INVALID
     assert "spec.trainer.numNodes: must be an integer" in r.stderr
@@ -112,8 +116,23 @@ def test_output_json_and_name(cli) -> None:
 
 
 def test_output_reads_back_identically_under_yaml_1_1(cli) -> None:
-    r = cli("render", "--runtime", "torch-distributed", "--name", "t", "--env", "FLAG=on", "--env", "OCT=0777",
-            "--env", "LR=1e-3", "--env", "T=12:30", "--env", "Y=y")
+    r = cli(
+        "render",
+        "--runtime",
+        "torch-distributed",
+        "--name",
+        "t",
+        "--env",
+        "FLAG=on",
+        "--env",
+        "OCT=0777",
+        "--env",
+        "LR=1e-3",
+        "--env",
+        "T=12:30",
+        "--env",
+        "Y=y",
+    )
     node = _docs(r.stdout)[0]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
     env = {e["name"]: e.get("value") for e in node["env"]}
     assert env["FLAG"] == "on" and env["OCT"] == "0777" and env["LR"] == "1e-3" and env["T"] == "12:30"
@@ -122,6 +141,11 @@ def test_output_reads_back_identically_under_yaml_1_1(cli) -> None:
 
 def test_python_dash_m_entry_point_renders_without_a_cluster(tmp_path) -> None:
     env = {"KUBECONFIG": str(tmp_path / "missing"), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-m", "ktrain", "runtime", "list", "-o", "name"], capture_output=True,
-                         text=True, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "ktrain", "runtime", "list", "-o", "name"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     assert "clustertrainingruntime.trainer.kubeflow.org/torch-distributed" in out.stdout.splitlines()

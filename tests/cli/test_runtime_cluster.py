@@ -13,16 +13,22 @@ from ktrain.inputs.bundled import builtin_runtimes_dir
 NS = "team-a"
 
 
-def cluster_runtime(name: str, kind: str = "ClusterTrainingRuntime", base: str = "torch-distributed",
-                    namespace: str | None = None, image: str | None = None) -> dict:
+def cluster_runtime(
+    name: str,
+    kind: str = "ClusterTrainingRuntime",
+    base: str = "torch-distributed",
+    namespace: str | None = None,
+    image: str | None = None,
+) -> dict:
     runtime = yaml.safe_load((builtin_runtimes_dir() / f"{base}.yaml").read_text())
     runtime["kind"] = kind
     runtime["metadata"]["name"] = name
     if namespace:
         runtime["metadata"]["namespace"] = namespace
     if image:
-        runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"][
-            "containers"][0]["image"] = image
+        runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][
+            0
+        ]["image"] = image
     return runtime
 
 
@@ -44,8 +50,10 @@ def test_source_cluster_name_output_is_the_completion_contract(cli, kube) -> Non
     kube.srv.put_object(cluster_runtime("shared-torch"))
     r = cli("runtime", "list", *kube.args(), "--source", "cluster", "-o", "name")
     assert r.exit_code == 0, r.stderr
-    assert r.stdout.splitlines() == ["clustertrainingruntime.trainer.kubeflow.org/shared-torch",
-                                     "trainingruntime.trainer.kubeflow.org/team-torch"]
+    assert r.stdout.splitlines() == [
+        "clustertrainingruntime.trainer.kubeflow.org/shared-torch",
+        "trainingruntime.trainer.kubeflow.org/team-torch",
+    ]
 
 
 def test_cluster_copy_shadows_the_bundled_one(cli, kube) -> None:
@@ -91,8 +99,9 @@ def test_no_kubeconfig_is_silent_and_never_imports_kubernetes(tmp_path: Path) ->
         "print('KUBERNETES', 'kubernetes' in sys.modules)\n"
     )
     env = {"PATH": "/usr/bin:/bin", "KUBECONFIG": str(tmp_path / "none"), "HOME": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "kc")], capture_output=True, text=True,
-                         check=True, env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "kc")], capture_output=True, text=True, check=True, env=env
+    )
     assert out.stderr == ""
     assert "KUBERNETES False" in out.stdout
     assert "clustertrainingruntime.trainer.kubeflow.org/torch-distributed" in out.stdout

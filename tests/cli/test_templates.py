@@ -34,8 +34,18 @@ def _node(jobset: dict) -> dict:
 def test_template_with_values_file_and_set(cli, tmp_path) -> None:
     (tmp_path / "job.yaml.j2").write_text(TEMPLATE)
     (tmp_path / "values.yaml").write_text("name: demo\nnodes: 2\noptim:\n  lr: 1e-3\n")
-    r = cli("job", "render", "-f", str(tmp_path / "job.yaml.j2"), "--values", str(tmp_path / "values.yaml"),
-            "--set", "optim.lr=3e-4", "--set", "trainer.numNodes=8")
+    r = cli(
+        "job",
+        "render",
+        "-f",
+        str(tmp_path / "job.yaml.j2"),
+        "--values",
+        str(tmp_path / "values.yaml"),
+        "--set",
+        "optim.lr=3e-4",
+        "--set",
+        "trainer.numNodes=8",
+    )
     assert r.exit_code == 0, r.stderr
     jobset = _jobset(r.stdout)
     assert jobset["metadata"]["name"] == "demo"
@@ -49,8 +59,15 @@ def test_later_values_files_win_and_merge_deeply(cli, tmp_path) -> None:
     (tmp_path / "job.yaml.j2").write_text(TEMPLATE)
     (tmp_path / "base.yaml").write_text("name: base\nnodes: 1\noptim:\n  lr: 1e-3\n")
     (tmp_path / "big.yaml").write_text("nodes: 4\n")
-    r = cli("render", "-f", str(tmp_path / "job.yaml.j2"), "--values", str(tmp_path / "base.yaml"),
-            "--values", str(tmp_path / "big.yaml"))
+    r = cli(
+        "render",
+        "-f",
+        str(tmp_path / "job.yaml.j2"),
+        "--values",
+        str(tmp_path / "base.yaml"),
+        "--values",
+        str(tmp_path / "big.yaml"),
+    )
     assert r.exit_code == 0, r.stderr
     jobset = _jobset(r.stdout)
     assert jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] == 4
@@ -124,11 +141,27 @@ def test_values_or_template_keys_on_a_plain_file_are_errors(cli, tmp_path) -> No
 
 def test_set_on_a_plain_file_sets_fields_by_path(cli, tmp_path) -> None:
     job = tmp_path / "job.yaml"
-    job.write_text("kind: TrainJob\nmetadata: {name: j}\nspec:\n  runtimeRef: {name: torch-distributed}\n"
-                   "  trainer:\n    env:\n      - {name: LR, value: '1'}\n      - {name: WD, value: '0'}\n")
-    r = cli("render", "-f", str(job), "--set", "trainer.env[name=LR].value=3e-4", "--set", "trainer.env[1].value=5",
-            "--set", "trainer.env[name=NEW].value=x", "--set", "spec.trainer.command=[python, t.py]",
-            "--set", 'metadata.labels["app.kubernetes.io/name"]=demo', "--set", "trainer.resourcesPerNode.limits.cpu=2")
+    job.write_text(
+        "kind: TrainJob\nmetadata: {name: j}\nspec:\n  runtimeRef: {name: torch-distributed}\n"
+        "  trainer:\n    env:\n      - {name: LR, value: '1'}\n      - {name: WD, value: '0'}\n"
+    )
+    r = cli(
+        "render",
+        "-f",
+        str(job),
+        "--set",
+        "trainer.env[name=LR].value=3e-4",
+        "--set",
+        "trainer.env[1].value=5",
+        "--set",
+        "trainer.env[name=NEW].value=x",
+        "--set",
+        "spec.trainer.command=[python, t.py]",
+        "--set",
+        'metadata.labels["app.kubernetes.io/name"]=demo',
+        "--set",
+        "trainer.resourcesPerNode.limits.cpu=2",
+    )
     assert r.exit_code == 0, r.stderr
     node = _node(_jobset(r.stdout))
     env = {e["name"]: e.get("value") for e in node["env"]}
@@ -168,12 +201,15 @@ def test_template_from_stdin_is_detected_by_its_braces(cli) -> None:
 
 def test_errors_in_the_rendered_yaml_say_when_lines_moved(cli, tmp_path) -> None:
     same = tmp_path / "same.yaml.j2"
-    same.write_text("kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  trainer:\n"
-                    "    numNodes: {{ n }}\n")
+    same.write_text(
+        "kind: TrainJob\nspec:\n  runtimeRef: {name: torch-distributed}\n  trainer:\n    numNodes: {{ n }}\n"
+    )
     r = cli("render", "-f", str(same), "--set", "n=x")
     assert f"{same}:5:15: invalid TrainJob: spec.trainer.numNodes: must be an integer" in r.stderr
     moved = tmp_path / "moved.yaml.j2"
-    moved.write_text("kind: TrainJob\nspec:\n{% for i in range(3) %}\n  # {{ i }}\n{% endfor %}\n"
-                     "  runtimeRef: {name: torch-distributed}\n  trainer:\n    numNodes: {{ n }}\n")
+    moved.write_text(
+        "kind: TrainJob\nspec:\n{% for i in range(3) %}\n  # {{ i }}\n{% endfor %}\n"
+        "  runtimeRef: {name: torch-distributed}\n  trainer:\n    numNodes: {{ n }}\n"
+    )
     r = cli("render", "-f", str(moved), "--set", "n=x")
     assert f"{moved} (rendered):" in r.stderr and "    numNodes: x" in r.stderr

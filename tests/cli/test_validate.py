@@ -27,8 +27,9 @@ def test_valid_job_prints_valid_and_exits_zero(cli, tmp_path) -> None:
 
 def test_every_schema_problem_is_reported_at_once_with_positions(cli, tmp_path) -> None:
     job = tmp_path / "job.yaml"
-    job.write_text(GOOD.replace("    numNodes: 2\n", "    numNode: 4\n    numProcPerNode: \"8\"\n    env:\n"
-                                "      - value: x\n"))
+    job.write_text(
+        GOOD.replace("    numNodes: 2\n", '    numNode: 4\n    numProcPerNode: "8"\n    env:\n      - value: x\n')
+    )
     r = cli("job", "validate", "-f", str(job))
     assert r.exit_code == ExitCode.INVALID
     assert "(3 problems)" in r.stderr

@@ -41,20 +41,40 @@ class Terminal:
         }
         self.env = env
         if shell == "zsh":
-            (tmp_path / ".zshrc").write_text(f"autoload -Uz compinit && compinit -u\nsource {REPO / 'completions' / '_ktrain'}\n")
+            (tmp_path / ".zshrc").write_text(
+                f"autoload -Uz compinit && compinit -u\nsource {REPO / 'completions' / '_ktrain'}\n"
+            )
             argv = ["zsh", "-i"]
         elif shell == "fish":
             env["XDG_CONFIG_HOME"] = str(tmp_path / ".config")
             (tmp_path / ".config" / "fish").mkdir(parents=True)
             (tmp_path / ".config" / "fish" / "config.fish").write_text(
-                f"source {REPO / 'completions' / 'ktrain.fish'}\n")
+                f"source {REPO / 'completions' / 'ktrain.fish'}\n"
+            )
             argv = ["fish", "-i"]
         else:
             argv = ["bash", "--norc", "--noprofile", "-i"]
         env["ZDOTDIR"] = str(tmp_path)
-        subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50",
-                        "env", *[f"{k}={v}" for k, v in env.items()], *argv],
-                       check=True, env={**os.environ, **env})
+        subprocess.run(
+            [
+                "tmux",
+                "-L",
+                self.socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "200",
+                "-y",
+                "50",
+                "env",
+                *[f"{k}={v}" for k, v in env.items()],
+                *argv,
+            ],
+            check=True,
+            env={**os.environ, **env},
+        )
         time.sleep(0.5)
         if shell == "bash":
             self.type(f"source {REPO / 'completions' / 'ktrain.bash'}\n")
@@ -73,8 +93,9 @@ class Terminal:
             time.sleep(0.15)
 
     def screen(self) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, "capture-pane", "-p", "-t", "0"], check=True,
-                              capture_output=True, text=True).stdout
+        return subprocess.run(
+            ["tmux", "-L", self.socket, "capture-pane", "-p", "-t", "0"], check=True, capture_output=True, text=True
+        ).stdout
 
     def wait_for(self, predicate, timeout: float = 20.0) -> str:  # type: ignore[no-untyped-def]
         deadline = time.monotonic() + timeout

@@ -16,14 +16,25 @@ from ktrain.completion.complete import answer, split_line
 from ktrain.completion.refresh import refresh
 from ktrain.completion.tree import load_tree
 
-BUNDLED = {"deepspeed-distributed", "jax-distributed", "mlx-distributed", "torch-distributed", "xgboost-distributed",
-           "torchtune-llama3.2-1b", "torchtune-llama3.2-3b", "torchtune-qwen2.5-1.5b"}
+BUNDLED = {
+    "deepspeed-distributed",
+    "jax-distributed",
+    "mlx-distributed",
+    "torch-distributed",
+    "xgboost-distributed",
+    "torchtune-llama3.2-1b",
+    "torchtune-llama3.2-3b",
+    "torchtune-qwen2.5-1.5b",
+}
 
 
 def complete(line: str, shell: str = "bash", env: dict[str, str] | None = None) -> list[str]:
     """Run the console entry exactly as the shell scripts do; return its output lines."""
     out = subprocess.run(
-        [sys.executable, "-m", "ktrain", line], capture_output=True, text=True, check=True,
+        [sys.executable, "-m", "ktrain", line],
+        capture_output=True,
+        text=True,
+        check=True,
         env={**os.environ, "_KTRAIN_COMPLETE": shell, **(env or {})},
     )
     assert out.stderr == ""
@@ -37,31 +48,41 @@ def values_of(result) -> list[str]:  # type: ignore[no-untyped-def]
 # A tree with the options and commands other branches add, to test the data-driven providers now.
 FUTURE_TREE = {
     "format": 1,
-    "root": {"options": [], "commands": {
-        "job": {"options": [], "commands": {
-            "logs": {
-                "options": [
-                    {"names": ["--step"], "takes_value": True, "help": ""},
-                    {"names": ["--kubeconfig"], "takes_value": True, "help": ""},
-                    {"names": ["--context"], "takes_value": True, "help": ""},
-                    {"names": ["-n", "--namespace"], "takes_value": True, "help": ""},
-                    {"names": ["-f", "--follow"], "takes_value": False, "help": ""},
-                ],
-                "arguments": [{"name": "name", "nargs": 1}],
+    "root": {
+        "options": [],
+        "commands": {
+            "job": {
+                "options": [],
+                "commands": {
+                    "logs": {
+                        "options": [
+                            {"names": ["--step"], "takes_value": True, "help": ""},
+                            {"names": ["--kubeconfig"], "takes_value": True, "help": ""},
+                            {"names": ["--context"], "takes_value": True, "help": ""},
+                            {"names": ["-n", "--namespace"], "takes_value": True, "help": ""},
+                            {"names": ["-f", "--follow"], "takes_value": False, "help": ""},
+                        ],
+                        "arguments": [{"name": "name", "nargs": 1}],
+                    },
+                    "render": {
+                        "options": [
+                            {"names": ["--set"], "takes_value": True, "multiple": True, "help": ""},
+                            {"names": ["--runtime"], "takes_value": True, "help": ""},
+                            {"names": ["--kubeconfig"], "takes_value": True, "help": ""},
+                        ]
+                    },
+                },
             },
-            "render": {"options": [
-                {"names": ["--set"], "takes_value": True, "multiple": True, "help": ""},
-                {"names": ["--runtime"], "takes_value": True, "help": ""},
-                {"names": ["--kubeconfig"], "takes_value": True, "help": ""},
-            ]},
-        }},
-    }},
+        },
+    },
 }
 
 
 def test_split_line_keeps_quotes_and_the_incomplete_word() -> None:
     assert split_line("ktrain job render --env 'A=b c' --runtime to") == (
-        ["ktrain", "job", "render", "--env", "A=b c", "--runtime"], "to")
+        ["ktrain", "job", "render", "--env", "A=b c", "--runtime"],
+        "to",
+    )
     assert split_line("ktrain job ") == (["ktrain", "job"], "")
     assert split_line('ktrain "unclosed') == (["ktrain"], "unclosed")
 
@@ -84,7 +105,8 @@ def test_user_runtimes_from_flags_and_env_path_are_offered(tmp_path: Path) -> No
     mine.mkdir()
     (mine / "a.yaml").write_text(
         "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata: {name: my-own}\n"
-        "spec: {template: {spec: {}}}\n")
+        "spec: {template: {spec: {}}}\n"
+    )
     assert "my-own" in complete(f"ktrain job render --runtimes-dir {mine} --runtime my")
     assert complete("ktrain job render --runtime my-", env={"KTRAIN_RUNTIMES_PATH": str(mine)})[1:] == ["my-own"]
 
@@ -108,8 +130,12 @@ def test_file_options_and_the_trainer_command_use_the_shells_file_completion() -
 
 
 def test_a_broken_request_prints_no_traceback(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-m", "ktrain"], capture_output=True, text=True,
-                         env={**os.environ, "_KTRAIN_COMPLETE": "bash", "KTRAIN_RUNTIMES_PATH": str(tmp_path / "x")})
+    out = subprocess.run(
+        [sys.executable, "-m", "ktrain"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "_KTRAIN_COMPLETE": "bash", "KTRAIN_RUNTIMES_PATH": str(tmp_path / "x")},
+    )
     assert out.returncode == 0 and "Traceback" not in out.stderr
     bad = tmp_path / "bad"
     bad.mkdir()
@@ -180,7 +206,8 @@ def test_refresh_reads_the_cli_name_output_and_treats_failure_as_no_values(tmp_p
         "  echo clustertrainingruntime.trainer.kubeflow.org/big-torch\n"
         "  echo trainingruntime.trainer.kubeflow.org/team-rt\n"
         "  exit 0\nfi\n"
-        "exit 2\n")
+        "exit 2\n"
+    )
     fake.chmod(0o755)
     entry = tmp_path / "entry.json"
     result = refresh(str(entry), ["--context", "prod"], cli=[str(fake)])
@@ -203,8 +230,12 @@ def test_a_slow_cluster_cannot_hang_the_refresh(tmp_path: Path, monkeypatch) -> 
 
 def test_completion_script_commands_print_the_checked_in_scripts(cli) -> None:
     root = Path(__file__).resolve().parents[2] / "completions"
-    for shell, name in (("bash", "ktrain.bash"), ("zsh", "_ktrain"), ("fish", "ktrain.fish"),
-                        ("powershell", "ktrain.ps1")):
+    for shell, name in (
+        ("bash", "ktrain.bash"),
+        ("zsh", "_ktrain"),
+        ("fish", "ktrain.fish"),
+        ("powershell", "ktrain.ps1"),
+    ):
         r = cli("completion", shell)
         assert r.exit_code == 0
         assert r.stdout == (root / name).read_text()
@@ -215,8 +246,9 @@ def test_install_writes_standard_locations_once(tmp_path: Path) -> None:
     env["HOME"] = str(tmp_path)
 
     def install(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "ktrain", "completion", "install", *args],
-                              capture_output=True, text=True, env=env)
+        return subprocess.run(
+            [sys.executable, "-m", "ktrain", "completion", "install", *args], capture_output=True, text=True, env=env
+        )
 
     for _ in range(2):
         r = install("--shell", "bash")

@@ -28,10 +28,16 @@ def inventory(e2e: Any) -> list[str]:
 
     core = client.CoreV1Api(e2e.api)
     custom = client.CustomObjectsApi(e2e.api)
-    out = [f"configmaps/{o.metadata.name}" for o in core.list_namespaced_config_map(e2e.namespace).items
-           if o.metadata.name != "kube-root-ca.crt"]
-    out += [f"secrets/{o.metadata.name}" for o in core.list_namespaced_secret(e2e.namespace).items
-            if o.type != "kubernetes.io/service-account-token"]
+    out = [
+        f"configmaps/{o.metadata.name}"
+        for o in core.list_namespaced_config_map(e2e.namespace).items
+        if o.metadata.name != "kube-root-ca.crt"
+    ]
+    out += [
+        f"secrets/{o.metadata.name}"
+        for o in core.list_namespaced_secret(e2e.namespace).items
+        if o.type != "kubernetes.io/service-account-token"
+    ]
     for rtype, (group, version) in GROUPS.items():
         plural = rtype.split(".")[0]
         items = custom.list_namespaced_custom_object(group, version, e2e.namespace, plural)["items"]
@@ -71,8 +77,12 @@ def test_torch_deepspeed_and_volcano_jobs_are_created_listed_and_deleted(cli, cl
         assert r.exit_code == 0, r.stderr
         assert r.stdout.splitlines()[-1] == f"jobset.jobset.x-k8s.io/{name} created"
     assert inventory(e2e) == [
-        "configmaps/e2e-ds-mpi-hostfile", "jobsets/e2e-ds", "jobsets/e2e-torch", "jobsets/e2e-volcano",
-        "podgroups.scheduling.volcano.sh/e2e-volcano", "secrets/e2e-ds-mpi-ssh-auth",
+        "configmaps/e2e-ds-mpi-hostfile",
+        "jobsets/e2e-ds",
+        "jobsets/e2e-torch",
+        "jobsets/e2e-volcano",
+        "podgroups.scheduling.volcano.sh/e2e-volcano",
+        "secrets/e2e-ds-mpi-ssh-auth",
     ]
     from kubernetes import client
 
@@ -102,8 +112,7 @@ def test_torch_deepspeed_and_volcano_jobs_are_created_listed_and_deleted(cli, cl
 
 def test_dry_run_server_stores_nothing(cli, clean) -> None:
     e2e = clean
-    r = cli("job", "create", *e2e.args(), "--runtime", "deepspeed-distributed", "--name", "e2e-dry",
-            "--dry-run=server")
+    r = cli("job", "create", *e2e.args(), "--runtime", "deepspeed-distributed", "--name", "e2e-dry", "--dry-run=server")
     assert r.exit_code == 0, r.stderr
     assert "(server dry run)" in r.stdout
     assert inventory(e2e) == []
@@ -132,8 +141,17 @@ def test_an_existing_job_is_refused_then_overwritten(cli, clean) -> None:
 def test_objects_the_server_rejects_are_clear_errors_with_nothing_left(cli, clean, tmp_path: Path) -> None:
     e2e = clean
     # metadata the API server validates itself: a label value with a space
-    r = cli("job", "create", *e2e.args(), "--runtime", "deepspeed-distributed", "--name", "e2e-bad",
-            "--label", "team=not valid")
+    r = cli(
+        "job",
+        "create",
+        *e2e.args(),
+        "--runtime",
+        "deepspeed-distributed",
+        "--name",
+        "e2e-bad",
+        "--label",
+        "team=not valid",
+    )
     assert r.exit_code == 5, r.stdout
     assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr
     assert "metadata.labels" in r.stderr
@@ -142,9 +160,13 @@ def test_objects_the_server_rejects_are_clear_errors_with_nothing_left(cli, clea
         return  # a stand-in server without the CRD schemas cannot reject the next object
     # a field the JobSet CRD schema rejects
     runtime = write_runtime(tmp_path, VOLCANO)
-    runtime.write_text(runtime.read_text().replace(
-        "    spec:\n      replicatedJobs:", '    spec:\n      network:\n        enableDNSHostnames: "yes"\n'
-        "      replicatedJobs:", 1))
+    runtime.write_text(
+        runtime.read_text().replace(
+            "    spec:\n      replicatedJobs:",
+            '    spec:\n      network:\n        enableDNSHostnames: "yes"\n      replicatedJobs:',
+            1,
+        )
+    )
     r = cli("job", "create", *e2e.args(), "--runtime-file", str(runtime), "--runtime", VOLCANO[0], "--name", "e2e-bad")
     assert r.exit_code == 5, r.stdout
     assert "enableDNSHostnames" in r.stderr

@@ -15,6 +15,7 @@ def _pair(**options):  # type: ignore[no-untyped-def]
     """The same class declared with dataclasses and with struct."""
     made = []
     for decorate, make_field in ((dataclasses.dataclass, dataclasses.field), (struct, field)):
+
         class Point:
             KIND: ClassVar[str] = "point"
             x: int
@@ -113,10 +114,10 @@ def test_post_init_custom_methods_and_inheritance() -> None:
 
 def test_a_mutable_plain_default_is_refused_as_in_dataclasses() -> None:
     with pytest.raises(ValueError):
+
         @struct
         class Bad:
             items: list[int] = []  # noqa: RUF012
-
 
 
 def test_fields_names_and_defaults_like_dataclasses() -> None:

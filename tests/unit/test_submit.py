@@ -9,8 +9,10 @@ from ktrain.errors import UsageError
 from ktrain.cluster.submission import owned_by_job
 
 
-@pytest.mark.parametrize("text, seconds", [("90", 90.0), ("90s", 90.0), ("10m", 600.0), ("1h", 3600.0),
-                                           ("1.5m", 90.0), (None, None), ("0", None)])
+@pytest.mark.parametrize(
+    "text, seconds",
+    [("90", 90.0), ("90s", 90.0), ("10m", 600.0), ("1h", 3600.0), ("1.5m", 90.0), (None, None), ("0", None)],
+)
 def test_durations_read_like_kubectl_timeouts(text, seconds) -> None:
     assert parse_timeout(text, "--timeout") == seconds
 

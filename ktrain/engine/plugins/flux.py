@@ -62,8 +62,9 @@ class FluxPlugin(Plugin):
     def validate(self, info: RuntimeInfo) -> list[FieldError]:
         errors: list[FieldError] = []
         if _tasks(info) < 1:
-            errors.append(FieldError("spec.trainer.numProcPerNode",
-                                     "must be greater than or equal to 1 for Flux TrainJob"))
+            errors.append(
+                FieldError("spec.trainer.numProcPerNode", "must be greater than or equal to 1 for Flux TrainJob")
+            )
         node = info.pod_set(c.NODE)
         if node is not None and any(
             ct.get("name") == INIT_CONTAINER for ct in node.pod_spec.get("initContainers") or []
@@ -72,8 +73,11 @@ class FluxPlugin(Plugin):
         trainer = info.job.spec.trainer
         if trainer is None or trainer.num_nodes is None:
             # Upstream dereferences both without a check and the reconcile panics.
-            errors.append(FieldError("spec.trainer.numNodes", "Required value: a Flux TrainJob must set numNodes",
-                                     kind="Required"))
+            errors.append(
+                FieldError(
+                    "spec.trainer.numNodes", "Required value: a Flux TrainJob must set numNodes", kind="Required"
+                )
+            )
         return errors
 
     def enforce_ml_policy(self, info: RuntimeInfo) -> None:
@@ -95,7 +99,10 @@ class FluxPlugin(Plugin):
                     {"name": INSTALL_VOLUME, "emptyDir": {}},
                     {"name": config, "configMap": {"name": config, "defaultMode": 0o755}},
                     {"name": SHM_VOLUME, "emptyDir": {"medium": "Memory"}},
-                    {"name": CURVE_VOLUME, "secret": {"secretName": f"{info.name}{CURVE_SUFFIX}", "defaultMode": 0o400}},
+                    {
+                        "name": CURVE_VOLUME,
+                        "secret": {"secretName": f"{info.name}{CURVE_SUFFIX}", "defaultMode": 0o400},
+                    },
                 ],
             )
             init_containers = node.pod_spec.setdefault("initContainers", [])

@@ -209,9 +209,7 @@ queue-policy = "%s"
 """
 
 
-def render_broker_toml(
-    job_name: str, namespace: str, hostlist: str, network_device: str, queue_policy: str
-) -> str:
+def render_broker_toml(job_name: str, namespace: str, hostlist: str, network_device: str, queue_policy: str) -> str:
     """The broker config; `%p`/`%h` are left for Flux to fill (port, host name)."""
     default_bind = f"tcp://{network_device}:%p"
     # Pod FQDN through the JobSet subdomain, which upstream fixes to the job name.

@@ -29,9 +29,7 @@ def _initializer(info: RuntimeInfo, ps: PodSet, container_name: str, source: Any
         return
     if source.storage_uri is not None:
         upsert_env_vars(container, [env_var(c.INITIALIZER_ENV_STORAGE_URI, source.storage_uri)])
-    upsert_env_vars(
-        container, convert_env_vars([e.to_dict() for e in source.env or []])
-    )
+    upsert_env_vars(container, convert_env_vars([e.to_dict() for e in source.env or []]))
     if source.secret_ref is not None:
         container.setdefault("envFrom", []).append({"secretRef": {"name": source.secret_ref.name}})
 
@@ -72,27 +70,38 @@ def jobset_name_errors(info: RuntimeInfo) -> list[FieldError]:
     for ps in info.pod_sets:
         job_name = f"{info.name}-{ps.name}-{max(ps.replicas - 1, 0)}"
         if len(job_name) > 63:
-            errors.append(FieldError("metadata.name", "JobSet name is too long, job names generated for this "
-                                     "JobSet will exceed 63 characters"))
+            errors.append(
+                FieldError(
+                    "metadata.name",
+                    "JobSet name is too long, job names generated for this JobSet will exceed 63 characters",
+                )
+            )
             break
         pod_name_len = len(job_name) + 1 + len(str(max(ps.count - 1, 0))) + 6
         if pod_name_len > 63:
-            errors.append(FieldError("metadata.name", "JobSet name is too long, pod names generated for this "
-                                     "JobSet will exceed 63 characters"))
+            errors.append(
+                FieldError(
+                    "metadata.name",
+                    "JobSet name is too long, pod names generated for this JobSet will exceed 63 characters",
+                )
+            )
             break
     names = [ps.name for ps in info.pod_sets]
     for i, rjob in enumerate(info.spec.get("replicatedJobs") or []):
         depends = rjob.get("dependsOn") or []
         if depends and i == 0:
-            errors.append(FieldError(f"spec.replicatedJobs[{i}].dependsOn",
-                                     "DependsOn can't be set for the first ReplicatedJob"))
+            errors.append(
+                FieldError(f"spec.replicatedJobs[{i}].dependsOn", "DependsOn can't be set for the first ReplicatedJob")
+            )
             continue
         for dep in depends:
             if dep.get("name") not in names[:i]:
-                errors.append(FieldError(
-                    f"spec.replicatedJobs[{i}].dependsOn",
-                    f"replicatedJob: {rjob.get('name')} cannot depend on replicatedJob: {dep.get('name')}",
-                ))
+                errors.append(
+                    FieldError(
+                        f"spec.replicatedJobs[{i}].dependsOn",
+                        f"replicatedJob: {rjob.get('name')} cannot depend on replicatedJob: {dep.get('name')}",
+                    )
+                )
     return errors
 
 
@@ -103,8 +112,12 @@ def jobset_admission_warnings(info: RuntimeInfo) -> list[str]:
     names = [ps.name for ps in info.pod_sets]
     for target in (info.spec.get("successPolicy") or {}).get("targetReplicatedJobs") or []:
         if target not in names:
-            errors.append(FieldError("spec.successPolicy.targetReplicatedJobs",
-                                     f"invalid replicatedJob name '{target}' does not appear in .spec.ReplicatedJobs"))
+            errors.append(
+                FieldError(
+                    "spec.successPolicy.targetReplicatedJobs",
+                    f"invalid replicatedJob name '{target}' does not appear in .spec.ReplicatedJobs",
+                )
+            )
     subdomain = (info.spec.get("network") or {}).get("subdomain")
     if isinstance(subdomain, str) and subdomain:
         # The subdomain is also the headless Service name: DNS-1123 subdomain and DNS-1035 label.
@@ -117,8 +130,13 @@ def jobset_admission_warnings(info: RuntimeInfo) -> list[str]:
             errors += [FieldError(f"spec.replicatedJobs[{i}].groupName", m) for m in dns1035_label_errors(group)]
         replicas = rjob.get("replicas") if isinstance(rjob.get("replicas"), int) else 1
         if replicas * info.pod_sets[i].count > 2147483647:
-            errors.append(FieldError(f"spec.replicatedJobs[{i}]", "the product of replicas and parallelism must "
-                                     f"not exceed 2147483647 for replicatedJob '{rjob.get('name')}'"))
+            errors.append(
+                FieldError(
+                    f"spec.replicatedJobs[{i}]",
+                    "the product of replicas and parallelism must "
+                    f"not exceed 2147483647 for replicatedJob '{rjob.get('name')}'",
+                )
+            )
     return [f"the JobSet webhook would reject this JobSet: {e}" for e in errors]
 
 
@@ -135,20 +153,26 @@ class JobSetPlugin(Plugin):
             job_name = c.DATASET_INITIALIZER if kind == "dataset" else c.MODEL_INITIALIZER
             ps = info.pod_set(job_name)
             if ps is None:
-                errors.append(FieldError("spec.runtimeRef",
-                                         f"must have {job_name} job when trainJob is configured with input {label}"))
+                errors.append(
+                    FieldError(
+                        "spec.runtimeRef", f"must have {job_name} job when trainJob is configured with input {label}"
+                    )
+                )
                 continue
             container = ps.container(job_name, include_init=True)
             if container is None:
-                errors.append(FieldError("spec.runtimeRef",
-                                         f"must have container with name - {job_name} in the {job_name} job"))
+                errors.append(
+                    FieldError("spec.runtimeRef", f"must have container with name - {job_name} in the {job_name} job")
+                )
                 continue
             if not any(m.get("name") == c.INITIALIZER_VOLUME for m in container.get("volumeMounts") or []):
-                errors.append(FieldError(
-                    "spec.runtimeRef",
-                    f"must have volumeMount with name - {c.INITIALIZER_VOLUME} in container {job_name} "
-                    f"of the {job_name} job",
-                ))
+                errors.append(
+                    FieldError(
+                        "spec.runtimeRef",
+                        f"must have volumeMount with name - {c.INITIALIZER_VOLUME} in container {job_name} "
+                        f"of the {job_name} job",
+                    )
+                )
         return errors
 
     def build(self, info: RuntimeInfo) -> list[Obj]:

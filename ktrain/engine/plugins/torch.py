@@ -61,7 +61,7 @@ class TorchPlugin(Plugin):
         errors = reserved_env_error(info, RESERVED_ENVS)
         torch = info.ml_policy.torch if info.ml_policy else None
         injection = torch.env_injection if torch else None
-        for target in (injection.targets if injection and injection.targets else []):
+        for target in injection.targets if injection and injection.targets else []:
             ps = info.pod_set(target.job_name)
             for name in target.container_names:
                 if ps is None or ps.container(name, include_init=True) is None:
@@ -91,7 +91,7 @@ class TorchPlugin(Plugin):
         # envInjection targets always get the full set, master vars included (§16 item 35).
         torch = info.ml_policy.torch if info.ml_policy else None
         injection = torch.env_injection if torch else None
-        for target in (injection.targets if injection and injection.targets else []):
+        for target in injection.targets if injection and injection.targets else []:
             ps = info.pod_set(target.job_name)
             if ps is None:
                 continue

@@ -112,8 +112,9 @@ def validate(info: RuntimeInfo) -> list[FieldError]:
     model = model_of(info.job.spec.runtime_ref.name)
     if model not in SUPPORTED_MODELS:
         errors.append(
-            FieldError("spec.runtimeRef.name",
-                       f"must have a supported pretrained model, invalid model configured: {model}")
+            FieldError(
+                "spec.runtimeRef.name", f"must have a supported pretrained model, invalid model configured: {model}"
+            )
         )
     args = list(trainer.args or [])
     mode = tune_mode(args)
@@ -125,18 +126,28 @@ def validate(info: RuntimeInfo) -> list[FieldError]:
     nproc = resolve_num_proc_per_node(info)
     gpus = gpu_count(resources_for_detection(info))
     if mode.qlora and model in QLORA_SINGLE_GPU_MODELS and not _is_single_device(num_nodes, nproc, gpus):
-        errors.append(FieldError("spec.trainer.numProcPerNode",
-                                 f"must be auto or 1 for {model} model when using QLoRA"))
-        errors.append(FieldError("spec.trainer.resourcesPerNode",
-                                 f"must have gpu resource with value 1 for {model} model when using QLoRA"))
+        errors.append(
+            FieldError("spec.trainer.numProcPerNode", f"must be auto or 1 for {model} model when using QLoRA")
+        )
+        errors.append(
+            FieldError(
+                "spec.trainer.resourcesPerNode",
+                f"must have gpu resource with value 1 for {model} model when using QLoRA",
+            )
+        )
     if num_nodes > 1 and (mode.lora or mode.qlora):
-        errors.append(FieldError("spec.trainer.numNodes",
-                                 "LoRA fine-tuning is not supported for multi-node training in TorchTune"))
+        errors.append(
+            FieldError(
+                "spec.trainer.numNodes", "LoRA fine-tuning is not supported for multi-node training in TorchTune"
+            )
+        )
     for i, arg in enumerate(args):
         key = arg.split("=", 1)[0]
         if key in IMMUTABLE_CONFIGS:
             errors.append(
-                FieldError(f"spec.trainer.args[{i}]",
-                           f'must not set immutable config "{key}" in trainer args; it is managed by the runtime')
+                FieldError(
+                    f"spec.trainer.args[{i}]",
+                    f'must not set immutable config "{key}" in trainer args; it is managed by the runtime',
+                )
             )
     return errors

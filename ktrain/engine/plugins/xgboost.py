@@ -38,8 +38,9 @@ class XGBoostPlugin(Plugin):
         for i, env in enumerate(trainer.env or [] if trainer else []):
             if env.name in RESERVED_ENVS:
                 errors.append(
-                    FieldError(f"spec.trainer.env[{i}]", f"{env.name} is reserved for the XGBoost runtime",
-                               kind="Forbidden")
+                    FieldError(
+                        f"spec.trainer.env[{i}]", f"{env.name} is reserved for the XGBoost runtime", kind="Forbidden"
+                    )
                 )
         return errors
 

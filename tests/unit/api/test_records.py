@@ -28,7 +28,9 @@ KINDS = {"TrainJob": "TrainJob", "TrainingRuntime": "TrainingRuntime", "ClusterT
 
 def _documents() -> list[tuple[str, str, Any]]:
     """(label, model, data) of every TrainJob and runtime document the project and ../shared hold."""
-    files = sorted((ROOT / "runtimes").glob("*.yaml")) + sorted((ROOT / "tests" / "golden" / "cases").glob("*/*/*.yaml"))
+    files = sorted((ROOT / "runtimes").glob("*.yaml")) + sorted(
+        (ROOT / "tests" / "golden" / "cases").glob("*/*/*.yaml")
+    )
     if SHARED.is_dir():
         files += sorted((SHARED / "conformance" / "cases").glob("*/*.yaml"))
         files += sorted((SHARED / "reference" / "upstream").rglob("*.yaml"))
@@ -75,8 +77,9 @@ def _agree(model: str, data: Any) -> str:
 
 
 def test_the_generated_table_is_current() -> None:
-    assert generate.SPEC_FILE.read_text(encoding="utf-8") == generate.spec_text(), \
+    assert generate.SPEC_FILE.read_text(encoding="utf-8") == generate.spec_text(), (
         "ktrain/api/record_spec.py is stale: run `python -m ktrain.api.generate`"
+    )
 
 
 def test_every_model_has_a_record_with_the_same_fields_and_behaviours() -> None:
@@ -149,34 +152,46 @@ def test_random_mistakes_never_slip_past_the_records() -> None:
     assert all(count >= 20 for count in taken.values()), taken
 
 
-@pytest.mark.parametrize(("data", "why"), [
-    ({"spec": {"runtimeRef": {"name": "x"}, "trainer": {"numNodes": 2.0}}}, "a float pydantic would refuse"),
-    ({"spec": {"runtimeRef": {"name": "x"}, "trainer": {"numNodes": True}}}, "a bool is not an int"),
-    ({"spec": {"runtimeRef": {"name": "x"}, "trainer": {"num_nodes": 2}}}, "snake_case, which pydantic also takes"),
-    ({"spec": {"runtimeRef": {"name": "x"}, "trainer": {"numNode": 2}}}, "an unknown field"),
-    ({"spec": {"trainer": {}}}, "a missing required field"),
-    ({"metadata": {"name": 3}, "spec": {"runtimeRef": {"name": "x"}}}, "a number for a string"),
-    ({"spec": {"runtimeRef": {"name": "x"}, "trainer": {"resourcesPerNode": {"limits": {"cpu": True}}}}},
-     "a bool for a quantity"),
-])
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        ({"spec": {"runtimeRef": {"name": "x"}, "trainer": {"numNodes": 2.0}}}, "a float pydantic would refuse"),
+        ({"spec": {"runtimeRef": {"name": "x"}, "trainer": {"numNodes": True}}}, "a bool is not an int"),
+        ({"spec": {"runtimeRef": {"name": "x"}, "trainer": {"num_nodes": 2}}}, "snake_case, which pydantic also takes"),
+        ({"spec": {"runtimeRef": {"name": "x"}, "trainer": {"numNode": 2}}}, "an unknown field"),
+        ({"spec": {"trainer": {}}}, "a missing required field"),
+        ({"metadata": {"name": 3}, "spec": {"runtimeRef": {"name": "x"}}}, "a number for a string"),
+        (
+            {"spec": {"runtimeRef": {"name": "x"}, "trainer": {"resourcesPerNode": {"limits": {"cpu": True}}}}},
+            "a bool for a quantity",
+        ),
+    ],
+)
 def test_what_the_records_leave_to_pydantic(data: dict[str, Any], why: str) -> None:
     with pytest.raises(NotPlain):
         build(record_class("TrainJob"), data)
 
 
 def test_a_record_carries_defaults_extras_and_behaviours() -> None:
-    job = validate("TrainJob", {
-        "metadata": {"name": "j", "resourceVersion": "12", "labels": {"a": "b"}},
-        "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": 2,
-                 "resourcesPerNode": {"limits": {"nvidia.com/gpu": 4, "cpu": "2", "x": 0.5}}}},
-    })
+    job = validate(
+        "TrainJob",
+        {
+            "metadata": {"name": "j", "resourceVersion": "12", "labels": {"a": "b"}},
+            "spec": {
+                "runtimeRef": {"name": "torch-distributed"},
+                "trainer": {"numNodes": 2, "resourcesPerNode": {"limits": {"nvidia.com/gpu": 4, "cpu": "2", "x": 0.5}}},
+            },
+        },
+    )
     assert isinstance(job, Record)
     assert (job.name, job.namespace) == ("j", "default")
     assert job.spec.runtime_ref.kind == "ClusterTrainingRuntime"
     assert job.spec.managed_by == "trainer.kubeflow.org/trainjob-controller"
     assert job.metadata.model_extra == {"resourceVersion": "12"}
     assert job.to_dict()["metadata"] == {"name": "j", "labels": {"a": "b"}, "resourceVersion": "12"}
-    assert job.to_dict()["spec"]["trainer"]["resourcesPerNode"] == {"limits": {"nvidia.com/gpu": 4, "cpu": "2", "x": 0.5}}
+    assert job.to_dict()["spec"]["trainer"]["resourcesPerNode"] == {
+        "limits": {"nvidia.com/gpu": 4, "cpu": "2", "x": 0.5}
+    }
 
 
 def test_records_are_frozen_and_copy_like_pydantic() -> None:
@@ -211,8 +226,11 @@ GOLDEN = sorted((ROOT / "tests" / "golden" / "cases").glob("*/*/trainjob.yaml"))
 @pytest.mark.parametrize("trainjob", GOLDEN, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
 def test_the_engine_renders_records_as_it_renders_pydantic_models(trainjob: Path) -> None:
     job_data = load_documents(trainjob.read_text(), str(trainjob))[0].data
-    runtime_docs = [d.data for d in load_documents((trainjob.parent / "runtime.yaml").read_text(), "runtime.yaml")
-                    if isinstance(d.data, dict) and d.data.get("kind") in KINDS]
+    runtime_docs = [
+        d.data
+        for d in load_documents((trainjob.parent / "runtime.yaml").read_text(), "runtime.yaml")
+        if isinstance(d.data, dict) and d.data.get("kind") in KINDS
+    ]
     job_data.setdefault("metadata", {}).setdefault("namespace", "default")
     strict_job, plain_job = _pydantic("TrainJob", job_data), _record("TrainJob", job_data)
     if strict_job is None:

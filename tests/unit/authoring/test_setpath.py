@@ -14,7 +14,7 @@ from ktrain.authoring.set_paths import (
 
 
 def test_parse_fields_indexes_selectors_and_quoted_keys() -> None:
-    a = parse_assignment('trainer.env[name=LR].value=a=b')
+    a = parse_assignment("trainer.env[name=LR].value=a=b")
     assert a.parts == ("trainer", "env", ("name", "LR"), "value") and a.value == "a=b"
     a = parse_assignment('metadata.labels["a.b/c"]=x')
     assert a.parts == ("metadata", "labels", "a.b/c")
@@ -32,20 +32,33 @@ def test_job_paths_are_trainjob_or_spec_fields() -> None:
 
 def test_apply_converts_by_declared_type() -> None:
     data: dict = {}
-    for text in ("trainer.numNodes=4", "suspend=true", "trainer.image=img:1", "trainer.args=[--x, '1']",
-                 "activeDeadlineSeconds=60"):
+    for text in (
+        "trainer.numNodes=4",
+        "suspend=true",
+        "trainer.image=img:1",
+        "trainer.args=[--x, '1']",
+        "activeDeadlineSeconds=60",
+    ):
         apply_assignment(data, parse_assignment(text), "TrainJob")
-    assert data == {"spec": {"trainer": {"numNodes": 4, "image": "img:1", "args": ["--x", "1"]}, "suspend": True,
-                             "activeDeadlineSeconds": 60}}
+    assert data == {
+        "spec": {
+            "trainer": {"numNodes": 4, "image": "img:1", "args": ["--x", "1"]},
+            "suspend": True,
+            "activeDeadlineSeconds": 60,
+        }
+    }
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("trainer.numNodes=4.5", "must be an integer"),
-    ("kind=Job", "must be one of TrainJob"),
-    ("trainer.numNodes.x=1", "is not a mapping"),
-    ("trainer[0]=1", "is not a list"),
-    ("trainer.args={a: 1}", "must be a list"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ("trainer.numNodes=4.5", "must be an integer"),
+        ("kind=Job", "must be one of TrainJob"),
+        ("trainer.numNodes.x=1", "is not a mapping"),
+        ("trainer[0]=1", "is not a list"),
+        ("trainer.args={a: 1}", "must be a list"),
+    ],
+)
 def test_apply_rejects_wrong_types(text: str, needle: str) -> None:
     with pytest.raises(InputError) as err:
         apply_assignment({}, parse_assignment(text), "TrainJob")

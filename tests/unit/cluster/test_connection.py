@@ -95,6 +95,10 @@ def test_403_keeps_the_server_message_and_404_exits_not_found(srv, tmp_path: Pat
         cluster.call(open_get, cluster, "/api/v1/namespaces/default/configmaps", what="ConfigMaps in default")
     assert info.value.status == 403 and "RBAC" in (info.value.hint or "")
     with pytest.raises(ApiNotFoundError, match='"nope" not found') as missing:
-        cluster.call(open_get, cluster, "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/nope",
-                     what="JobSet default/nope")
+        cluster.call(
+            open_get,
+            cluster,
+            "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/nope",
+            what="JobSet default/nope",
+        )
     assert missing.value.exit_code == ExitCode.NOT_FOUND

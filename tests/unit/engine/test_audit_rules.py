@@ -13,8 +13,9 @@ from ktrain.engine.validation import runtime_not_found, validate_runtime_patch_f
 
 
 def _spec(container: dict) -> dict:
-    return {"replicatedJobs": [{"name": "node", "template": {"spec": {"template": {"spec": {
-        "containers": [container]}}}}}]}
+    return {
+        "replicatedJobs": [{"name": "node", "template": {"spec": {"template": {"spec": {"containers": [container]}}}}}]
+    }
 
 
 def _container(spec: dict) -> dict:
@@ -29,44 +30,77 @@ def test_patch_env_with_empty_value_leaves_the_runtime_value_alone() -> None:
 
 
 def test_zero_values_of_pointer_fields_are_kept() -> None:
-    patch = {"replicatedJobs": [{"name": "node", "template": {"spec": {"template": {"spec": {
-        "serviceAccountName": "", "securityContext": {"runAsUser": 0, "runAsNonRoot": False}}}}}}]}
+    patch = {
+        "replicatedJobs": [
+            {
+                "name": "node",
+                "template": {
+                    "spec": {
+                        "template": {
+                            "spec": {
+                                "serviceAccountName": "",
+                                "securityContext": {"runAsUser": 0, "runAsNonRoot": False},
+                            }
+                        }
+                    }
+                },
+            }
+        ]
+    }
     sent = drop_zero_values(patch, "JobSetSpecPatch")
     pod = sent["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
     assert pod == {"serviceAccountName": "", "securityContext": {"runAsUser": 0, "runAsNonRoot": False}}
 
 
 def test_typed_jobset_spec_drops_zero_omitempty_fields_but_not_map_values() -> None:
-    spec = _spec({"name": "n", "image": "i", "stdin": False, "ports": [{"containerPort": 80, "hostPort": 0}],
-                  "volumeMounts": [{"name": "v", "mountPath": "/v", "readOnly": False}],
-                  "resources": {"limits": {"cpu": 0}}})
+    spec = _spec(
+        {
+            "name": "n",
+            "image": "i",
+            "stdin": False,
+            "ports": [{"containerPort": 80, "hostPort": 0}],
+            "volumeMounts": [{"name": "v", "mountPath": "/v", "readOnly": False}],
+            "resources": {"limits": {"cpu": 0}},
+        }
+    )
     spec["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["nodeSelector"] = {"zone": ""}
     typed = drop_zero_values(spec, "JobSetSpec")
-    assert _container(typed) == {"name": "n", "image": "i", "ports": [{"containerPort": 80}],
-                                 "volumeMounts": [{"name": "v", "mountPath": "/v"}],
-                                 "resources": {"limits": {"cpu": 0}}}
+    assert _container(typed) == {
+        "name": "n",
+        "image": "i",
+        "ports": [{"containerPort": 80}],
+        "volumeMounts": [{"name": "v", "mountPath": "/v"}],
+        "resources": {"limits": {"cpu": 0}},
+    }
     assert typed["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["nodeSelector"] == {"zone": ""}
 
 
 def test_env_conversion_sets_every_field_upstream_sets() -> None:
-    envs = convert_env_vars([
-        {"name": "NO_VALUE"},
-        {"name": "R", "valueFrom": {"resourceFieldRef": {"resource": "limits.memory", "divisor": "1024Ki"}}},
-        {"name": "C", "valueFrom": {"configMapKeyRef": {"key": "k"}}},
-    ])
+    envs = convert_env_vars(
+        [
+            {"name": "NO_VALUE"},
+            {"name": "R", "valueFrom": {"resourceFieldRef": {"resource": "limits.memory", "divisor": "1024Ki"}}},
+            {"name": "C", "valueFrom": {"configMapKeyRef": {"key": "k"}}},
+        ]
+    )
     assert envs == [
         {"name": "NO_VALUE", "value": ""},
-        {"name": "R", "valueFrom": {"resourceFieldRef": {"containerName": "", "resource": "limits.memory",
-                                                         "divisor": "1Mi"}}},
+        {
+            "name": "R",
+            "valueFrom": {"resourceFieldRef": {"containerName": "", "resource": "limits.memory", "divisor": "1Mi"}},
+        },
         {"name": "C", "valueFrom": {"configMapKeyRef": {"key": "k", "name": ""}}},
     ]
 
 
 def _runtime(kind: str) -> TrainingRuntime:
-    return TrainingRuntime.model_validate({
-        "kind": kind, "metadata": {"name": "old", "labels": {"trainer.kubeflow.org/support": "deprecated"}},
-        "spec": {"template": {"spec": {"replicatedJobs": [{"name": "node"}]}}},
-    })
+    return TrainingRuntime.model_validate(
+        {
+            "kind": kind,
+            "metadata": {"name": "old", "labels": {"trainer.kubeflow.org/support": "deprecated"}},
+            "spec": {"template": {"spec": {"replicatedJobs": [{"name": "node"}]}}},
+        }
+    )
 
 
 def _job(**spec: object) -> TrainJob:
@@ -89,11 +123,42 @@ def test_not_found_paths_differ_by_kind() -> None:
 
 
 def test_unknown_patch_fields_are_named_with_their_full_path() -> None:
-    job = _job(runtimePatches=[{"manager": "a.io/b", "trainingRuntimeSpec": {"template": {
-        "metadata": {"labels": {"a": "b"}, "ownerReferences": []},
-        "spec": {"replicatedJobs": [{"name": "node", "replicas": 2, "template": {"spec": {"template": {"spec": {
-            "containers": [{"name": "c", "image": "x", "env": [{"name": "A", "valueFrom": {}}]}],
-            "tolerations": [{"key": "k", "operator": "Exists"}]}}}}}]}}}}])
+    job = _job(
+        runtimePatches=[
+            {
+                "manager": "a.io/b",
+                "trainingRuntimeSpec": {
+                    "template": {
+                        "metadata": {"labels": {"a": "b"}, "ownerReferences": []},
+                        "spec": {
+                            "replicatedJobs": [
+                                {
+                                    "name": "node",
+                                    "replicas": 2,
+                                    "template": {
+                                        "spec": {
+                                            "template": {
+                                                "spec": {
+                                                    "containers": [
+                                                        {
+                                                            "name": "c",
+                                                            "image": "x",
+                                                            "env": [{"name": "A", "valueFrom": {}}],
+                                                        }
+                                                    ],
+                                                    "tolerations": [{"key": "k", "operator": "Exists"}],
+                                                }
+                                            }
+                                        }
+                                    },
+                                }
+                            ]
+                        },
+                    }
+                },
+            }
+        ]
+    )
     paths = [e.path for e in validate_runtime_patch_fields(job)]
     base = "spec.runtimePatches[0].trainingRuntimeSpec.template"
     assert paths == [

@@ -173,9 +173,7 @@ def test_curve_certificate_matches_the_flux_lammps_conformance_secret() -> None:
         pytest.skip("../shared conformance cases are not present")
     job = yaml.safe_load((case / "trainjob.yaml").read_text())
     secret = next(
-        doc
-        for doc in yaml.safe_load_all((case / "expected.yaml").read_text())
-        if doc and doc.get("kind") == "Secret"
+        doc for doc in yaml.safe_load_all((case / "expected.yaml").read_text()) if doc and doc.get("kind") == "Secret"
     )
     cert = fa.curve_certificate(job["metadata"]["name"], job["metadata"]["uid"])
     assert base64.b64encode(cert.encode()).decode() == secret["data"]["curve.cert"]
@@ -297,7 +295,11 @@ def _run(script: str, root: Path, *args: str, env: dict[str, str] | None = None)
     path.write_text(script)
     assert BASH is not None
     return subprocess.run(
-        [BASH, str(path), *args], cwd=root, capture_output=True, text=True, check=False,
+        [BASH, str(path), *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
         env={**os.environ, **(env or {})},
     )
 
@@ -395,8 +397,27 @@ def test_entrypoint_on_the_lead_pod_encodes_resources_and_runs_the_command(tmp_p
     config = flux / "config"
     assert _flux_calls(tmp_path) == [
         ["R", "encode", "--hosts=tj-node-0-[0-1]", "--cores=0-3", "--gpu=0"],
-        ["start", "-o", "--config", f"{config}/etc/flux/config", *_broker_options(config),
-         "flux", "run", "-N", "2", "-n", "8", "-g", "1", "lmp", "-v", "x", "4", "-in", "in.reaxc.hns"],
+        [
+            "start",
+            "-o",
+            "--config",
+            f"{config}/etc/flux/config",
+            *_broker_options(config),
+            "flux",
+            "run",
+            "-N",
+            "2",
+            "-n",
+            "8",
+            "-g",
+            "1",
+            "lmp",
+            "-v",
+            "x",
+            "4",
+            "-in",
+            "in.reaxc.hns",
+        ],
     ]
     assert (config / "etc" / "flux" / "system" / "R").read_text() == '{"R": "fake"}\n'
     cert = config / "etc" / "curve" / "curve.cert"

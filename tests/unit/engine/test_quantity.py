@@ -104,8 +104,27 @@ def test_signs_negate_the_value_and_keep_the_format(text: str) -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["", "1.1.M", "1+1.0M", "0.1mi", "0.1am", "aoeu", ".5i", "1i", "-3.01i", "-3.01e-", " 1", "1 ",
-     "1.2.3", "5Zi", "1K", "1e", "1e3.5", "1ee3", ".Ei"],
+    [
+        "",
+        "1.1.M",
+        "1+1.0M",
+        "0.1mi",
+        "0.1am",
+        "aoeu",
+        ".5i",
+        "1i",
+        "-3.01i",
+        "-3.01e-",
+        " 1",
+        "1 ",
+        "1.2.3",
+        "5Zi",
+        "1K",
+        "1e",
+        "1e3.5",
+        "1ee3",
+        ".Ei",
+    ],
 )
 def test_strings_parse_quantity_rejects_raise_quantity_error(bad: str) -> None:
     with pytest.raises(QuantityError):
@@ -114,8 +133,13 @@ def test_strings_parse_quantity_rejects_raise_quantity_error(bad: str) -> None:
 
 @pytest.mark.parametrize(
     ("bad", "reason"),
-    [("1.1.M", ERR_FORMAT_WRONG), ("0.1mi", ERR_SUFFIX), ("1e99999999999999999999", ERR_SUFFIX),
-     (".Ei", ERR_NUMERIC), ("", ERR_FORMAT_WRONG)],
+    [
+        ("1.1.M", ERR_FORMAT_WRONG),
+        ("0.1mi", ERR_SUFFIX),
+        ("1e99999999999999999999", ERR_SUFFIX),
+        (".Ei", ERR_NUMERIC),
+        ("", ERR_FORMAT_WRONG),
+    ],
 )
 def test_parse_errors_carry_gos_error_text(bad: str, reason: str) -> None:
     with pytest.raises(QuantityError) as info:
@@ -202,9 +226,39 @@ def test_negative_values_print_with_a_leading_minus(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     # quantity_test.go TestQuantityString: parsing a canonical string keeps it
-    ["1Gi", "300Mi", "6Ki", "1001Gi", "1Ti", "5", "500m", "1G", "1m", "80m", "1080m", "300M", "1T", "1E",
-     "1234567M", "3k", "1025", "1e9", "1e-3", "1e-9", "80e-3", "300e6", "1e12", "1e3", "3e3", "1n", "80n", "1080n",
-     "1u", "80u", "1080u"],
+    [
+        "1Gi",
+        "300Mi",
+        "6Ki",
+        "1001Gi",
+        "1Ti",
+        "5",
+        "500m",
+        "1G",
+        "1m",
+        "80m",
+        "1080m",
+        "300M",
+        "1T",
+        "1E",
+        "1234567M",
+        "3k",
+        "1025",
+        "1e9",
+        "1e-3",
+        "1e-9",
+        "80e-3",
+        "300e6",
+        "1e12",
+        "1e3",
+        "3e3",
+        "1n",
+        "80n",
+        "1080n",
+        "1u",
+        "80u",
+        "1080u",
+    ],
 )
 def test_canonical_strings_round_trip(text: str) -> None:
     assert Q(text).canonical() == text
@@ -214,10 +268,23 @@ def test_canonical_strings_round_trip(text: str) -> None:
     ("text", "printed"),
     # Go reuses the input text when its fast path finds it canonical (Quantity.s), even when it
     # is spelled differently from what String() would compute.
-    [("+1", "+1"), ("01", "01"), ("1.500", "1.500"), ("1.100m", "1.100m"), ("1E3", "1E3"), ("1e0", "1e0"),
-     ("1.23e5", "1.23e5"), ("+1Ki", "+1Ki"), ("1.", "1."), ("1e+21", "1e+21"),
-     # TestQuantityParse inputs whose fast-path scale is a multiple of three
-     ("100.035k", "100.035k"), ("10.035M", "10.035M"), ("7.123456M", "7.123456M"), ("5.444T", "5.444T")],
+    [
+        ("+1", "+1"),
+        ("01", "01"),
+        ("1.500", "1.500"),
+        ("1.100m", "1.100m"),
+        ("1E3", "1E3"),
+        ("1e0", "1e0"),
+        ("1.23e5", "1.23e5"),
+        ("+1Ki", "+1Ki"),
+        ("1.", "1."),
+        ("1e+21", "1e+21"),
+        # TestQuantityParse inputs whose fast-path scale is a multiple of three
+        ("100.035k", "100.035k"),
+        ("10.035M", "10.035M"),
+        ("7.123456M", "7.123456M"),
+        ("5.444T", "5.444T"),
+    ],
 )
 def test_canonical_input_text_is_printed_back_verbatim(text: str, printed: str) -> None:
     assert Q(text).canonical() == printed
@@ -225,8 +292,16 @@ def test_canonical_input_text_is_printed_back_verbatim(text: str, printed: str) 
 
 @pytest.mark.parametrize(
     ("text", "recomputed"),
-    [("+1", "1"), ("1.500", "1500m"), ("1E3", "1e3"), ("1e0", "1"), ("+1Ki", "1Ki"), ("100.035k", "100035"),
-     ("10.035M", "10035k"), ("5.444T", "5444G")],
+    [
+        ("+1", "1"),
+        ("1.500", "1500m"),
+        ("1E3", "1e3"),
+        ("1e0", "1"),
+        ("+1Ki", "1Ki"),
+        ("100.035k", "100035"),
+        ("10.035M", "10035k"),
+        ("5.444T", "5444G"),
+    ],
 )
 def test_arithmetic_forgets_the_input_text(text: str, recomputed: str) -> None:
     assert (Q(text) * 1).canonical() == recomputed
@@ -257,8 +332,19 @@ def test_huge_exponents_are_handled_without_expanding_the_number() -> None:
 # --- numbers as YAML/JSON gives them -----------------------------------------------------------------
 @pytest.mark.parametrize(
     ("value", "canonical"),
-    [(4, "4"), (1000, "1k"), (-2, "-2"), (0.7, "700m"), (1.0, "1"), (0.5, "500m"), (123456.789, "123456.789"),
-     (1e16, "10P"), (1e21, "1e+21"), (1e-7, "100e-9"), (0.000001, "1u")],
+    [
+        (4, "4"),
+        (1000, "1k"),
+        (-2, "-2"),
+        (0.7, "700m"),
+        (1.0, "1"),
+        (0.5, "500m"),
+        (123456.789, "123456.789"),
+        (1e16, "10P"),
+        (1e21, "1e+21"),
+        (1e-7, "100e-9"),
+        (0.000001, "1u"),
+    ],
 )
 def test_numbers_are_read_as_the_json_text_go_would_see(value: int | float, canonical: str) -> None:
     assert Q(value).canonical() == canonical
@@ -281,8 +367,21 @@ def test_from_json_trims_whitespace_and_reads_null_as_zero() -> None:
 
 @pytest.mark.parametrize(
     ("text", "ok"),
-    [("500m", True), ("1.5Gi", True), ("+1", True), ("1e3", True), ("1.5e-3", True), ("1.", True), (".5", True),
-     (".", False), ("Ki", False), (" 1", False), ("1K", False), ("1e1.5", True), ("-", False)],
+    [
+        ("500m", True),
+        ("1.5Gi", True),
+        ("+1", True),
+        ("1e3", True),
+        ("1.5e-3", True),
+        ("1.", True),
+        (".5", True),
+        (".", False),
+        ("Ki", False),
+        (" 1", False),
+        ("1K", False),
+        ("1e1.5", True),
+        ("-", False),
+    ],
 )
 def test_crd_pattern_is_the_api_servers_check(text: str, ok: bool) -> None:
     assert matches_crd_pattern(text) is ok
@@ -375,8 +474,15 @@ def test_max_quantity_keeps_the_first_on_a_tie() -> None:
 
 @pytest.mark.parametrize(
     ("text", "value", "milli"),
-    [("2500m", 3, 2500), ("0.7", 1, 700), ("4", 4, 4000), ("1n", 1, 1), ("1Ki", 1024, 1024000),
-     ("-1.5", -2, -1500), ("0", 0, 0)],
+    [
+        ("2500m", 3, 2500),
+        ("0.7", 1, 700),
+        ("4", 4, 4000),
+        ("1n", 1, 1),
+        ("1Ki", 1024, 1024000),
+        ("-1.5", -2, -1500),
+        ("0", 0, 0),
+    ],
 )
 def test_value_and_milli_value_round_away_from_zero(text: str, value: int, milli: int) -> None:
     assert Q(text).ceil_int() == value
@@ -396,8 +502,9 @@ def test_quantities_are_immutable() -> None:
 
 
 # --- pod requests -------------------------------------------------------------------------------------
-def _container(requests: dict[str, Any] | None = None, *, restart_always: bool = False,
-               limits: dict[str, Any] | None = None) -> dict[str, Any]:
+def _container(
+    requests: dict[str, Any] | None = None, *, restart_always: bool = False, limits: dict[str, Any] | None = None
+) -> dict[str, Any]:
     resources: dict[str, Any] = {}
     if requests is not None:
         resources["requests"] = requests
@@ -482,8 +589,12 @@ def test_pod_level_requests_replace_supported_resources_then_overhead_is_added()
         "initContainers": [_container({"cpu": "10"}, restart_always=True), _container({"cpu": "200"})],
         "containers": [_container({"cpu": "100", "example.com/foo": "1"})],
     }
-    assert _printed(pod_requests(spec)) == {"cpu": "250", "example.com/foo": "1", "memory": "100Mi",
-                                            "hugepages-1Mi": "2Gi"}
+    assert _printed(pod_requests(spec)) == {
+        "cpu": "250",
+        "example.com/foo": "1",
+        "memory": "100Mi",
+        "hugepages-1Mi": "2Gi",
+    }
     spec["overhead"] = {"cpu": "250", "memory": "100Mi"}
     assert _printed(pod_requests(spec))["cpu"] == "500"
     assert _printed(pod_requests(spec))["memory"] == "200Mi"
@@ -527,15 +638,18 @@ def test_pod_requests_keep_formats_and_texts_as_go_does() -> None:
     assert lone.canonical() == "+1"
     assert (lone * 1).canonical() == "1"
     # on a tie between the containers' sum and an init container, the sum (and its format) stays
-    tie = pod_requests({"containers": [_container({"memory": "1Gi"})],
-                        "initContainers": [_container({"memory": "1073741824"})]})["memory"]
+    tie = pod_requests(
+        {"containers": [_container({"memory": "1Gi"})], "initContainers": [_container({"memory": "1073741824"})]}
+    )["memory"]
     assert tie.format == BINARY_SI and (tie * 2).canonical() == "2Gi"
-    bigger = pod_requests({"containers": [_container({"memory": "1000Mi"})],
-                           "initContainers": [_container({"memory": "2G"})]})["memory"]
+    bigger = pod_requests(
+        {"containers": [_container({"memory": "1000Mi"})], "initContainers": [_container({"memory": "2G"})]}
+    )["memory"]
     assert bigger.format == DECIMAL_SI and (bigger * 2).canonical() == "4G"
     # a non-restartable init container's own format wins over the sidecars added to it
-    mixed = pod_requests({"initContainers": [_container({"memory": "1Gi"}, restart_always=True),
-                                             _container({"memory": "3000M"})]})["memory"]
+    mixed = pod_requests(
+        {"initContainers": [_container({"memory": "1Gi"}, restart_always=True), _container({"memory": "3000M"})]}
+    )["memory"]
     assert mixed.format == DECIMAL_SI and mixed.canonical() == "4073741824"
 
 
