@@ -41,9 +41,11 @@ except ImportError:
 if TYPE_CHECKING:
     from ktrain.api.runtime import TrainingRuntime
     from ktrain.api.trainjob import TrainJob
+    from ktrain.authoring.finetune import FineTuning
     from ktrain.authoring.set_paths import Assignment
 
 Obj = dict[str, Any]
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 
 @struct
@@ -72,6 +74,15 @@ class JobOverrides:
     # `--values FILE` (template variables) and `--set PATH=VALUE` (job fields or template variables).
     values_files: list[str] = field(default_factory=list)
     sets: list[str] = field(default_factory=list)
+    # Fine-tuning (torchtune runtimes), as the Kubeflow SDK's TorchTuneConfig: authoring/finetune.py.
+    fine_tuning: FineTuning | None = None
+    # Placement and queues: authoring/placement.py.
+    node_selector: dict[str, str] = field(default_factory=dict)
+    tolerations: list[Obj] = field(default_factory=list)
+    gpus: int | None = None
+    gpu_type: str | None = None
+    gpu_type_label: str | None = None
+    kueue_queue: str | None = None
 
 
 @struct
@@ -297,8 +308,15 @@ def apply_overrides(
             here = ("spec", "runtimePatches", first + offset)
             grafts += [((*here, "trainingRuntimeSpec"), doc, spec_path), (here, doc, ())]
     flag_meta: Obj = {}
-    if ov.labels:
-        flag_meta["labels"] = dict(ov.labels)
+    labels = dict(ov.labels)
+    if ov.kueue_queue is not None:
+        # Kueue reads the queue from the object it admits: the TrainJob (--target trainjob) or
+        # the JobSet, which gets it through the flags' runtime patch. Kueue skips a JobSet whose
+        # owner it already manages, so labelling both never admits twice.
+        labels[KUEUE_QUEUE_LABEL] = ov.kueue_queue
+        meta.setdefault("labels", {})[KUEUE_QUEUE_LABEL] = ov.kueue_queue
+    if labels:
+        flag_meta["labels"] = labels
     annotations = dict(ov.annotations)
     if ov.queue is not None:
         annotations[c.VOLCANO_QUEUE_ANNOTATION] = ov.queue
@@ -316,6 +334,66 @@ def apply_overrides(
     if patches:
         spec.setdefault("runtimePatches", [])
         spec["runtimePatches"].extend(patches)
+    return data
+
+
+def _is_torchtune_runtime(runtime: TrainingRuntime) -> bool:
+    labels = runtime.metadata.labels or {}
+    return labels.get(c.LABEL_FRAMEWORK) == "torchtune"
+
+
+def apply_runtime_aware_flags(data: Obj, ov: JobOverrides, entry: RuntimeEntry, registry: RuntimeRegistry) -> Obj:
+    """The flags whose meaning depends on the runtime: fine-tuning (torchtune runtimes only),
+    the GPU resource `--gpus` sets, and which replicated jobs the placement flags reach."""
+    from ktrain.authoring import placement
+
+    runtime = entry.runtime
+    template: Obj = {"spec": dict(runtime.spec.template.spec or {})}
+    spec = data["spec"]
+    if ov.fine_tuning is not None and not ov.fine_tuning.is_empty():
+        from ktrain.authoring import finetune
+
+        if not _is_torchtune_runtime(runtime):
+            accepting = sorted(e.runtime.name for e in registry.entries() if _is_torchtune_runtime(e.runtime))
+            raise UsageError(
+                f"fine-tuning flags need a torchtune runtime; {runtime.name!r} is not one "
+                f"(label {c.LABEL_FRAMEWORK}: torchtune)",
+                hint="runtimes that accept them: " + (", ".join(accepting) or "none known: see `ktrain runtime list`"),
+            )
+        trainer = _ensure(spec, "trainer")
+        command = trainer.get("command")
+        if command is None:
+            trainer["command"] = list(finetune.ENTRYPOINT)
+        elif command != finetune.ENTRYPOINT:
+            raise UsageError(
+                f"fine-tuning flags configure `tune run`, but the trainer command is {command!r}",
+                hint="leave out the command after `--` (or give exactly `-- tune run`)",
+            )
+        dataset_uri = ((spec.get("initializer") or {}).get("dataset") or {}).get("storageUri")
+        args = finetune.torchtune_args(ov.fine_tuning, dataset_uri if isinstance(dataset_uri, str) else None)
+        existing = trainer.get("args")
+        trainer["args"] = finetune.merge_args(list(existing) if isinstance(existing, list) else [], args)
+    if ov.gpus is not None:
+        limits = _ensure(_ensure(spec, "trainer"), "resourcesPerNode", "limits")
+        limits[placement.gpu_resource(template)] = str(ov.gpus)
+    tolerations = [dict(t) for t in ov.tolerations]
+    rjobs = placement.placement_patch(
+        template,
+        node_selector=ov.node_selector,
+        tolerations=tolerations,
+        gpu_type=ov.gpu_type,
+        gpu_type_label=ov.gpu_type_label or placement.DEFAULT_GPU_TYPE_LABEL,
+    )
+    if rjobs:
+        manager = f"{c.DEFAULT_PATCH_MANAGER}-flags"
+        patches = spec.setdefault("runtimePatches", [])
+        mine = next((p for p in patches if isinstance(p, dict) and p.get("manager") == manager), None)
+        if mine is None:
+            mine = {"manager": manager, "trainingRuntimeSpec": {}}
+            patches.append(mine)
+        mine.setdefault("trainingRuntimeSpec", {}).setdefault("template", {}).setdefault("spec", {})[
+            "replicatedJobs"
+        ] = rjobs
     return data
 
 
@@ -416,6 +494,8 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     entry = resolve_runtime(registry, data, ov.runtime, doc)
     grafts: list[tuple[Path, Document, Path]] = []
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None, grafts)
+    if ov.fine_tuning is not None or ov.node_selector or ov.tolerations or ov.gpus is not None or ov.gpu_type:
+        data = apply_runtime_aware_flags(data, ov, entry, registry)
     meta = data["metadata"]
     if not meta.get("name"):
         meta["name"] = derive_name(entry.runtime, data)
