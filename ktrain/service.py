@@ -83,6 +83,12 @@ class JobOverrides:
     gpu_type: str | None = None
     gpu_type_label: str | None = None
     kueue_queue: str | None = None
+    # Not expressible in a TrainJob: set on the rendered objects (authoring/scheduling.py).
+    priority_class: str | None = None
+    scheduler: str | None = None
+    # Elastic torchrun (ktrain extension): authoring/elastic.py.
+    elastic: tuple[int, int] | None = None
+    max_restarts: int | None = None
 
 
 @struct
@@ -262,9 +268,15 @@ def apply_overrides(
             ref["kind"] = runtime_kind
     if ov.suspend is not None:
         spec["suspend"] = ov.suspend
+    nodes = ov.nodes
+    if ov.elastic is not None:
+        # JobSet cannot resize a running job: every node up to MAX is created (authoring/elastic.py).
+        if nodes is not None and nodes != ov.elastic[1]:
+            raise UsageError(f"--nodes {nodes} contradicts --elastic {ov.elastic[0]}:{ov.elastic[1]} (MAX nodes run)")
+        nodes = ov.elastic[1]
     trainer_set = any(
         [
-            ov.nodes is not None,
+            nodes is not None,
             ov.nproc_per_node is not None,
             ov.image,
             ov.command is not None,
@@ -275,8 +287,8 @@ def apply_overrides(
     )
     if trainer_set:
         trainer = _ensure(spec, "trainer")
-        if ov.nodes is not None:
-            trainer["numNodes"] = ov.nodes
+        if nodes is not None:
+            trainer["numNodes"] = nodes
         if ov.nproc_per_node is not None:
             trainer["numProcPerNode"] = ov.nproc_per_node
         if ov.image:
@@ -318,7 +330,12 @@ def apply_overrides(
     if labels:
         flag_meta["labels"] = labels
     annotations = dict(ov.annotations)
-    if ov.queue is not None:
+    if ov.queue is not None and ov.scheduler == "kai":
+        from ktrain.authoring.scheduling import KAI_QUEUE_LABEL
+
+        # KAI's pod-grouper reads the queue from the top owner's labels.
+        labels[KAI_QUEUE_LABEL] = ov.queue
+    elif ov.queue is not None:
         annotations[c.VOLCANO_QUEUE_ANNOTATION] = ov.queue
     if annotations:
         flag_meta["annotations"] = annotations
@@ -494,6 +511,16 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     entry = resolve_runtime(registry, data, ov.runtime, doc)
     grafts: list[tuple[Path, Document, Path]] = []
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None, grafts)
+    if ov.scheduler is not None:
+        from ktrain.authoring.scheduling import check_scheduler
+
+        policy = entry.runtime.spec.pod_group_policy
+        gang = None
+        if policy is not None:
+            gang = (
+                "coscheduling" if policy.coscheduling is not None else "volcano" if policy.volcano is not None else None
+            )
+        check_scheduler(ov.scheduler, allow_extensions=request.allow_extensions, runtime_gang=gang)
     if ov.fine_tuning is not None or ov.node_selector or ov.tolerations or ov.gpus is not None or ov.gpu_type:
         data = apply_runtime_aware_flags(data, ov, entry, registry)
     meta = data["metadata"]
@@ -581,6 +608,22 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
         if entry.document is not None:
             locate_field_errors(exc, entry.document, only=lambda e: _is_runtime_path(e.path))
         raise
+    ov = request.overrides
+    if ov.elastic is not None or ov.max_restarts is not None:
+        from ktrain.authoring import elastic
+
+        if ov.elastic is None:
+            raise UsageError("--max-restarts needs --elastic MIN:MAX")
+        if not request.allow_extensions:
+            raise UsageError(
+                "--elastic is a ktrain extension (upstream Trainer has no elastic policy)",
+                hint="add --allow-extensions to use it",
+            )
+        elastic.apply(result.objects, min_nodes=ov.elastic[0], max_nodes=ov.elastic[1], max_restarts=ov.max_restarts)
+    if ov.priority_class is not None or ov.scheduler is not None:
+        from ktrain.authoring import scheduling
+
+        scheduling.apply(result.objects, priority_class=ov.priority_class, scheduler=ov.scheduler)
     secret_printed = any(o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects)
     return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed, ctx=ctx)
 
