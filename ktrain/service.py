@@ -327,8 +327,6 @@ def apply_overrides(
         # owner it already manages, so labelling both never admits twice.
         labels[KUEUE_QUEUE_LABEL] = ov.kueue_queue
         meta.setdefault("labels", {})[KUEUE_QUEUE_LABEL] = ov.kueue_queue
-    if labels:
-        flag_meta["labels"] = labels
     annotations = dict(ov.annotations)
     if ov.queue is not None and ov.scheduler == "kai":
         from ktrain.authoring.scheduling import KAI_QUEUE_LABEL
@@ -337,6 +335,8 @@ def apply_overrides(
         labels[KAI_QUEUE_LABEL] = ov.queue
     elif ov.queue is not None:
         annotations[c.VOLCANO_QUEUE_ANNOTATION] = ov.queue
+    if labels:
+        flag_meta["labels"] = labels
     if annotations:
         flag_meta["annotations"] = annotations
     if flag_meta:
