@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ktrain.api.trainjob import TrainJob
     from ktrain.authoring.finetune import FineTuning
     from ktrain.authoring.set_paths import Assignment
+    from ktrain.inputs.code_bundle import CodeBundle
 
 Obj = dict[str, Any]
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -89,6 +90,12 @@ class JobOverrides:
     # Elastic torchrun (ktrain extension): authoring/elastic.py.
     elastic: tuple[int, int] | None = None
     max_restarts: int | None = None
+    # `--code PATH`, `--code-include PATTERN`, `--pip PKG`, `--pip-index-url URL`: local code and
+    # packages without building an image (inputs/code_bundle.py, authoring/code_launch.py).
+    code: list[str] = field(default_factory=list)
+    code_include: list[str] = field(default_factory=list)
+    pip: list[str] = field(default_factory=list)
+    pip_index_urls: list[str] = field(default_factory=list)
 
 
 @struct
@@ -100,6 +107,8 @@ class RenderRequest:
     runtime_snapshot: bool = False
     # When neither -n nor the file names one: the kubeconfig context's namespace for `job create`.
     default_namespace: str = "default"
+    # The files of overrides.code, once read (job_document reads them on first use).
+    code_bundle: CodeBundle | None = None
 
 
 @struct
@@ -414,6 +423,69 @@ def apply_runtime_aware_flags(data: Obj, ov: JobOverrides, entry: RuntimeEntry, 
     return data
 
 
+def _runtime_trainer_command(runtime: TrainingRuntime) -> list[str]:
+    for rjob in (runtime.spec.template.spec or {}).get("replicatedJobs") or []:
+        labels = (((rjob or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
+        if labels.get(c.LABEL_ANCESTOR) != c.ANCESTOR_TRAINER:
+            continue
+        pod = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
+        for container in pod.get("containers") or []:
+            if isinstance(container, dict) and container.get("name") == c.NODE:
+                command = container.get("command")
+                return [str(w) for w in command] if isinstance(command, list) else []
+    return []
+
+
+def _apply_code(data: Obj, request: RenderRequest, entry: RuntimeEntry) -> Obj:
+    """`--code` mounts the files through a runtime patch; `--code`/`--pip` wrap the trainer
+    command (authoring/code_launch.py). The same TrainJob serves both targets."""
+    from ktrain.authoring import code_launch
+    from ktrain.inputs import code_bundle
+
+    ov = request.overrides
+    runtime = entry.runtime
+    spec = data["spec"]
+    trainer = spec.get("trainer") if isinstance(spec.get("trainer"), dict) else None
+    command = trainer.get("command") if trainer else None
+    if command == ["tune", "run"] or (command is None and _is_torchtune_runtime(runtime)):
+        raise UsageError(
+            "--code/--pip cannot wrap `tune run`: torchtune recipes run from the image",
+            hint="use a torch runtime for your own training code",
+        )
+    if ov.pip and runtime.spec.ml_policy is not None and runtime.spec.ml_policy.mpi is not None:
+        raise UsageError(
+            "--pip on an MPI runtime would install on the launcher only: its workers start sshd, "
+            "which ktrain does not wrap",
+            hint="install the packages in the image (--code works on MPI runtimes)",
+        )
+    if command is None:
+        command = _runtime_trainer_command(runtime)
+    trainer = _ensure(spec, "trainer")
+    if ov.code:
+        if request.code_bundle is None:
+            request.code_bundle = code_bundle.collect(ov.code, ov.code_include)
+        maps = code_bundle.config_maps(request.code_bundle, data["metadata"]["name"], data["metadata"]["namespace"])
+        volume = code_bundle.volume(request.code_bundle, maps)
+        template: Obj = {"spec": dict(runtime.spec.template.spec or {})}
+        spec.setdefault("runtimePatches", []).append(code_launch.mount_patch(template, volume, code_bundle.MOUNT_PATH))
+    trainer["command"] = code_launch.wrap(
+        [str(w) for w in command],
+        code_dir=code_bundle.MOUNT_PATH if ov.code else None,
+        packages=list(ov.pip),
+        index_urls=list(ov.pip_index_urls),
+    )
+    return data
+
+
+def code_objects(request: RenderRequest, job_name: str, namespace: str) -> list[Obj]:
+    """The code ConfigMaps of `--code` (empty without it): they go with the job's objects."""
+    if request.code_bundle is None:
+        return []
+    from ktrain.inputs import code_bundle
+
+    return code_bundle.config_maps(request.code_bundle, job_name, namespace)
+
+
 def _max_name_length(runtime: TrainingRuntime, data: Obj) -> int:
     """Longest TrainJob name for which JobSet's job and pod names stay <= 63 chars (§11.4)."""
     trainer = (data.get("spec") or {}).get("trainer") or {}
@@ -527,6 +599,8 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     if not meta.get("name"):
         meta["name"] = derive_name(entry.runtime, data)
     meta.setdefault("namespace", request.default_namespace)
+    if ov.code or ov.pip:
+        data = _apply_code(data, request, entry)
     if doc is not None:
         return Document(
             data=data,
@@ -624,6 +698,9 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
         from ktrain.authoring import scheduling
 
         scheduling.apply(result.objects, priority_class=ov.priority_class, scheduler=ov.scheduler)
+    if request.code_bundle is not None:
+        # The code goes first: its ConfigMaps must exist before the pods that mount them.
+        result.objects[:0] = code_objects(request, job.name, job.namespace)
     secret_printed = any(o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects)
     return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed, ctx=ctx)
 
