@@ -77,7 +77,8 @@ SECRET_PATTERNS = (
     "*-sa-key.json",
     ".htpasswd",
 )
-PRIVATE_KEY_MARKERS = (b"-----BEGIN", b"PRIVATE KEY-----")
+# A PEM private key's header line (RSA, EC, OPENSSH, ENCRYPTED, plain PKCS#8).
+PRIVATE_KEY_HEADER = rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----"
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._")
 
 
@@ -145,8 +146,9 @@ def _check_name(path: str) -> None:
 def _is_secret(rel: str, data: bytes, secret_spec: Any) -> bool:
     if secret_spec.match_file(rel):
         return True
-    start = data.find(PRIVATE_KEY_MARKERS[0])
-    return start >= 0 and PRIVATE_KEY_MARKERS[1] in data[start : start + 200]
+    import re
+
+    return b"-----BEGIN " in data and re.search(PRIVATE_KEY_HEADER, data) is not None
 
 
 def _read_file(path: str, shown: str) -> tuple[bytes, bool]:
@@ -200,6 +202,7 @@ def collect(paths: list[str], include: list[str] | None = None, cwd: str | None 
         found[rel] = CodeFile(path=rel, data=data, executable=executable)
 
     for given in paths:
+        given = os.path.join(cwd, given)  # relative paths are relative to `cwd`
         if not os.path.lexists(given):
             raise InputError(f"--code: no such file or directory: {given}")
         landing = _landing(given, cwd)
