@@ -107,8 +107,11 @@ class RenderRequest:
     runtime_snapshot: bool = False
     # When neither -n nor the file names one: the kubeconfig context's namespace for `job create`.
     default_namespace: str = "default"
-    # The files of overrides.code, once read (job_document reads them on first use).
+    # The files of overrides.code, once read (job_document reads them on first use); the Python
+    # API passes its own (ktrain.train's function).
     code_bundle: CodeBundle | None = None
+    # The job file's text when it does not come from a file (the Python API); `file` labels it.
+    text: str | None = None
 
 
 @struct
@@ -132,13 +135,18 @@ def read_text(path: str) -> str:
 
 
 def load_job_document(
-    path: str, values_files: list[str] | None = None, template_sets: list[Assignment] | None = None
+    path: str,
+    values_files: list[str] | None = None,
+    template_sets: list[Assignment] | None = None,
+    text: str | None = None,
 ) -> Document:
-    """The TrainJob document of a file; a template is rendered first with the given values."""
+    """The TrainJob document of a file (or of `text`, labelled `path`); a template is rendered
+    first with the given values."""
     from ktrain.authoring.templating import is_template
 
     label = "<stdin>" if path == "-" else path
-    text = read_text(path)
+    if text is None:
+        text = read_text(path)
     if is_template(path, text):
         from ktrain.authoring.set_paths import nest, template_value
         from ktrain.authoring.templating import load_values, render_template, rendered_label
@@ -461,16 +469,16 @@ def _apply_code(data: Obj, request: RenderRequest, entry: RuntimeEntry) -> Obj:
     if command is None:
         command = _runtime_trainer_command(runtime)
     trainer = _ensure(spec, "trainer")
-    if ov.code:
-        if request.code_bundle is None:
-            request.code_bundle = code_bundle.collect(ov.code, ov.code_include)
+    if ov.code and request.code_bundle is None:
+        request.code_bundle = code_bundle.collect(ov.code, ov.code_include)
+    if request.code_bundle is not None:
         maps = code_bundle.config_maps(request.code_bundle, data["metadata"]["name"], data["metadata"]["namespace"])
         volume = code_bundle.volume(request.code_bundle, maps)
         template: Obj = {"spec": dict(runtime.spec.template.spec or {})}
         spec.setdefault("runtimePatches", []).append(code_launch.mount_patch(template, volume, code_bundle.MOUNT_PATH))
     trainer["command"] = code_launch.wrap(
         [str(w) for w in command],
-        code_dir=code_bundle.MOUNT_PATH if ov.code else None,
+        code_dir=code_bundle.MOUNT_PATH if request.code_bundle is not None else None,
         packages=list(ov.pip),
         index_urls=list(ov.pip_index_urls),
     )
@@ -565,7 +573,7 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
             (job_sets if is_job_path(assignment.parts) else template_sets).append(assignment)
     original = None
     if request.file:
-        doc = load_job_document(request.file, ov.values_files, template_sets)
+        doc = load_job_document(request.file, ov.values_files, template_sets, request.text)
         data: Obj = doc.data
         original = copy.deepcopy(data)
     else:
@@ -599,7 +607,7 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     if not meta.get("name"):
         meta["name"] = derive_name(entry.runtime, data)
     meta.setdefault("namespace", request.default_namespace)
-    if ov.code or ov.pip:
+    if ov.code or ov.pip or request.code_bundle is not None:
         data = _apply_code(data, request, entry)
     if doc is not None:
         return Document(
