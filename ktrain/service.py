@@ -30,13 +30,16 @@ from ktrain.inputs.documents import (
 from ktrain.inputs.registry import RuntimeEntry, RuntimeRegistry
 from ktrain.util.structs import field, struct
 
-try:  # CPython's own SHA-256: hashlib would first load OpenSSL (4 ms of a cold render)
-    from _sha2 import sha256  # Python >= 3.12
-except ImportError:
-    try:
-        from _sha256 import sha256  # Python 3.10, 3.11
+if TYPE_CHECKING:  # the same interface; typeshed knows _sha2 and _sha256 for some Pythons only
+    from hashlib import sha256
+else:
+    try:  # CPython's own SHA-256: hashlib would first load OpenSSL (4 ms of a cold render)
+        from _sha2 import sha256  # Python >= 3.12
     except ImportError:
-        from hashlib import sha256
+        try:
+            from _sha256 import sha256  # Python 3.10, 3.11
+        except ImportError:
+            from hashlib import sha256
 
 if TYPE_CHECKING:
     from ktrain.api.runtime import TrainingRuntime
@@ -184,7 +187,7 @@ def _upsert_env(envs: list[Obj], name: str, value: str) -> None:
 def _patch_documents(paths: list[str]) -> list[tuple[Obj, Document, Path]]:
     """Each runtime patch of the --patch files, with its document and where the patch's
     `trainingRuntimeSpec` is in it (the root, for a bare trainingRuntimeSpec)."""
-    patches = []
+    patches: list[tuple[Obj, Document, Path]] = []
     used: set[str] = set()
     for i, path in enumerate(paths):
         docs = load_documents(read_text(path), path)
