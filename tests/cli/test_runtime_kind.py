@@ -119,3 +119,23 @@ def test_cluster_runtimes_are_looked_up_by_kind(cli, kube, tmp_path) -> None:
     r = cli("job", "render", "-f", str(tj), *kube.args())
     assert r.exit_code == 0, r.stderr
     assert "cluster-ctr" in r.stdout
+
+
+def test_a_local_runtime_of_the_other_kind_lets_the_cluster_fallback_find_the_asked_kind(
+    cli, kube, tmp_path, monkeypatch
+) -> None:
+    """Without --kubeconfig/--context, local runtimes come first and the cluster is asked only for
+    what is not found locally: a local TrainingRuntime does not stop that for a ClusterTrainingRuntime."""
+    d = tmp_path / "rts"
+    d.mkdir()
+    write(d / "a.yaml", runtime("shared", "TrainingRuntime", "local-tr", NS))
+    kube.srv.put_object(runtime("shared", "ClusterTrainingRuntime", "cluster-ctr"))
+    monkeypatch.setenv("KUBECONFIG", kube.kubeconfig)
+    tj = tmp_path / "tj.yaml"
+    tj.write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: j, namespace: team-a}\n"
+        "spec:\n  runtimeRef: {name: shared}\n"
+    )
+    r = cli("job", "render", "-f", str(tj), "--runtimes-dir", str(d))
+    assert r.exit_code == 0, r.stderr
+    assert "cluster-ctr" in r.stdout and "local-tr" not in r.stdout
