@@ -206,11 +206,16 @@ def connect(options: ConnectionOptions) -> KubeCluster:
             )
         except ConfigException as exc:
             raise UsageError(f"cannot use context {context_name!r}: {exc}") from None
+    from ktrain.cluster.client import check_namespace  # the client's path rules (it imports this module)
+
+    # Checked here too, not only when a path is built: a command's first request (discovery, or the
+    # cluster-scoped runtimes) may not carry the namespace, and nothing at all is sent for a bad one.
+    namespace = check_namespace(namespace or "default")
     configuration.retries = False  # one answer per request: the caller decides about retrying
     api_client = client.ApiClient(configuration)
     return KubeCluster(
         api_client,
-        namespace=namespace or "default",
+        namespace=namespace,
         context=context_name,
         server=str(configuration.host),
         request_timeout=options.request_timeout,

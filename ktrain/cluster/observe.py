@@ -153,6 +153,7 @@ def find_job(cluster: KubeCluster, name: str, namespace: str | None = None) -> t
 
     A TrainJob's JobSet has the TrainJob's name."""
     ns = namespace or cluster.namespace
+    k.check_name(name, "job")
     trainjob = _get_custom(cluster, TRAINJOB, ns, name)
     jobset = _get_custom(cluster, JOBSET, ns, name)
     if trainjob is None and jobset is None:

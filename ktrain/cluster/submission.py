@@ -155,6 +155,9 @@ def create_job(
     to it (deleting the JobSet then collects them); it is unsuspended last unless the job asks
     to stay suspended. On any failure what this call created is deleted again, newest first.
     """
+    for obj in objects:  # every name and namespace checked before the first request (InvalidNameError)
+        meta = obj.get("metadata") or {}
+        k.resource_of(obj).path(meta.get("namespace") or namespace, str(meta.get("name")))
     check_apis(cluster, objects)
     result = CreateResult()
     existing = existing_objects(cluster, name, namespace, objects)
@@ -285,6 +288,7 @@ def delete_job(
     left behind on clusters without a garbage collector (a bare API server) or when the owner is
     already gone. With propagation Orphan only the TrainJob / JobSet are deleted.
     """
+    k.check_name(name, "job")
     deleted: list[Written] = []
     for resource in (k.TRAINJOB, k.JOBSET):
         obj = k.get(cluster, resource, name, namespace)
