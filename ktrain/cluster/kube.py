@@ -77,6 +77,17 @@ class KubeCluster:
                 f"{where} did not answer within {self.request_timeout:g}s",
                 hint="check the network path to the cluster (VPN, proxy), or retry",
             )
+        if isinstance(reason, u3.ProtocolError) or (
+            isinstance(reason, ConnectionError) and not isinstance(reason, ConnectionRefusedError)
+        ):
+            # The request went out and the connection broke before an answer (reset, closed, or
+            # the server died): whether it was carried out is unknown.
+            inner = reason.args[1] if isinstance(reason, u3.ProtocolError) and len(reason.args) > 1 else reason
+            return ClusterUnreachableError(
+                f"{where} closed the connection without answering ({type(inner).__name__}): "
+                "the request may or may not have been carried out",
+                hint="is the cluster (or a proxy in front of it) restarting? `kubectl cluster-info` shows the same",
+            )
         if isinstance(exc, (u3.MaxRetryError, u3.NewConnectionError, u3.ProtocolError, ConnectionError, u3.SSLError)):
             text = str(reason)
             if "Connection refused" in text or "Errno 111" in text:

@@ -410,11 +410,15 @@ class ApiServerDouble:
         self._serve_thread: Optional[threading.Thread] = None
         self._stopping = threading.Event()
         self._listener_closed = threading.Event()
+        self._stopper: Optional[threading.Thread] = None
 
     # -- lifecycle --------------------------------------------------------------------------------
 
     def start(self) -> "ApiServerDouble":
         """Start serving; after stop() this rebinds the same port."""
+        stopper, self._stopper = self._stopper, None
+        if stopper is not None and stopper is not threading.current_thread():
+            stopper.join(10)  # a "go-away" fault's stop must finish before serving again
         if self._server is not None:
             return self
         self._stopping.clear()
@@ -435,6 +439,9 @@ class ApiServerDouble:
 
     def stop(self) -> None:
         """Stop serving: later requests get connection refused; streams end; threads exit."""
+        stopper = self._stopper
+        if stopper is not None and stopper is not threading.current_thread():
+            stopper.join(10)  # a "go-away" fault is stopping the server already
         server = self._server
         if server is None:
             return
@@ -456,7 +463,9 @@ class ApiServerDouble:
     def _go_away(self) -> None:
         """Stop serving from inside a handler (fault action "go-away"): returns once the listening
         socket is closed, so that the next connection is refused."""
-        threading.Thread(target=self.stop, name=f"{THREAD_PREFIX}-go-away", daemon=True).start()
+        stopper = threading.Thread(target=self.stop, name=f"{THREAD_PREFIX}-go-away", daemon=True)
+        self._stopper = stopper
+        stopper.start()
         self._listener_closed.wait(10)
 
     @property
