@@ -25,6 +25,11 @@ class ApiNotFoundError(ApiError):
     exit_code = ExitCode.NOT_FOUND
 
 
+class NotSentError(ClusterUnreachableError):
+    """No connection was made (refused, unresolvable, TLS, connect timeout): the request was never
+    sent, so a write failing this way surely was not carried out."""
+
+
 def kubeconfig_paths(explicit: str | None) -> list[str]:
     """The kubeconfig files kubectl would read: --kubeconfig, else $KUBECONFIG (':'-separated)."""
     value = explicit or os.environ.get("KUBECONFIG") or DEFAULT_KUBECONFIG
@@ -73,7 +78,8 @@ class KubeCluster:
             reason, (u3.ReadTimeoutError, u3.ConnectTimeoutError, TimeoutError)
         )
         if timed_out:
-            return ClusterUnreachableError(
+            connecting = isinstance(reason, u3.ConnectTimeoutError)
+            return (NotSentError if connecting else ClusterUnreachableError)(
                 f"{where} did not answer within {self.request_timeout:g}s",
                 hint="check the network path to the cluster (VPN, proxy), or retry",
             )
@@ -98,7 +104,7 @@ class KubeCluster:
                 text = "TLS verification failed"
             else:
                 text = type(reason).__name__
-            return ClusterUnreachableError(
+            return NotSentError(
                 f"cannot reach {where}: {text}",
                 hint="is the cluster running? `kubectl cluster-info` shows the same; pick another with --context",
             )

@@ -14,7 +14,7 @@ from typing import Any
 
 from ktrain import constants as c
 from ktrain.cluster import client as k
-from ktrain.cluster.kube import KubeCluster
+from ktrain.cluster.kube import KubeCluster, NotSentError
 from ktrain.engine.plugins.flux import CURVE_SUFFIX, ENTRYPOINT_SUFFIX
 from ktrain.engine.plugins.mpi import HOSTFILE_SUFFIX, SSH_AUTH_SECRET_SUFFIX
 from ktrain.errors import ApiError, ClusterError, ClusterUnreachableError, ConflictError, KtrainError, WaitTimeoutError
@@ -237,6 +237,8 @@ def possibly_applied(exc: BaseException) -> bool:
     send after storing (504 says "may still be processing"). A 4xx is a refusal: nothing stored."""
     if isinstance(exc, ApiError):
         return exc.status == 0 or exc.status >= 500
+    if isinstance(exc, NotSentError):  # no connection was made
+        return False
     return isinstance(exc, (ClusterUnreachableError, KeyboardInterrupt))
 
 
@@ -290,6 +292,8 @@ def _roll_back(cluster: KubeCluster, created: list[Written], dry_run: bool, *, n
             f"{why}: these objects may be left in namespace {namespace}: {what}; "
             f"remove them once the cluster answers with `{command}`"
         )
+    if not removed:
+        return "nothing was left on the cluster (the write had not been stored)"
     note = f"nothing was left on the cluster (rolled back {removed} created object(s))"
     if lost_but_stored:
         note += "; " + ", ".join(lost_but_stored) + " had been stored although the answer was lost"

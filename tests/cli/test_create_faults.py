@@ -146,3 +146,15 @@ def test_interrupted_while_a_write_is_in_flight_rolls_it_back_too(cli, kube, mon
     r = create(cli, kube, ["--runtime", "deepspeed-distributed", "--name", "ds"])
     assert r.exit_code == ExitCode.INTERRUPTED
     assert left_on(kube.srv) == set()
+
+
+def test_only_a_write_that_may_have_reached_the_server_counts_as_possibly_stored() -> None:
+    from ktrain.cluster.kube import NotSentError
+    from ktrain.cluster.submission import possibly_applied
+    from ktrain.errors import ApiError, ClusterUnreachableError
+
+    assert possibly_applied(ClusterUnreachableError("connection reset"))  # sent, answer lost
+    assert possibly_applied(ApiError("timeout", status=504)) and possibly_applied(ApiError("boom", status=500))
+    assert possibly_applied(KeyboardInterrupt())
+    assert not possibly_applied(NotSentError("connection refused"))  # never sent
+    assert not any(possibly_applied(ApiError("no", status=code)) for code in (400, 403, 404, 409, 422))
