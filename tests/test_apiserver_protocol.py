@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import json
 import socket
-from typing import Any, Dict, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import urllib3
 import yaml
-
 from apiserver import ApiServerDouble
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 ACCEPTED = "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
 JS = "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets"
 CM = "/api/v1/namespaces/default/configmaps"
@@ -42,8 +42,8 @@ def call(
     method: str,
     path: str,
     *,
-    accept: Optional[str] = None,
-    content_type: Optional[str] = None,
+    accept: str | None = None,
+    content_type: str | None = None,
     body: Any = None,
     **kwargs: Any,
 ) -> urllib3.BaseHTTPResponse:

@@ -74,7 +74,7 @@ def test_the_writes_of_each_scenario_are_the_ones_faulted(cli, kube, tmp_path, s
 @pytest.mark.parametrize("code", [409, 422, 500])
 @pytest.mark.parametrize(("scenario", "nth"), WRITES)
 def test_a_refused_write_leaves_nothing(cli, kube, tmp_path, scenario, nth, code) -> None:
-    args, writes = scenario_args(scenario, tmp_path)
+    args, _writes = scenario_args(scenario, tmp_path)
     fault = kube.srv.inject(verb="apply", nth=nth, code=code, dry_run=False)
     r = create(cli, kube, args)
     assert fault.hits == 1
@@ -115,7 +115,7 @@ def test_a_server_gone_mid_create_names_what_may_be_left_and_how_to_remove_it(
     assert "Traceback" not in r.stderr
     job = args[args.index("--name") + 1]
     command = f"ktrain job delete {job} -n {NS}"
-    match = re.search(r"these objects may be left in namespace team-a: (.*?); remove them once", r.stderr, re.S)
+    match = re.search(r"these objects may be left in namespace team-a: (.*?); remove them once", r.stderr, re.DOTALL)
     assert match, r.stderr
     reported = {ref.strip() for ref in match.group(1).replace("\n", " ").split(",")}
     stored = left_on(kube.srv)
@@ -132,7 +132,7 @@ def test_a_server_gone_mid_create_names_what_may_be_left_and_how_to_remove_it(
 
 def test_interrupted_while_a_write_is_in_flight_rolls_it_back_too(cli, kube, monkeypatch) -> None:
     """Ctrl-C after the request left: the server may have stored it; the rollback deletes it by name."""
-    import ktrain.cluster.client as client
+    from ktrain.cluster import client
 
     real = client.apply
 
