@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import sys
 from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c

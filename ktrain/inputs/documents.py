@@ -183,11 +183,7 @@ def _plain(node: Any, path: Path, doc: Document, state: _Expansion) -> Any:
                 raise _Refused(f"aliases repeat more than {MAX_ALIAS_TEXT // (1024 * 1024)} MiB of text", path)
         else:
             state.seen.add(id(node))
-    if (
-        state.aliased > 100
-        and state.count > 1000
-        and state.aliased / state.count > _allowed_alias_ratio(state.count)
-    ):
+    if state.aliased > 100 and state.count > 1000 and state.aliased / state.count > _allowed_alias_ratio(state.count):
         raise _Refused("the document contains excessive aliasing (an alias bomb?)", path)
     if isinstance(node, (CommentedMap, CommentedSeq)):
         if len(path) >= MAX_DEPTH:
