@@ -31,6 +31,8 @@ Spec = tuple[Any, ...]
 Part = Union[str, int, tuple[str, str]]
 
 _INT = re.compile(r"^[-+]?[0-9]+$")
+# A path as deep as the deepest YAML input ktrain reads (ktrain.inputs.documents.MAX_DEPTH).
+MAX_PATH_PARTS = 100
 SET_FLAG = "--set"
 
 
@@ -97,6 +99,10 @@ def parse_assignment(text: str) -> Assignment:
                 flush(i)
             elif not parts:
                 raise _error(text, "--set needs PATH=VALUE", i + 1)
+            if len(parts) > MAX_PATH_PARTS:
+                raise _error(
+                    text, f"--set path has more than {MAX_PATH_PARTS} parts", columns[MAX_PATH_PARTS] if columns else 1
+                )
             value = text[i + 1 :]
             return Assignment(
                 text=text, parts=tuple(parts), value=value, value_column=i + 2, part_columns=tuple(columns)

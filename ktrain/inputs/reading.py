@@ -93,16 +93,17 @@ def read_fd(fd: int, limit: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def read_bytes(path: str, *, what: str = "file", label: str | None = None, limit: int = MAX_INPUT_BYTES) -> bytes:
+def read_bytes(path: str, *, what: str = "file", label: str | None = None, limit: int | None = None) -> bytes:
     """The bytes of a regular file (or of stdin for `-`), at most `limit` of them."""
     return read_bytes_stat(path, what=what, label=label, limit=limit)[0]
 
 
 def read_bytes_stat(
-    path: str, *, what: str = "file", label: str | None = None, limit: int = MAX_INPUT_BYTES
+    path: str, *, what: str = "file", label: str | None = None, limit: int | None = None
 ) -> tuple[bytes, os.stat_result | None]:
     """read_bytes, and the file's fstat as it was opened (None for stdin)."""
     label = label or path
+    limit = MAX_INPUT_BYTES if limit is None else limit
     if path == STDIN:
         return _read_stdin(label, what, limit), None
     try:
