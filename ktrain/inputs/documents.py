@@ -94,7 +94,12 @@ def _allowed_alias_ratio(count: int) -> float:
 _BOUNDED: Any = None
 
 
-def _bounded_classes(scanner: Any) -> Any:
+# What a YAML constructor raises for a value it cannot make (`!!int abc`, `2024-13-45`, an
+# integer of 5,000 digits, `!!bool maybe`): an error at the value's position.
+_VALUE_ERRORS = (ValueError, KeyError, TypeError, AssertionError, OverflowError, AttributeError, IndexError)
+
+
+def _bounded_classes(scanner: Any, constructor: Any) -> Any:
     """ruamel's scanner and composer, refusing nesting beyond MAX_DEPTH as they read (before the
     deep part is even scanned: flow brackets in the scanner, as go-yaml does, block nesting in
     the composer), whatever the ruamel version."""
@@ -103,7 +108,7 @@ def _bounded_classes(scanner: Any) -> Any:
         from ruamel.yaml.composer import Composer
         from ruamel.yaml.error import MarkedYAMLError
 
-        class TooDeep(MarkedYAMLError):
+        class TooDeep(MarkedYAMLError):  # and any other problem found while reading, at its mark
             pass
 
         class BoundedScanner(scanner):  # type: ignore[misc,valid-type]
@@ -136,7 +141,14 @@ def _bounded_classes(scanner: Any) -> Any:
             def compose_mapping_node(self, anchor: Any) -> Any:
                 return self._deeper(super().compose_mapping_node, anchor)
 
-        _BOUNDED = (BoundedScanner, BoundedComposer)
+        class CheckedConstructor(constructor):  # type: ignore[misc,valid-type]
+            def construct_non_recursive_object(self, node: Any, tag: Any = None) -> Any:
+                try:
+                    return super().construct_non_recursive_object(node, tag)
+                except _VALUE_ERRORS as exc:
+                    raise TooDeep(None, None, f"cannot read this value: {_reason(exc)}", node.start_mark) from None
+
+        _BOUNDED = (BoundedScanner, BoundedComposer, CheckedConstructor)
     return _BOUNDED
 
 
@@ -146,8 +158,12 @@ def _yaml() -> YAML:
     y = YAML(typ="rt")
     y.version = (1, 1)  # kubectl's parser follows YAML 1.1
     y.allow_duplicate_keys = False
-    y.Scanner, y.Composer = _bounded_classes(y.Scanner)
+    y.Scanner, y.Composer, y.Constructor = _bounded_classes(y.Scanner, y.Constructor)
     return y
+
+
+def _reason(exc: BaseException) -> str:
+    return (str(exc) or type(exc).__name__)[:200]
 
 
 class _Expansion:
@@ -201,6 +217,8 @@ def _plain(node: Any, path: Path, doc: Document, state: _Expansion) -> Any:
     if isinstance(node, bool) or node is None:
         return node
     if isinstance(node, int):
+        if node.bit_length() > 64:  # and beyond 4,300 digits Python could not even print it
+            raise _Refused("integer out of range: Kubernetes integers are at most 64 bits", path)
         return int(node)
     if isinstance(node, float):
         return float(node)
@@ -208,7 +226,22 @@ def _plain(node: Any, path: Path, doc: Document, state: _Expansion) -> Any:
         return str(node)
     if hasattr(node, "isoformat"):  # timestamps: keep the text the user wrote
         return node.isoformat()
-    return node
+    return _other(node)
+
+
+def _other(node: Any) -> Any:
+    """What kubectl's YAML-to-JSON step makes of the rest: a `!!set` is a mapping to nulls,
+    `!!binary` its base64 text, a value with an unknown tag (`!foo 1`) its text."""
+    if isinstance(node, (set, frozenset)) or type(node).__name__ == "CommentedSet":
+        return {str(k): None for k in node}
+    if isinstance(node, (bytes, bytearray)):
+        import base64
+
+        return base64.b64encode(node).decode("ascii")
+    value = getattr(node, "value", None)  # ruamel's TaggedScalar
+    if isinstance(value, str):
+        return value
+    return str(node)
 
 
 def _plain_collection(node: Any, path: Path, doc: Document, state: _Expansion) -> Any:
@@ -225,6 +258,8 @@ def _plain_collection(node: Any, path: Path, doc: Document, state: _Expansion) -
                 doc.positions[sub] = (vl + 1, vc + 1)
             except (KeyError, TypeError, AttributeError):
                 pass
+            if isinstance(key, int) and key.bit_length() > 64:
+                raise _Refused("integer key out of range", sub)
             out[key if isinstance(key, str) else str(key)] = _plain(value, sub, doc, state)
         return out
     items = []
@@ -259,6 +294,8 @@ def load_documents(text: str, file: str) -> list[Document]:
         raise InputError(f"invalid YAML: {problem}", file=file, line=line, column=col, source_line=source) from None
     except YAMLError as exc:
         raise InputError(f"invalid YAML: {exc}", file=file) from None
+    except _VALUE_ERRORS as exc:  # found while filling a mapping or list, where no position is known
+        raise InputError(f"invalid YAML: {_reason(exc)}", file=file) from None
     except RecursionError:  # a backstop: MAX_DEPTH stops nesting long before Python's stack
         raise InputError(f"invalid YAML: nested too deeply (the limit is {MAX_DEPTH} levels)", file=file) from None
     docs = []

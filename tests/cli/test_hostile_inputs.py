@@ -310,3 +310,34 @@ def test_cache_directory_writable_by_others_is_not_used(runtimes_dir: Path) -> N
     assert "pytorch" in _image(runtimes_dir)
     entry.parent.chmod(0o700)
     assert cache.read_json(str(entry), verified=True) is not None
+
+
+# --- values YAML cannot make (found while fuzzing) ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("2024-13-45", "cannot read this value: month must be in 1..12"),
+        ("!!int abc", "cannot read this value"),
+        ("!!bool maybe", "cannot read this value"),
+        ("1" * 5000, "cannot read this value"),
+        ("0x" + "f" * 5000, "integer out of range"),
+        (":".join(["59"] * 3000), "integer out of range"),
+    ],
+)
+def test_unconstructable_yaml_value_is_an_error_at_its_position(value: str, message: str) -> None:
+    with pytest.raises(InputError, match="invalid YAML: " + message) as err:
+        load_documents(f"kind: TrainJob\nx: {value}\n", "job.yaml")
+    assert (err.value.line, err.value.column) == (2, 4)
+
+
+def test_sets_binary_and_unknown_tags_read_as_plain_data() -> None:
+    data = load_documents("a: !!set {x, z}\nb: !!binary aGk=\nc: !foo 1\nd: !!python/name:os.system\n", "f")[0].data
+    assert data == {"a": {"x": None, "z": None}, "b": "aGk=", "c": "1", "d": ""}
+
+
+def test_set_integer_longer_than_64_bits_is_an_error(cli) -> None:
+    r = cli("render", "--runtime", "torch-distributed", "--set", "trainer.numNodes=" + "9" * 5000)
+    assert r.exit_code == ExitCode.INVALID and "must be an integer of at most 64 bits" in r.stderr
+    _no_traceback(r.stderr)
