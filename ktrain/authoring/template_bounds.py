@@ -313,6 +313,7 @@ class _alarm:  # noqa: N801 - a context manager
     def __init__(self, budget: Budget) -> None:
         self.budget = budget
         self.armed = False
+        self.installed = False
         self.previous: Any = None
 
     def __enter__(self) -> _alarm:
@@ -329,15 +330,15 @@ class _alarm:  # noqa: N801 - a context manager
                 raise TemplateLimit(f"the template took longer than {self.budget.seconds:g} s to render")
 
         self.previous = signal.signal(signal.SIGALRM, expired)
-        self.armed = True
+        self.installed = self.armed = True
         signal.setitimer(signal.ITIMER_REAL, max(0.001, self.budget.deadline - time.monotonic()))
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self.previous is None:
+        if not self.installed:
             return
         import signal
 
         self.armed = False
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, self.previous)
+        signal.signal(signal.SIGALRM, self.previous if self.previous is not None else signal.SIG_DFL)
