@@ -279,6 +279,15 @@ class _Active(threading.local):
 _ACTIVE = _Active()
 
 
+def compile_bounded(env: BoundedEnvironment, text: str) -> Any:
+    """The compiled template, within the time budget (a huge template compiles slowly)."""
+    try:
+        with _alarm(env.ktrain_budget):
+            return env.from_string(text)
+    except RecursionError:  # an expression nested thousands of levels deep
+        raise TemplateLimit("the template is nested too deeply") from None
+
+
 def render_bounded(template: Any, values: dict[str, Any], budget: Budget, line_of: Any = None) -> str:
     """The template's output, within the budgets (TemplateLimit when over one); `line_of(exc)`
     finds the template line of an exception from its traceback."""

@@ -133,11 +133,11 @@ def render_template(text: str, file: str, values: dict[str, Any]) -> str:
         budget, undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False
     )
     try:
-        template = env.from_string(text)
+        template = bounds.compile_bounded(env, text)
     except jinja2.TemplateSyntaxError as exc:
         raise _located(f"template syntax error: {exc.message}", file, lines, exc.lineno) from None
-    except RecursionError:  # an expression nested thousands of levels deep
-        raise _located("template syntax error: nested too deeply", file, lines, None) from None
+    except bounds.TemplateLimit as exc:
+        raise _located(f"template error: {exc.message}", file, lines, None) from None
     try:
         return bounds.render_bounded(template, values, budget, _template_line)
     except bounds.TemplateLimit as exc:

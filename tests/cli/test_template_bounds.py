@@ -125,3 +125,14 @@ def test_the_budgets_leave_ordinary_templates_alone() -> None:
     import signal
 
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0  # the timer is off again
+
+
+def test_huge_template_compile_stops_at_the_time_budget(short_budget: float) -> None:
+    started = time.monotonic()
+    err = _error("{{ n }}\n" * 40_000)
+    assert time.monotonic() - started < short_budget + 3
+    assert "took longer than 0.5 s" in err.message
+
+
+def test_deeply_nested_template_expression_is_an_error() -> None:
+    assert "nested too deeply" in _error("{{ " + "(" * 5000 + "1" + ")" * 5000 + " }}").message
