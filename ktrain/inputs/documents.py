@@ -112,14 +112,14 @@ def _bounded_classes(scanner: Any, constructor: Any) -> Any:
         class TooDeep(MarkedYAMLError):  # and any other problem found while reading, at its mark
             pass
 
-        class BoundedScanner(scanner):  # type: ignore[misc,valid-type]
+        class BoundedScanner(scanner):  # type: ignore[misc]
             def fetch_flow_collection_start(self, token_class: Any, to_push: Any) -> None:
                 if len(self.flow_context) >= MAX_DEPTH:
                     mark = self.reader.get_mark()
                     raise TooDeep(None, None, f"nested more than {MAX_DEPTH} levels deep", mark)
                 super().fetch_flow_collection_start(token_class, to_push)
 
-        class BoundedComposer(Composer):  # type: ignore[misc]
+        class BoundedComposer(Composer):
             _ktrain_depth = 0
 
             def _deeper(self, compose: Any, anchor: Any) -> Any:
@@ -142,7 +142,7 @@ def _bounded_classes(scanner: Any, constructor: Any) -> Any:
             def compose_mapping_node(self, anchor: Any) -> Any:
                 return self._deeper(super().compose_mapping_node, anchor)
 
-        class CheckedConstructor(constructor):  # type: ignore[misc,valid-type]
+        class CheckedConstructor(constructor):  # type: ignore[misc]
             def construct_non_recursive_object(self, node: Any, tag: Any = None) -> Any:
                 try:
                     return super().construct_non_recursive_object(node, tag)

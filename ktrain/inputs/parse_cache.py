@@ -162,6 +162,8 @@ def read_runtime_file(path: str, positions: bool = True) -> tuple[str, list[dict
     """
     raw, stat = read_bytes_stat(path, what="runtime file")
     text = decode(raw, path, "runtime file")
+    if stat is None:  # stdin: nothing to key an entry by
+        return text, None
     entry = read_json(entry_path("runtimes", os.path.abspath(path)), verified=True)
     try:
         if (

@@ -136,7 +136,7 @@ def _read_stdin(label: str, what: str, limit: int) -> bytes:
     buffer = getattr(stream, "buffer", None)
     try:
         if buffer is not None:
-            data = buffer.read(limit + 1)
+            data = bytes(buffer.read(limit + 1))
         else:  # a text stream (tests replace sys.stdin with io.StringIO)
             text = stream.read(limit + 1)
             data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text)
