@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import sys
 from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
@@ -98,14 +97,11 @@ class RenderOutcome:
     ctx: RenderContext | None = None  # what the engine was given (--explain renders again with it)
 
 
-def read_text(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", file=path) from None
+def read_text(path: str, what: str = "file") -> str:
+    """An input file's text (`-`: stdin), bounded and checked: see ktrain.inputs.reading."""
+    from ktrain.inputs.reading import read_input
+
+    return read_input(path, what=what)
 
 
 def load_job_document(
@@ -115,12 +111,12 @@ def load_job_document(
     from ktrain.authoring.templating import is_template
 
     label = "<stdin>" if path == "-" else path
-    text = read_text(path)
+    text = read_text(path, "job file")
     if is_template(path, text):
         from ktrain.authoring.set_paths import nest, template_value
         from ktrain.authoring.templating import load_values, render_template, rendered_label
 
-        values = load_values([(f, read_text(f)) for f in values_files or []])
+        values = load_values([(f, read_text(f, "values file")) for f in values_files or []])
         for assignment in template_sets or []:
             nest(values, *template_value(assignment))
         rendered = render_template(text, label, values)
@@ -190,7 +186,7 @@ def _patch_documents(paths: list[str]) -> list[tuple[Obj, Document, Path]]:
     patches: list[tuple[Obj, Document, Path]] = []
     used: set[str] = set()
     for i, path in enumerate(paths):
-        docs = load_documents(read_text(path), path)
+        docs = load_documents(read_text(path, "patch file"), path)
         for doc in docs:
             data = doc.data
             if not isinstance(data, dict):
