@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import sys
 from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
@@ -30,13 +29,16 @@ from ktrain.inputs.documents import (
 from ktrain.inputs.registry import RuntimeEntry, RuntimeRegistry
 from ktrain.util.structs import field, struct
 
-try:  # CPython's own SHA-256: hashlib would first load OpenSSL (4 ms of a cold render)
-    from _sha2 import sha256  # Python >= 3.12
-except ImportError:
-    try:
-        from _sha256 import sha256  # Python 3.10, 3.11
+if TYPE_CHECKING:  # the same interface; typeshed knows _sha2 and _sha256 for some Pythons only
+    from hashlib import sha256
+else:
+    try:  # CPython's own SHA-256: hashlib would first load OpenSSL (4 ms of a cold render)
+        from _sha2 import sha256  # Python >= 3.12
     except ImportError:
-        from hashlib import sha256
+        try:
+            from _sha256 import sha256  # Python 3.10, 3.11
+        except ImportError:
+            from hashlib import sha256
 
 if TYPE_CHECKING:
     from ktrain.api.runtime import TrainingRuntime
@@ -124,14 +126,11 @@ class RenderOutcome:
     ctx: RenderContext | None = None  # what the engine was given (--explain renders again with it)
 
 
-def read_text(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror}", file=path) from None
+def read_text(path: str, what: str = "file") -> str:
+    """An input file's text (`-`: stdin), bounded and checked: see ktrain.inputs.reading."""
+    from ktrain.inputs.reading import read_input
+
+    return read_input(path, what=what)
 
 
 def load_job_document(
@@ -146,12 +145,12 @@ def load_job_document(
 
     label = "<stdin>" if path == "-" else path
     if text is None:
-        text = read_text(path)
+        text = read_text(path, "job file")
     if is_template(path, text):
         from ktrain.authoring.set_paths import nest, template_value
         from ktrain.authoring.templating import load_values, render_template, rendered_label
 
-        values = load_values([(f, read_text(f)) for f in values_files or []])
+        values = load_values([(f, read_text(f, "values file")) for f in values_files or []])
         for assignment in template_sets or []:
             nest(values, *template_value(assignment))
         rendered = render_template(text, label, values)
@@ -218,10 +217,10 @@ def _upsert_env(envs: list[Obj], name: str, value: str) -> None:
 def _patch_documents(paths: list[str]) -> list[tuple[Obj, Document, Path]]:
     """Each runtime patch of the --patch files, with its document and where the patch's
     `trainingRuntimeSpec` is in it (the root, for a bare trainingRuntimeSpec)."""
-    patches = []
+    patches: list[tuple[Obj, Document, Path]] = []
     used: set[str] = set()
     for i, path in enumerate(paths):
-        docs = load_documents(read_text(path), path)
+        docs = load_documents(read_text(path, "patch file"), path)
         for doc in docs:
             data = doc.data
             if not isinstance(data, dict):
@@ -521,8 +520,21 @@ def derive_name(runtime: TrainingRuntime, data: Obj) -> str:
 
 
 def resolve_runtime(
-    registry: RuntimeRegistry, data: Obj, override: str | None, doc: Document | None = None
+    registry: RuntimeRegistry,
+    data: Obj,
+    override: str | None,
+    doc: Document | None = None,
+    *,
+    kind_chosen: bool = False,
 ) -> RuntimeEntry:
+    """The runtime the TrainJob names, looked up by kind and name as the TrainJob webhook does.
+
+    The kind is `spec.runtimeRef.kind` (CRD default ClusterTrainingRuntime). With `--runtime NAME`
+    it is whichever kind the highest-precedence source holds, unless `kind_chosen` (the kind was
+    set for this command, e.g. `--set runtimeRef.kind=...`). A runtime of that name found only under
+    the other kind, or held under the other kind by a `--runtime-file`, refuses the job with the
+    webhook's not-found message (upstream `pkg/runtime/core/{,cluster}trainingruntime.go`
+    ValidateObjects), pointing at `runtimeRef.kind`."""
     ref = (data.get("spec") or {}).get("runtimeRef") or {}
     name = override or ref.get("name")
     if not name:
@@ -530,19 +542,23 @@ def resolve_runtime(
             "no runtime given: pass --runtime NAME or set spec.runtimeRef.name in the job file",
             hint="see `ktrain runtime list`",
         )
-    kind = None if override else ref.get("kind", c.CLUSTER_TRAINING_RUNTIME_KIND)
-    entry = registry.find(str(name), kind)
-    if entry is None and kind is not None:
-        # A file's runtimeRef may name a runtime we only have under the other kind: report it
-        # the way the webhook does (V2/V3) rather than as a lookup failure.
-        entry = registry.find(str(name))
+    name = str(name)
+    kind = None if override and not kind_chosen else (ref.get("kind") or c.CLUSTER_TRAINING_RUNTIME_KIND)
+    entry = registry.find(name, kind)
+    if kind is not None and kind not in c.RUNTIME_KINDS:
+        # an unsupported kind: validate_runtime_ref reports the webhook's "unsupported runtime"
+        entry = entry or registry.find(name)
+    elif kind is not None:
+        other = registry.find(name, next(k for k in c.RUNTIME_KINDS if k != kind))
+        if other is not None and (entry is None or (other.source == "file" and entry.source != "file")):
+            raise _kind_mismatch(kind, name, other, doc, stated=bool(ref.get("kind")))
     if entry is None:
         try:
-            return registry.get(str(name), kind)
+            return registry.get(name, kind)
         except RuntimeNotFoundError as exc:
             if kind in c.RUNTIME_KINDS:
                 # The job file names the runtime: say it as the TrainJob webhook does (V2/V3).
-                exc.message = f"{exc.message}\n{runtime_not_found(kind, str(name))}"
+                exc.message = f"{exc.message}\n{runtime_not_found(kind, name)}"
                 exc.args = (exc.message,)
             if doc is not None and not override:  # the name came from the file: point at it
                 line, col = doc.locate(("spec", "runtimeRef", "name"))
@@ -550,6 +566,25 @@ def resolve_runtime(
                     exc.at(doc.file, line, col, doc.source_line(line))
             raise
     return entry
+
+
+def _kind_mismatch(
+    kind: str, name: str, other: RuntimeEntry, doc: Document | None, *, stated: bool
+) -> RuntimeNotFoundError:
+    """The webhook's refusal of a runtimeRef whose kind names no runtime we have, while a runtime
+    of that name exists under the other kind."""
+    where = f"{other.path} holds" if other.source == "file" and other.path else f"there is ({other.origin})"
+    hint = (
+        f"{where} a {other.runtime.kind} named {name!r}, not a {kind}: set spec.runtimeRef.kind: {other.runtime.kind}"
+    )
+    if not stated:
+        hint += f" (runtimeRef.kind defaults to {c.CLUSTER_TRAINING_RUNTIME_KIND})"
+    exc = RuntimeNotFoundError(f"{kind} {name!r} not found\n{runtime_not_found(kind, name)}", hint=hint)
+    if doc is not None:
+        line, col = doc.locate(("spec", "runtimeRef", "kind"))
+        if line is not None:
+            exc.at(doc.file, line, col, doc.source_line(line))
+    return exc
 
 
 def build_job(request: RenderRequest, registry: RuntimeRegistry) -> tuple[TrainJob, RuntimeEntry, Document | None]:
@@ -588,7 +623,12 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
             "nothing to render: give a job file with -f, or --runtime NAME",
             hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py",
         )
-    entry = resolve_runtime(registry, data, ov.runtime, doc)
+    kind_chosen = False  # a kind set for this command is honoured by --runtime NAME too
+    if job_sets:
+        from ktrain.authoring.set_paths import absolute
+
+        kind_chosen = any(absolute(a.parts) == ("spec", "runtimeRef", "kind") for a in job_sets)
+    entry = resolve_runtime(registry, data, ov.runtime, doc, kind_chosen=kind_chosen)
     grafts: list[tuple[Path, Document, Path]] = []
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None, grafts)
     if ov.scheduler is not None:

@@ -88,7 +88,7 @@ def test_a_corrupt_cache_entry_is_ignored_and_replaced(runtimes_dir: Path, monke
         entry.write_text(garbage)
         assert _load(runtimes_dir)[0].runtime.name == "cached-rt"
     assert len(calls) == 5
-    assert cache.read_json(str(entry))["format"] == cache.RUNTIME_CACHE_FORMAT  # rewritten
+    assert cache.read_json(str(entry), verified=True)["format"] == cache.RUNTIME_CACHE_FORMAT  # rewritten
 
 
 def test_an_unwritable_cache_is_not_an_error(runtimes_dir: Path, monkeypatch, tmp_path: Path) -> None:

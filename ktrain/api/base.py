@@ -7,9 +7,12 @@ uses (`records`) share these behaviours, so the engine reads either the same way
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
+
+if TYPE_CHECKING:
+    from ktrain.api.common import ObjectMeta
 
 
 def camel(name: str) -> str:
@@ -43,10 +46,12 @@ class NamedBehaviour(Behaviour):
     """An object whose name is its metadata.name ("" when unset)."""
 
     __slots__ = ()
+    if TYPE_CHECKING:  # every model (and record) with a behaviour has it; declared for the checker only
+        metadata: ObjectMeta
 
     @property
     def name(self) -> str:
-        return self.metadata.name or ""  # type: ignore[attr-defined]
+        return self.metadata.name or ""
 
 
 class TrainJobBehaviour(NamedBehaviour):
@@ -54,7 +59,7 @@ class TrainJobBehaviour(NamedBehaviour):
 
     @property
     def namespace(self) -> str:
-        return self.metadata.namespace or "default"  # type: ignore[attr-defined]
+        return self.metadata.namespace or "default"
 
 
 class TrainingRuntimeBehaviour(NamedBehaviour):
@@ -62,7 +67,7 @@ class TrainingRuntimeBehaviour(NamedBehaviour):
 
     @property
     def labels(self) -> dict[str, str]:
-        return dict(self.metadata.labels or {})  # type: ignore[attr-defined]
+        return dict(self.metadata.labels or {})
 
     @property
     def framework(self) -> str:

@@ -31,6 +31,9 @@ Spec = tuple[Any, ...]
 Part = Union[str, int, tuple[str, str]]
 
 _INT = re.compile(r"^[-+]?[0-9]+$")
+_MAX_INT_TEXT = 21  # a sign and the 20 digits of a 64-bit integer; longer stays text (or is an error)
+# A path as deep as the deepest YAML input ktrain reads (ktrain.inputs.documents.MAX_DEPTH).
+MAX_PATH_PARTS = 100
 SET_FLAG = "--set"
 
 
@@ -97,6 +100,10 @@ def parse_assignment(text: str) -> Assignment:
                 flush(i)
             elif not parts:
                 raise _error(text, "--set needs PATH=VALUE", i + 1)
+            if len(parts) > MAX_PATH_PARTS:
+                raise _error(
+                    text, f"--set path has more than {MAX_PATH_PARTS} parts", columns[MAX_PATH_PARTS] if columns else 1
+                )
             value = text[i + 1 :]
             return Assignment(
                 text=text, parts=tuple(parts), value=value, value_column=i + 2, part_columns=tuple(columns)
@@ -272,9 +279,9 @@ def convert(a: Assignment, spec: Spec, where: str) -> Any:
             return value == "true"
         raise bad("must be true or false")
     if kind == "int":
-        if _INT.match(value):
+        if _INT.match(value) and len(value) <= _MAX_INT_TEXT:
             return int(value)
-        raise bad("must be an integer")
+        raise bad("must be an integer" if len(value) <= _MAX_INT_TEXT else "must be an integer of at most 64 bits")
     if kind == "float":
         try:
             return float(value)
@@ -392,7 +399,7 @@ def template_value(a: Assignment) -> tuple[tuple[str, ...], Any]:
             raise _error(a.text, "template values take plain dotted names (no [..])", 1)
         keys.append(part)
     value: Any = a.value
-    if _INT.match(a.value):
+    if _INT.match(a.value) and len(a.value) <= _MAX_INT_TEXT:
         value = int(a.value)
     elif a.value in ("true", "false"):
         value = a.value == "true"

@@ -123,16 +123,31 @@ def _located(
 def render_template(text: str, file: str, values: dict[str, Any]) -> str:
     """The template's output text; every jinja2 problem becomes an InputError at file:line."""
     import jinja2
-    from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+    from jinja2.exceptions import SecurityError
+
+    from ktrain.authoring import template_bounds as bounds
 
     lines = text.splitlines()
-    env = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    budget = bounds.Budget(bounds.TIME_BUDGET)
+    env = bounds.BoundedEnvironment(
+        budget, undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False
+    )
     try:
-        template = env.from_string(text)
+        template = bounds.compile_bounded(env, text)
     except jinja2.TemplateSyntaxError as exc:
         raise _located(f"template syntax error: {exc.message}", file, lines, exc.lineno) from None
+    except bounds.TemplateLimit as exc:
+        raise _located(f"template error: {exc.message}", file, lines, None) from None
     try:
-        return template.render(**values)
+        return bounds.render_bounded(template, values, budget, _template_line)
+    except bounds.TemplateLimit as exc:
+        raise _located(
+            f"template error: {exc.message}",
+            file,
+            lines,
+            exc.line or _template_line(exc),
+            hint="a job template renders a few KiB in milliseconds: look for a loop, a macro or a repetition that runs away",
+        ) from None
     except jinja2.UndefinedError as exc:
         line = _template_line(exc)
         message = exc.message or "undefined value"

@@ -25,6 +25,11 @@ class ApiNotFoundError(ApiError):
     exit_code = ExitCode.NOT_FOUND
 
 
+class NotSentError(ClusterUnreachableError):
+    """No connection was made (refused, unresolvable, TLS, connect timeout): the request was never
+    sent, so a write failing this way surely was not carried out."""
+
+
 def kubeconfig_paths(explicit: str | None) -> list[str]:
     """The kubeconfig files kubectl would read: --kubeconfig, else $KUBECONFIG (':'-separated)."""
     value = explicit or os.environ.get("KUBECONFIG") or DEFAULT_KUBECONFIG
@@ -73,9 +78,21 @@ class KubeCluster:
             reason, (u3.ReadTimeoutError, u3.ConnectTimeoutError, TimeoutError)
         )
         if timed_out:
-            return ClusterUnreachableError(
+            connecting = isinstance(reason, u3.ConnectTimeoutError)
+            return (NotSentError if connecting else ClusterUnreachableError)(
                 f"{where} did not answer within {self.request_timeout:g}s",
                 hint="check the network path to the cluster (VPN, proxy), or retry",
+            )
+        if isinstance(reason, u3.ProtocolError) or (
+            isinstance(reason, ConnectionError) and not isinstance(reason, ConnectionRefusedError)
+        ):
+            # The request went out and the connection broke before an answer (reset, closed, or
+            # the server died): whether it was carried out is unknown.
+            inner = reason.args[1] if isinstance(reason, u3.ProtocolError) and len(reason.args) > 1 else reason
+            return ClusterUnreachableError(
+                f"{where} closed the connection without answering ({type(inner).__name__}): "
+                "the request may or may not have been carried out",
+                hint="is the cluster (or a proxy in front of it) restarting? `kubectl cluster-info` shows the same",
             )
         if isinstance(exc, (u3.MaxRetryError, u3.NewConnectionError, u3.ProtocolError, ConnectionError, u3.SSLError)):
             text = str(reason)
@@ -87,7 +104,7 @@ class KubeCluster:
                 text = "TLS verification failed"
             else:
                 text = type(reason).__name__
-            return ClusterUnreachableError(
+            return NotSentError(
                 f"cannot reach {where}: {text}",
                 hint="is the cluster running? `kubectl cluster-info` shows the same; pick another with --context",
             )
@@ -206,11 +223,16 @@ def connect(options: ConnectionOptions) -> KubeCluster:
             )
         except ConfigException as exc:
             raise UsageError(f"cannot use context {context_name!r}: {exc}") from None
+    from ktrain.cluster.client import check_namespace  # the client's path rules (it imports this module)
+
+    # Checked here too, not only when a path is built: a command's first request (discovery, or the
+    # cluster-scoped runtimes) may not carry the namespace, and nothing at all is sent for a bad one.
+    namespace = check_namespace(namespace or "default")
     configuration.retries = False  # one answer per request: the caller decides about retrying
     api_client = client.ApiClient(configuration)
     return KubeCluster(
         api_client,
-        namespace=namespace or "default",
+        namespace=namespace,
         context=context_name,
         server=str(configuration.host),
         request_timeout=options.request_timeout,

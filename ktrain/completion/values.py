@@ -36,8 +36,9 @@ def _runtime_docs(path: str, cacheable: bool) -> list[dict[str, Any]]:
         if docs is not None:
             return docs
     else:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        from ktrain.inputs.reading import read_input
+
+        text = read_input(path, what="runtime file")
     from ktrain.inputs.documents import load_documents
 
     parsed = [
@@ -108,8 +109,9 @@ def _kubeconfig_summary(path: str) -> dict[str, Any] | None:
         return entry
     from ruamel.yaml import YAML
 
-    with open(path, encoding="utf-8") as fh:
-        data = YAML(typ="safe", pure=True).load(fh)
+    from ktrain.inputs.reading import read_input
+
+    data = YAML(typ="safe", pure=True).load(read_input(path, what="kubeconfig"))  # bounded: no FIFO, no /dev/zero
     contexts = []
     for item in (data or {}).get("contexts") or []:
         if isinstance(item, dict) and isinstance(item.get("name"), str):

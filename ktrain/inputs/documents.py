@@ -15,6 +15,7 @@ from ktrain.util.structs import field, struct
 
 if TYPE_CHECKING:  # pydantic is imported when a model is parsed, not to read YAML
     from pydantic import BaseModel
+    from ruamel.yaml import YAML
 
 Path = tuple[str | int, ...]
 
@@ -65,18 +66,187 @@ class Document:
         return InputError(message, file=self.file, line=line, column=col, hint=hint, source_line=self.source_line(line))
 
 
-def _yaml():  # type: ignore[no-untyped-def]
+# How deep a YAML input may nest (mappings and lists, the document itself being level 1).
+# Kubernetes objects are shallow: the deepest runtime among the upstream and test files is 16
+# levels, the deepest TrainJob 21 (a full runtimePatches pod spec), even a CRD's OpenAPI schema
+# 47. kubectl (go-yaml) and the API server (Go's encoding/json) stop at 10,000 levels; 100 keeps
+# every real input, refuses a runaway one while it is read (in milliseconds), and leaves
+# Python's stack to the code that walks the data.
+MAX_DEPTH = 100
+
+# Alias expansion, bounded as go-yaml (kubectl's YAML reader, via sigs.k8s.io/yaml) bounds it:
+# past 1,000 values read, of which more than 100 came from aliases, the share of values that
+# came from aliases may be at most 99% (up to 400,000 values), falling to 10% at 4,000,000.
+# And the text that aliases repeat (scalars, counted in characters) may total at most the
+# input size limit, so `*big` repeated cannot make a small file into gigabytes.
+_ALIAS_RATIO_LOW = 400_000
+_ALIAS_RATIO_HIGH = 4_000_000
+MAX_ALIAS_TEXT = 16 * 1024 * 1024
+
+
+def _allowed_alias_ratio(count: int) -> float:
+    if count <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if count >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (count - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
+_BOUNDED: Any = None
+
+
+# What a YAML constructor raises for a value it cannot make (`!!int abc`, `2024-13-45`, an
+# integer of 5,000 digits, `!!bool maybe`): an error at the value's position.
+_VALUE_ERRORS = (ValueError, KeyError, TypeError, AssertionError, OverflowError, AttributeError, IndexError)
+
+
+def _bounded_classes(scanner: Any, constructor: Any) -> Any:
+    """ruamel's scanner and composer, refusing nesting beyond MAX_DEPTH as they read (before the
+    deep part is even scanned: flow brackets in the scanner, as go-yaml does, block nesting in
+    the composer), whatever the ruamel version."""
+    global _BOUNDED
+    if _BOUNDED is None:
+        from ruamel.yaml.composer import Composer
+        from ruamel.yaml.error import MarkedYAMLError
+
+        class TooDeep(MarkedYAMLError):  # and any other problem found while reading, at its mark
+            pass
+
+        class BoundedScanner(scanner):  # type: ignore[misc]
+            def fetch_flow_collection_start(self, token_class: Any, to_push: Any) -> None:
+                if len(self.flow_context) >= MAX_DEPTH:
+                    mark = self.reader.get_mark()
+                    raise TooDeep(None, None, f"nested more than {MAX_DEPTH} levels deep", mark)
+                super().fetch_flow_collection_start(token_class, to_push)
+
+        class BoundedComposer(Composer):
+            _ktrain_depth = 0
+
+            def _deeper(self, compose: Any, anchor: Any) -> Any:
+                self._ktrain_depth += 1
+                try:
+                    if self._ktrain_depth > MAX_DEPTH:
+                        raise TooDeep(
+                            None,
+                            None,
+                            f"nested more than {MAX_DEPTH} levels deep",
+                            self.parser.peek_event().start_mark,
+                        )
+                    return compose(anchor)
+                finally:
+                    self._ktrain_depth -= 1
+
+            def compose_sequence_node(self, anchor: Any) -> Any:
+                return self._deeper(super().compose_sequence_node, anchor)
+
+            def compose_mapping_node(self, anchor: Any) -> Any:
+                return self._deeper(super().compose_mapping_node, anchor)
+
+        class CheckedConstructor(constructor):  # type: ignore[misc]
+            def construct_non_recursive_object(self, node: Any, tag: Any = None) -> Any:
+                try:
+                    return super().construct_non_recursive_object(node, tag)
+                except _VALUE_ERRORS as exc:
+                    raise TooDeep(None, None, f"cannot read this value: {_reason(exc)}", node.start_mark) from None
+
+        _BOUNDED = (BoundedScanner, BoundedComposer, CheckedConstructor)
+    return _BOUNDED
+
+
+def _yaml() -> YAML:
     from ruamel.yaml import YAML
 
     y = YAML(typ="rt")
     y.version = (1, 1)  # kubectl's parser follows YAML 1.1
     y.allow_duplicate_keys = False
+    y.Scanner, y.Composer, y.Constructor = _bounded_classes(y.Scanner, y.Constructor)
     return y
 
 
-def _plain(node: Any, path: Path, doc: Document) -> Any:
+def _reason(exc: BaseException) -> str:
+    return (str(exc) or type(exc).__name__)[:200]
+
+
+class _Expansion:
+    """Counts what _plain makes, to stop alias bombs (see _allowed_alias_ratio)."""
+
+    __slots__ = ("seen", "count", "aliased", "alias_depth", "alias_text")
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+        self.count = 0
+        self.aliased = 0
+        self.alias_depth = 0
+        self.alias_text = 0
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, path: Path) -> None:
+        self.message = message
+        self.path = path
+
+
+def _plain(node: Any, path: Path, doc: Document, state: _Expansion) -> Any:
     """ruamel's round-trip nodes -> plain dict/list/scalars, recording positions."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    state.count += 1
+    if state.alias_depth:
+        state.aliased += 1
+    if isinstance(node, str) and len(node) >= 64:  # a long scalar met again came from an alias
+        if state.alias_depth or id(node) in state.seen:
+            state.alias_text += len(node)
+            if state.alias_text > MAX_ALIAS_TEXT:
+                raise _Refused(f"aliases repeat more than {MAX_ALIAS_TEXT // (1024 * 1024)} MiB of text", path)
+        else:
+            state.seen.add(id(node))
+    if state.aliased > 100 and state.count > 1000 and state.aliased / state.count > _allowed_alias_ratio(state.count):
+        raise _Refused("the document contains excessive aliasing (an alias bomb?)", path)
+    if isinstance(node, (CommentedMap, CommentedSeq)):
+        if len(path) >= MAX_DEPTH:
+            raise _Refused(f"nested more than {MAX_DEPTH} levels deep (through aliases)", path)
+        again = id(node) in state.seen  # an alias: the same node, expanded once more
+        if again:
+            state.alias_depth += 1
+        else:
+            state.seen.add(id(node))
+        try:
+            return _plain_collection(node, path, doc, state)
+        finally:
+            if again:
+                state.alias_depth -= 1
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        if node.bit_length() > 64:  # and beyond 4,300 digits Python could not even print it
+            raise _Refused("integer out of range: Kubernetes integers are at most 64 bits", path)
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    if hasattr(node, "isoformat"):  # timestamps: keep the text the user wrote
+        return node.isoformat()
+    return _other(node)
+
+
+def _other(node: Any) -> Any:
+    """What kubectl's YAML-to-JSON step makes of the rest: a `!!set` is a mapping to nulls,
+    `!!binary` its base64 text, a value with an unknown tag (`!foo 1`) its text."""
+    if isinstance(node, (set, frozenset)) or type(node).__name__ == "CommentedSet":
+        return {str(k): None for k in node}
+    if isinstance(node, (bytes, bytearray)):
+        import base64
+
+        return base64.b64encode(node).decode("ascii")
+    value = getattr(node, "value", None)  # ruamel's TaggedScalar
+    if isinstance(value, str):
+        return value
+    return str(node)
+
+
+def _plain_collection(node: Any, path: Path, doc: Document, state: _Expansion) -> Any:
+    from ruamel.yaml.comments import CommentedMap
 
     if isinstance(node, CommentedMap):
         out: dict[str, Any] = {}
@@ -89,34 +259,26 @@ def _plain(node: Any, path: Path, doc: Document) -> Any:
                 doc.positions[sub] = (vl + 1, vc + 1)
             except (KeyError, TypeError, AttributeError):
                 pass
-            out[key if isinstance(key, str) else str(key)] = _plain(value, sub, doc)
+            if isinstance(key, int) and key.bit_length() > 64:
+                raise _Refused("integer key out of range", sub)
+            out[key if isinstance(key, str) else str(key)] = _plain(value, sub, doc, state)
         return out
-    if isinstance(node, CommentedSeq):
-        items = []
-        for i, value in enumerate(node):
-            sub = (*path, i)
-            try:
-                il, ic = node.lc.item(i)
-                doc.positions[sub] = (il + 1, ic + 1)
-            except (KeyError, TypeError, AttributeError, IndexError):
-                pass
-            items.append(_plain(value, sub, doc))
-        return items
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    if isinstance(node, str):
-        return str(node)
-    if hasattr(node, "isoformat"):  # timestamps: keep the text the user wrote
-        return node.isoformat()
-    return node
+    items = []
+    for i, value in enumerate(node):
+        sub = (*path, i)
+        try:
+            il, ic = node.lc.item(i)
+            doc.positions[sub] = (il + 1, ic + 1)
+        except (KeyError, TypeError, AttributeError, IndexError):
+            pass
+        items.append(_plain(value, sub, doc, state))
+    return items
 
 
 def load_documents(text: str, file: str) -> list[Document]:
-    """Parse multi-document YAML; a syntax error becomes an InputError at file:line:col."""
+    """Parse multi-document YAML; a syntax error becomes an InputError at file:line:col.
+
+    Bounded: nesting deeper than MAX_DEPTH and alias bombs are errors (see above)."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     lines = text.splitlines()
@@ -133,6 +295,10 @@ def load_documents(text: str, file: str) -> list[Document]:
         raise InputError(f"invalid YAML: {problem}", file=file, line=line, column=col, source_line=source) from None
     except YAMLError as exc:
         raise InputError(f"invalid YAML: {exc}", file=file) from None
+    except _VALUE_ERRORS as exc:  # found while filling a mapping or list, where no position is known
+        raise InputError(f"invalid YAML: {_reason(exc)}", file=file) from None
+    except RecursionError:  # a backstop: MAX_DEPTH stops nesting long before Python's stack
+        raise InputError(f"invalid YAML: nested too deeply (the limit is {MAX_DEPTH} levels)", file=file) from None
     docs = []
     for node in raw:
         if node is None:
@@ -141,7 +307,10 @@ def load_documents(text: str, file: str) -> list[Document]:
         lc = getattr(node, "lc", None)
         if lc is not None and lc.line is not None:  # the document itself, for errors about its shape
             doc.positions[()] = (lc.line + 1, lc.col + 1)
-        doc.data = _plain(node, (), doc)
+        try:
+            doc.data = _plain(node, (), doc, _Expansion())
+        except _Refused as exc:
+            raise doc.error(f"invalid YAML: {exc.message}", exc.path) from None
         docs.append(doc)
     return docs
 

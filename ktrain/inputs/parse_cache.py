@@ -8,6 +8,15 @@ guards against staleness and corruption, not an attacker — who can write ~/.ca
 ~/.bashrc — and hashlib would cost every TAB press 4 ms to import.) Failing to read or write
 the cache is never an error: ktrain just does the work.
 
+An entry is only ever trusted when every doubt is ruled out, else the source is parsed again:
+- its directory is a real directory (not a symlink) owned by this user and writable by no one
+  else (ktrain makes it mode 0700);
+- the entry is a regular file owned by this user, opened without following a symlink
+  (O_NOFOLLOW) and without blocking on a FIFO, at most `MAX_INPUT_BYTES` long;
+- a runtime entry (`verified=True`) starts with a line holding a checksum of the rest, so an
+  entry edited after ktrain wrote it (a changed image name, a deeply nested value) is not
+  used; entries are written to a new file and renamed into place (a reader never sees half).
+
 Only stdlib imports here: the completion path uses this module.
 """
 
@@ -15,14 +24,28 @@ from __future__ import annotations
 
 import json
 import os
+import stat as _stat
 import zlib
+
+from ktrain.inputs.reading import (
+    _O_BINARY,
+    _O_CLOEXEC,
+    _O_NOFOLLOW,
+    MAX_INPUT_BYTES,
+    decode,
+    open_regular,
+    read_bytes_stat,
+    read_fd,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
     from typing import Any
 
 # Bump when the shape of a cached value changes (the loader's output, for runtimes).
-RUNTIME_CACHE_FORMAT = 1
+RUNTIME_CACHE_FORMAT = 2
+_HEADER = b"ktrain-cache "
+_UID = os.getuid() if hasattr(os, "getuid") else None
 
 
 def cache_dir() -> str:
@@ -33,27 +56,69 @@ def cache_dir() -> str:
     return os.path.join(base, "ktrain")
 
 
-def read_json(path: str) -> Any:
-    """The JSON value stored at `path`, or None when it is missing or unreadable."""
+def _safe_directory(directory: str) -> bool:
+    """A directory only this user can write to (and not a symlink to somewhere else)."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+        st = os.lstat(directory)
+    except OSError:
+        return False
+    if not _stat.S_ISDIR(st.st_mode) or st.st_mode & 0o022:
+        return False
+    return _UID is None or st.st_uid == _UID
+
+
+def _read_entry(path: str) -> bytes | None:
+    if not _safe_directory(os.path.dirname(path)):
+        return None
+    try:
+        fd, st = open_regular(path, follow=False)
     except (OSError, ValueError):
+        return None
+    try:
+        if (_UID is not None and st.st_uid != _UID) or st.st_size > MAX_INPUT_BYTES:
+            return None
+        return read_fd(fd, MAX_INPUT_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_json(path: str, verified: bool = False) -> Any:
+    """The JSON value stored at `path`, or None when it is missing, unreadable or in doubt
+    (see the module docstring); `verified`: the entry must carry a matching checksum."""
+    raw = _read_entry(path)
+    if raw is None:
+        return None
+    if verified:
+        header, sep, raw = raw.partition(b"\n")
+        if not sep or header != _HEADER + checksum(raw).encode("ascii"):
+            return None
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError, MemoryError):
         return None
 
 
-def write_json(path: str, value: Any) -> bool:
+def write_json(path: str, value: Any, verified: bool = False) -> bool:
     """Write atomically (a reader never sees half a file); False when it could not be written."""
     try:
-        text = json.dumps(value, separators=(",", ":"))
-    except (TypeError, ValueError):
+        data = json.dumps(value, separators=(",", ":")).encode("utf-8")
+    except (TypeError, ValueError, RecursionError):
         return False
+    if verified:
+        data = _HEADER + checksum(data).encode("ascii") + b"\n" + data
     directory = os.path.dirname(path)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        if not _safe_directory(directory):
+            return False
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY, 0o600)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
         return True
     except OSError:
@@ -62,6 +127,12 @@ def write_json(path: str, value: Any) -> bool:
         except OSError:
             pass
         return False
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def checksum(data: bytes) -> str:
@@ -87,13 +158,13 @@ def read_runtime_file(path: str, positions: bool = True) -> tuple[str, list[dict
 
     Each document is `{"data", "positions", "key_positions"}` as `ktrain.inputs.documents` makes them
     (with positions=False only `data`: completion needs names, not error positions).
-    Raises OSError when the file itself cannot be read.
+    Raises InputError when the file itself cannot be read (see ktrain.inputs.reading).
     """
-    with open(path, "rb") as fh:
-        raw = fh.read()
-        stat = os.fstat(fh.fileno())
-    text = raw.decode("utf-8")
-    entry = read_json(entry_path("runtimes", os.path.abspath(path)))
+    raw, stat = read_bytes_stat(path, what="runtime file")
+    text = decode(raw, path, "runtime file")
+    if stat is None:  # stdin: nothing to key an entry by
+        return text, None
+    entry = read_json(entry_path("runtimes", os.path.abspath(path)), verified=True)
     try:
         if (
             entry["format"] == RUNTIME_CACHE_FORMAT
@@ -144,4 +215,5 @@ def store_runtime_file(path: str, text: str, documents: list[dict[str, Any]]) ->
                 for d in documents
             ],
         },
+        verified=True,
     )

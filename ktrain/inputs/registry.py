@@ -50,23 +50,15 @@ def _yaml_files(directory: str) -> list[str]:
 def _runtime_documents(path: str, source: str) -> list[Document]:
     """The YAML documents of a runtime file; those of registry directories (bundled, --runtimes-dir,
     KTRAIN_RUNTIMES_PATH) come from the parse cache when the file has not changed."""
+    from ktrain.inputs.reading import read_input
+
     if str(path) == "-":
-        return load_documents(__import__("sys").stdin.read(), "-")
+        return load_documents(read_input("-", what="runtime file", label="-"), "-")
     if source == "file":  # one-off files: parse, do not fill the cache with them
-        try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise InputError(f"cannot read runtime file: {exc.strerror}", file=str(path)) from None
-        return load_documents(text, str(path))
+        return load_documents(read_input(str(path), what="runtime file"), str(path))
     from ktrain.inputs import parse_cache as cache
 
-    try:
-        text, cached = cache.read_runtime_file(str(path))
-    except OSError as exc:
-        raise InputError(f"cannot read runtime file: {exc.strerror}", file=str(path)) from None
-    except UnicodeDecodeError:
-        raise InputError("runtime file is not UTF-8 text", file=str(path)) from None
+    text, cached = cache.read_runtime_file(str(path))
     if cached is not None:
         lines = text.splitlines()
         return [
@@ -164,7 +156,10 @@ class RuntimeRegistry:
         return sorted({e.runtime.name for e in self.entries()})
 
     def find(self, name: str, kind: str | None = None) -> RuntimeEntry | None:
-        for entry in self.entries():
+        """The visible runtime of that name and kind; without a kind, the one from the highest
+        source (a --runtime-file TrainingRuntime beats a bundled ClusterTrainingRuntime)."""
+        self.entries()  # each winner's `shadows`
+        for entry in self.all_entries():  # highest precedence first: the first match is visible
             if entry.runtime.name == name and (kind is None or entry.runtime.kind == kind):
                 return entry
         return None

@@ -5,12 +5,44 @@ from __future__ import annotations
 from ktrain.errors import InputError, KtrainError, ValidationFailedError
 
 
+# An echoed source line is cut to this many characters around the column (a 1 MB line would
+# otherwise be 1 MB on stderr), and a message line to MAX_MESSAGE_LINE.
+ECHO_WIDTH = 200
+MAX_MESSAGE_LINE = 1000
+ELLIPSIS = "\u2026"
+_CONTROL = dict.fromkeys([*range(0x20), 0x7F, *range(0x80, 0xA0)], "?")
+del _CONTROL[0x09]  # a tab stays a tab
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + ELLIPSIS
+
+
+def echo_window(source_line: str, column: int | None, width: int = ECHO_WIDTH) -> tuple[str, int | None]:
+    """The part of `source_line` to show (at most `width` characters around `column`, with `…`
+    where it was cut) and the column of the same character in it."""
+    line = source_line.rstrip("\r\n")
+    col = column if column is not None and column >= 1 else None
+    if len(line) > width:
+        at = min(col - 1, len(line)) if col is not None else 0
+        start = max(0, min(at - width // 2, len(line) - width))
+        end = start + width
+        shown = (ELLIPSIS if start else "") + line[start:end] + (ELLIPSIS if end < len(line) else "")
+        if col is not None:
+            col = at - start + 1 + (1 if start else 0)
+        line = shown
+    # A control character (an escape sequence in a hostile file) is shown as `?`: one for one,
+    # so the caret stays under the right character.
+    return line.translate(_CONTROL), col
+
+
 def _caret(source_line: str | None, column: int | None) -> list[str]:
     if source_line is None:
         return []
-    lines = ["    " + source_line.rstrip("\n")]
-    if column is not None and column >= 1:
-        lines.append("    " + " " * (column - 1) + "^")
+    shown, col = echo_window(source_line, column)
+    lines = ["    " + shown]
+    if col is not None:
+        lines.append("    " + " " * (col - 1) + "^")
     return lines
 
 
@@ -32,4 +64,4 @@ def format_error(exc: KtrainError) -> str:
         lines.append(f"error: {exc.message}")
     if exc.hint:
         lines.append(f"hint: {exc.hint}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(_clip(line, MAX_MESSAGE_LINE) for line in "\n".join(lines).split("\n")) + "\n"
