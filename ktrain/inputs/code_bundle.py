@@ -21,7 +21,6 @@ at the same path as the launcher.
 from __future__ import annotations
 
 import os
-import stat
 from typing import Any
 
 from ktrain.errors import InputError, UsageError
@@ -152,34 +151,28 @@ def _is_secret(rel: str, data: bytes, secret_spec: Any) -> bool:
 
 
 def _read_file(path: str, shown: str) -> tuple[bytes, bool]:
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    """A regular file's bytes (the shared bounded reader's primitives) and its executable bit."""
+    from ktrain.inputs.reading import open_regular, read_fd
+
     try:
-        fd = os.open(path, flags)
+        fd, info = open_regular(path)
+    except ValueError as exc:
+        raise InputError(f"--code: {shown} is {exc}") from None
     except OSError as exc:
-        raise InputError(f"--code: cannot read {shown}: {exc.strerror}") from None
+        raise InputError(f"--code: cannot read {shown}: {exc.strerror or exc}") from None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"--code: {shown} is not a regular file (a device, FIFO or socket)")
-        if info.st_size > MAX_CONFIGMAP_BYTES:
-            raise InputError(
-                f"--code: {shown} is {info.st_size:,} bytes, more than one ConfigMap holds ({MAX_CONFIGMAP_BYTES:,})",
-                hint="put large files in the image or on a volume (e.g. a dataset initializer)",
-            )
-        chunks = []
-        remaining = MAX_CONFIGMAP_BYTES + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
-        if len(data) > MAX_CONFIGMAP_BYTES:
-            raise InputError(f"--code: {shown} grew past {MAX_CONFIGMAP_BYTES:,} bytes while being read")
-        return data, bool(info.st_mode & 0o111)
+        data = None if info.st_size > MAX_CONFIGMAP_BYTES else read_fd(fd, MAX_CONFIGMAP_BYTES)
+    except OSError as exc:
+        raise InputError(f"--code: cannot read {shown}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
+    if data is None:
+        raise InputError(
+            f"--code: {shown} is {max(info.st_size, MAX_CONFIGMAP_BYTES + 1):,} bytes, more than one ConfigMap "
+            f"holds ({MAX_CONFIGMAP_BYTES:,})",
+            hint="put large files in the image or on a volume (e.g. a dataset initializer)",
+        )
+    return data, bool(info.st_mode & 0o111)
 
 
 def collect(paths: list[str], include: list[str] | None = None, cwd: str | None = None) -> CodeBundle:
