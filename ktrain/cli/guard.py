@@ -21,7 +21,8 @@ class Aborted(Exception):
 def run_guarded(command: Callable[[], int], debug: bool) -> int:
     """Run `command` (which returns an exit code); turn what escapes it into a message and a code.
 
-    With `debug`, KtrainErrors and crashes propagate (the traceback is what the user asked for).
+    With `debug`, a traceback is printed first (what the user asked for); the message and the
+    exit code stay what they are without it, so scripts see the same codes either way.
     """
     from ktrain.errors import ExitCode, KtrainError
 
@@ -29,7 +30,7 @@ def run_guarded(command: Callable[[], int], debug: bool) -> int:
         return command()
     except KtrainError as exc:
         if debug:
-            raise
+            _traceback()
         from ktrain.output.errors import format_error
 
         sys.stderr.write(format_error(exc))
@@ -52,6 +53,15 @@ def run_guarded(command: Callable[[], int], debug: bool) -> int:
         return 0
     except Exception as exc:  # noqa: BLE001 - the one place that turns crashes into a message
         if debug:
-            raise
+            _traceback()
+            sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
+            return int(ExitCode.ERROR)
         sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\nre-run with --debug for a traceback\n")
         return int(ExitCode.ERROR)
+
+
+def _traceback() -> None:
+    """The traceback of the exception being handled, on stderr (`--debug`)."""
+    import traceback
+
+    traceback.print_exc(file=sys.stderr)

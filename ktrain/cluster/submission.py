@@ -215,8 +215,16 @@ def _submit(cluster: KubeCluster, objects: list[Obj], target: str, *, dry_run: b
     if dry_run:
         owner.obj["spec"]["suspend"] = False  # what the resume would store
     else:
-        # Re-apply the whole JobSet: with server-side apply, omitting a field we own would remove it.
-        owner.obj = _apply(cluster, jobset, dry_run).obj
+        owner.obj = resume(cluster, k.JOBSET, owner.name, owner.namespace)
+
+
+def resume(
+    cluster: KubeCluster, resource: k.Resource, name: str, namespace: str | None, *, suspend: bool = False
+) -> Obj:
+    """Set only `spec.suspend` (a merge patch). Re-applying the whole object would re-send fields
+    the server defaulted or owns (JobSet's webhook defaults volumeClaimPolicies' retentionPolicy on
+    create, and a CEL rule then refuses any other value: issue #19)."""
+    return k.merge_patch(cluster, resource, name, namespace, {"spec": {"suspend": suspend}})
 
 
 def _apply(cluster: KubeCluster, obj: Obj, dry_run: bool) -> Written:

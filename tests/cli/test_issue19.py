@@ -1,0 +1,76 @@
+"""Issue #19, what a real cluster showed: each defect against the API-server double, which first
+learned the server behaviour that hid it (tests/apiserver/jobset_admission.py)."""
+
+from __future__ import annotations
+
+import json
+
+from ktrain.errors import ExitCode
+
+NS = "team-a"
+APPLY = "application/apply-patch+yaml"
+
+
+def create(cli, kube, *args: str):  # type: ignore[no-untyped-def]
+    return cli("job", "create", *kube.args(), *args)
+
+
+# --- 1: torchtune runtimes (volumeClaimPolicies) ----------------------------------------------
+
+
+def test_double_refuses_a_reapply_that_drops_the_defaulted_retention_policy(kube) -> None:
+    """JobSet's webhook defaults retentionPolicy on create; the CRD's `self == oldSelf` rule on
+    volumeClaimPolicies refuses a re-apply without it (what `job create` used to send)."""
+    from apiserver import ApiError
+
+    srv = kube.srv
+    jobset = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": "vc", "namespace": NS},
+        "spec": {
+            "suspend": True,
+            "volumeClaimPolicies": [{"templates": [{"metadata": {"name": "w"}, "spec": {"accessModes": ["RWO"]}}]}],
+            "replicatedJobs": [
+                {
+                    "name": "node",
+                    "template": {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}},
+                }
+            ],
+        },
+    }
+
+    def apply() -> dict:
+        rt = srv.resource_type("jobsets")
+        return srv.cluster.patch(rt, NS, "vc", APPLY, json.dumps(jobset).encode(), "ktrain", "ktrain").obj
+
+    stored = apply()
+    assert stored["spec"]["volumeClaimPolicies"][0]["retentionPolicy"] == {"whenDeleted": "Delete"}
+    assert stored["spec"]["successPolicy"] == {"operator": "All"}
+    jobset["spec"]["suspend"] = False
+    try:
+        apply()
+    except ApiError as exc:
+        assert exc.code == 422
+        assert "spec.volumeClaimPolicies: Invalid value: Value is immutable" in exc.message
+    else:
+        raise AssertionError("the re-apply was accepted")
+
+
+def test_torchtune_job_is_created_and_resumed_by_changing_only_suspend(cli, kube) -> None:
+    r = create(cli, kube, "-r", "torchtune-llama3.2-1b", "--name", "tt")
+    assert r.exit_code == 0, r.stderr
+    jobset = kube.srv.get_object("jobsets", "tt", NS)
+    assert jobset["spec"]["suspend"] is False
+    assert jobset["spec"]["volumeClaimPolicies"][0]["retentionPolicy"] == {"whenDeleted": "Delete"}
+    resumes = [req for req in kube.srv.requests_for("patch", "jobsets") if req.param("dryRun") is None][-1:]
+    assert [req.json() for req in resumes] == [{"spec": {"suspend": False}}]
+
+
+def test_debug_keeps_exit_codes(cli, kube) -> None:
+    r = cli("--debug", "job", "wait", "nope", *kube.args(), "--timeout", "1s")
+    assert r.exit_code == ExitCode.NOT_FOUND
+    assert "Traceback" in r.stderr and "error: " in r.stderr
+    kube.srv.forbid("list", "jobsets")
+    r = cli("--debug", "job", "list", *kube.args())
+    assert r.exit_code == ExitCode.CLUSTER, r.stderr
