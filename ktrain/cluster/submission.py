@@ -158,6 +158,7 @@ def create_job(
     check_apis(cluster, objects)
     result = CreateResult()
     existing = existing_objects(cluster, name, namespace, objects)
+    replaced: set[tuple[k.Resource, str]] = set()
     if existing:
         if not overwrite:
             first = existing[0]
@@ -168,8 +169,16 @@ def create_job(
                 reason="AlreadyExists",
                 hint=f"pass --overwrite to replace it, or delete it first: ktrain job delete {name} -n {namespace}",
             )
-        if not dry_run:
-            removed = delete_job(cluster, name, namespace, extra=[(w.resource, w.name) for w in existing])
+        removed = delete_job(cluster, name, namespace, extra=[(w.resource, w.name) for w in existing], dry_run=dry_run)
+        if dry_run:
+            # The real --overwrite deletes first, then creates: validate every object as a create
+            # (a dry-run POST; see _apply), not as an update of what exists, which would trip
+            # immutable fields the create never meets (issue #19).
+            replaced = {(w.resource, w.name) for w in existing}
+            result.warnings.append(
+                f"--overwrite: would delete the existing job {name} first (" + ", ".join(w.ref for w in removed) + ")"
+            )
+        else:
             wait_deleted(cluster, removed, timeout=60.0)
             result.warnings.append(
                 f"--overwrite: deleted the existing job {name} first (" + ", ".join(w.ref for w in removed) + ")"
@@ -180,7 +189,7 @@ def create_job(
         _submit(cluster, objects, target, dry_run=True, written=[])
     written: list[Written] = []
     try:
-        _submit(cluster, objects, target, dry_run=dry_run, written=written)
+        _submit(cluster, objects, target, dry_run=dry_run, written=written, replaced=replaced)
     except BaseException as exc:  # Ctrl-C too: never leave a half-made job behind
         note = _roll_back(cluster, [w for w in written if w.created], dry_run)
         if isinstance(exc, KtrainError) and note:
@@ -191,16 +200,31 @@ def create_job(
     return result
 
 
-def _submit(cluster: KubeCluster, objects: list[Obj], target: str, *, dry_run: bool, written: list[Written]) -> None:
-    """Apply in order, appending to `written` as each object is stored (for the rollback)."""
+def _submit(
+    cluster: KubeCluster,
+    objects: list[Obj],
+    target: str,
+    *,
+    dry_run: bool,
+    written: list[Written],
+    replaced: set[tuple[k.Resource, str]] | None = None,
+) -> None:
+    """Apply in order, appending to `written` as each object is stored (for the rollback).
+    `replaced`: objects an --overwrite dry run would have deleted first (validated as creates)."""
+    replaced = replaced or set()
+
+    def write(obj: Obj) -> Written:
+        as_create = (k.resource_of(obj), str(obj["metadata"]["name"])) in replaced
+        return _apply(cluster, obj, dry_run, as_create=as_create)
+
     if target == TARGET_TRAINJOB:
-        written.append(_apply(cluster, objects[0], dry_run))
+        written.append(write(objects[0]))
         return
     jobset = next(o for o in objects if o["kind"] == c.JOBSET_KIND)
     stay_suspended = bool((jobset.get("spec") or {}).get("suspend"))
     first = copy.deepcopy(jobset)
     first["spec"]["suspend"] = True
-    owner = _apply(cluster, first, dry_run)
+    owner = write(first)
     written.append(owner)
     if not owner.obj.get("metadata", {}).get("uid"):
         # A server dry run normally returns a uid; if one does not, the dependents still need one.
@@ -209,7 +233,7 @@ def _submit(cluster: KubeCluster, objects: list[Obj], target: str, *, dry_run: b
         if obj is not jobset:
             dependent = copy.deepcopy(obj)
             dependent["metadata"]["ownerReferences"] = [k.owner_reference(owner.obj)]
-            written.append(_apply(cluster, dependent, dry_run))
+            written.append(write(dependent))
     if stay_suspended:
         return
     if dry_run:
@@ -227,10 +251,22 @@ def resume(
     return k.merge_patch(cluster, resource, name, namespace, {"spec": {"suspend": suspend}})
 
 
-def _apply(cluster: KubeCluster, obj: Obj, dry_run: bool) -> Written:
+def _apply(cluster: KubeCluster, obj: Obj, dry_run: bool, *, as_create: bool = False) -> Written:
+    """Server-side apply `obj`; with `as_create` (a dry run only), validate it as a create instead.
+
+    A dry-run POST of an object that exists runs every validation and admission step of a create
+    before the storage answers 409 AlreadyExists: that answer means the create would pass."""
     resource = k.resource_of(obj)
-    stored, created = k.apply(cluster, obj, dry_run=dry_run)
     meta = obj["metadata"]
+    if as_create and dry_run:
+        try:
+            stored = k.create(cluster, obj, dry_run=True)
+        except ConflictError as exc:
+            if exc.reason != "AlreadyExists":
+                raise
+            stored = copy.deepcopy(obj)
+        return Written(resource, str(meta["name"]), meta.get("namespace"), stored, True)
+    stored, created = k.apply(cluster, obj, dry_run=dry_run)
     return Written(resource, str(meta["name"]), meta.get("namespace"), stored, created or dry_run)
 
 

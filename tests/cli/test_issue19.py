@@ -74,3 +74,33 @@ def test_debug_keeps_exit_codes(cli, kube) -> None:
     kube.srv.forbid("list", "jobsets")
     r = cli("--debug", "job", "list", *kube.args())
     assert r.exit_code == ExitCode.CLUSTER, r.stderr
+
+
+# --- 6: --overwrite --dry-run=server predicts the real --overwrite ---------------------------
+
+
+def test_overwrite_server_dry_run_validates_as_the_real_overwrite_would(cli, kube) -> None:
+    first = create(cli, kube, "-r", "deepspeed-distributed", "--name", "ds", "--nodes", "2")
+    assert first.exit_code == 0, first.stderr
+    before = kube.srv.get_object("jobsets", "ds", NS)
+    secret = kube.srv.get_object("secrets", "ds-mpi-ssh-auth", NS)
+    # an update of the stored JobSet would change replicatedJobs (the webhook refuses that) and
+    # the immutable Secret's key: the real --overwrite deletes first, so neither is met
+    dry = create(
+        cli, kube, "-r", "deepspeed-distributed", "--name", "ds", "--nodes", "3", "--overwrite", "--dry-run=server"
+    )
+    assert dry.exit_code == 0, dry.stderr
+    assert "would delete the existing job ds first" in dry.stderr
+    assert "jobset.jobset.x-k8s.io/ds created (server dry run)" in dry.stdout
+    assert kube.srv.get_object("jobsets", "ds", NS) == before
+    assert kube.srv.get_object("secrets", "ds-mpi-ssh-auth", NS) == secret
+    real = create(cli, kube, "-r", "deepspeed-distributed", "--name", "ds", "--nodes", "3", "--overwrite")
+    assert real.exit_code == 0, real.stderr
+
+
+def test_overwrite_server_dry_run_still_reports_what_a_create_would_refuse(cli, kube) -> None:
+    assert create(cli, kube, "-r", "torch-distributed", "--name", "t").exit_code == 0
+    kube.srv.forbid("create", "jobsets")
+    dry = create(cli, kube, "-r", "torch-distributed", "--name", "t", "--overwrite", "--dry-run=server")
+    assert dry.exit_code == ExitCode.CLUSTER
+    assert kube.srv.get_object("jobsets", "t", NS) is not None
