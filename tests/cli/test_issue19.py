@@ -104,3 +104,19 @@ def test_overwrite_server_dry_run_still_reports_what_a_create_would_refuse(cli, 
     dry = create(cli, kube, "-r", "torch-distributed", "--name", "t", "--overwrite", "--dry-run=server")
     assert dry.exit_code == ExitCode.CLUSTER
     assert kube.srv.get_object("jobsets", "t", NS) is not None
+
+
+# --- 2: the background completion refresh is not in completion mode --------------------------
+
+
+def test_completion_refresh_lists_names_even_when_started_by_the_completer(cli, kube, tmp_path, monkeypatch) -> None:
+    import os
+    import sys
+
+    from ktrain.completion.refresh import refresh
+
+    assert create(cli, kube, "-r", "torch-distributed", "--name", "t1").exit_code == 0
+    monkeypatch.setenv("_KTRAIN_COMPLETE", "bash")  # what the completer's child inherits
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in sys.path if p))
+    entry = refresh(str(tmp_path / "entry.json"), ["--kubeconfig", kube.kubeconfig])
+    assert entry["jobs"] == ["t1"]
