@@ -20,10 +20,25 @@ RUNTIME_PREFIXES = ("clustertrainingruntime.trainer.kubeflow.org/", "trainingrun
 JOB_PREFIXES = ("jobset.jobset.x-k8s.io/", "trainjob.trainer.kubeflow.org/")
 
 
+def command_env() -> dict[str, str]:
+    """The environment for the commands asked: not in completion mode. The refresh is started by
+    the completer, whose `_KTRAIN_COMPLETE` it inherits; with it `ktrain job list -o name` would
+    answer completions instead of names (issue #19)."""
+    from ktrain.completion.complete import ENV_VAR
+
+    return {key: value for key, value in os.environ.items() if key != ENV_VAR and not key.startswith("COMP_")}
+
+
 def _names(cli: list[str], args: list[str], prefixes: tuple[str, ...]) -> list[str]:
     try:
         out = subprocess.run(
-            [*cli, *args], capture_output=True, text=True, timeout=TIME_LIMIT, stdin=subprocess.DEVNULL, check=False
+            [*cli, *args],
+            capture_output=True,
+            text=True,
+            timeout=TIME_LIMIT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+            env=command_env(),
         )
     except (OSError, subprocess.SubprocessError):
         return []

@@ -164,10 +164,7 @@ class RuntimeRegistry:
         return sorted({e.runtime.name for e in self.entries()})
 
     def find(self, name: str, kind: str | None = None) -> RuntimeEntry | None:
-        """The visible runtime of that name and kind; without a kind, the one from the highest
-        source (a --runtime-file TrainingRuntime beats a bundled ClusterTrainingRuntime)."""
-        self.entries()  # each winner's `shadows`
-        for entry in self.all_entries():  # highest precedence first: the first match is visible
+        for entry in self.entries():
             if entry.runtime.name == name and (kind is None or entry.runtime.kind == kind):
                 return entry
         return None
