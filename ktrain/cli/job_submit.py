@@ -56,6 +56,12 @@ def submit_job(
         raise UsageError(f"unknown output format {output!r}: use name, yaml or json")
     if show_render and target != "trainjob":
         raise UsageError("--show-render only applies to --target trainjob (the jobset target submits the render)")
+    if job_input.suspend and (wait or follow):
+        flag = "--wait" if wait else "--follow"
+        raise UsageError(
+            f"--suspend with {flag}: a suspended job does not run, so it would never end",
+            hint=f"create it suspended, then `ktrain job resume NAME` and `ktrain job wait NAME`; or drop {flag}",
+        )
     wait_timeout = parse_timeout(timeout)
     if dry_run == "client":
         _dry_run_client(job_input, output or "yaml", target)
@@ -64,7 +70,7 @@ def submit_job(
     from ktrain.cluster.kube import connect
     from ktrain.cluster.runtimes import render_resolving
     from ktrain.service import require_admissible
-    from ktrain.cluster.submission import TARGET_TRAINJOB, create_job, record_runtime
+    from ktrain.cluster.submission import TARGET_TRAINJOB, create_job, record_runtime, trainjob_to_submit
 
     cluster = connect(job_input.connection(request_timeout))
     request = job_input.render_request()
@@ -86,7 +92,8 @@ def submit_job(
         if show_render:
             sys.stdout.write(format_objects(_mask_secrets(outcome.result.objects), "yaml"))
             sys.stdout.write("---\n")
-        objects = [job.to_dict()]
+        overrides = request.overrides
+        objects = [trainjob_to_submit(job.to_dict(), outcome.result.objects, overrides.labels, overrides.annotations)]
     else:
         objects = record_runtime(outcome.result.objects, outcome.runtime.runtime.name)
     result = create_job(
@@ -145,7 +152,9 @@ def _follow_and_wait(
         )
     if wait:
         sys.stderr.write(f"waiting for job {name} to complete...\n")
-        summary = wait_for_job(cluster, name, "complete", timeout=timeout, namespace=namespace)
+        from ktrain.cli.jobs_view import stall_notice
+
+        summary = wait_for_job(cluster, name, "complete", timeout=timeout, namespace=namespace, on_stall=stall_notice)
         sys.stderr.write(f"job {name} {summary.state}\n")
 
 

@@ -156,6 +156,8 @@ def _why_waiting(summary: Any) -> list[str]:
     """Plain sentences for a job that is not running yet: the pods that hold it back."""
     from ktrain.cluster import job_state as status
 
+    if summary.state == status.SUSPENDED and summary.stalled:
+        return [summary.stalled]
     if summary.state != status.CREATED:
         return []
     lines = [f"{summary.trainer_pods_ready} of {summary.trainer_pods_expected} trainer pods are running"]
@@ -165,7 +167,9 @@ def _why_waiting(summary: Any) -> list[str]:
             if pod.reason:
                 text += f": {pod.reason}" + (f" - {pod.message}" if pod.message else "")
             lines.append(text)
-    if not summary.pods:
+    if summary.stalled and summary.stalled not in lines[1:]:
+        lines.append(summary.stalled)
+    elif not summary.pods:
         lines.append("no pods exist yet (see the warning events below, or the JobSet's controller)")
     return lines
 
@@ -346,6 +350,11 @@ def print_logs(
 # --- wait -----------------------------------------------------------------------------------------
 
 
+def stall_notice(reason: str) -> None:
+    """While waiting: why the job is not moving (once per new reason), on stderr."""
+    sys.stderr.write(f"waiting: {reason}\n")
+
+
 def wait_job(
     name: str,
     for_: str = "complete",
@@ -363,5 +372,7 @@ def wait_job(
     seconds = None if timeout is None else parse_duration(timeout, "--timeout")
     from ktrain.cluster.observe import wait_for_job
 
-    summary = wait_for_job(_cluster(kubeconfig, context, namespace, request_timeout), name, for_, timeout=seconds)
+    summary = wait_for_job(
+        _cluster(kubeconfig, context, namespace, request_timeout), name, for_, timeout=seconds, on_stall=stall_notice
+    )
     sys.stdout.write(f"{summary.resource_name} {summary.state.lower()}\n")

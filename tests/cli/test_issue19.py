@@ -113,10 +113,91 @@ def test_completion_refresh_lists_names_even_when_started_by_the_completer(cli, 
     import os
     import sys
 
+    from ktrain.completion import refresh as refresh_module
     from ktrain.completion.refresh import refresh
 
+    monkeypatch.setattr(refresh_module, "TIME_LIMIT", 120.0)  # a busy test machine
     assert create(cli, kube, "-r", "torch-distributed", "--name", "t1").exit_code == 0
     monkeypatch.setenv("_KTRAIN_COMPLETE", "bash")  # what the completer's child inherits
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in sys.path if p))
     entry = refresh(str(tmp_path / "entry.json"), ["--kubeconfig", kube.kubeconfig])
     assert entry["jobs"] == ["t1"]
+
+
+# --- 8: --target trainjob keeps the flags' labels ---------------------------------------------
+
+
+def test_trainjob_target_stores_the_labels_so_list_and_delete_select_it(cli, kube) -> None:
+    r = create(cli, kube, "-r", "torch-distributed", "--name", "tj", "--target", "trainjob", "-l", "team=nlp")
+    assert r.exit_code == 0, r.stderr
+    trainjob = kube.srv.get_object("trainjobs", "tj", NS)
+    assert trainjob["metadata"]["labels"] == {"team": "nlp"}
+    assert trainjob["metadata"]["annotations"]["ktrain.io/nodes"] == "1"  # the runtime's default
+    listed = cli("job", "list", *kube.args(), "-l", "team=nlp")
+    assert listed.exit_code == 0, listed.stderr
+    assert listed.stdout.splitlines()[1].split()[:3] == ["tj", "torch-distributed", "1"]
+    deleted = cli("job", "delete", *kube.args(), "-l", "team=nlp", "--yes")
+    assert deleted.exit_code == 0, deleted.stderr
+    assert kube.srv.get_object("trainjobs", "tj", NS) is None
+
+
+# --- 9: a TrainJob no controller picks up ---------------------------------------------------
+
+
+def test_get_says_no_jobset_was_made_for_the_trainjob(cli, kube) -> None:
+    assert create(cli, kube, "-r", "torch-distributed", "--name", "tj", "--target", "trainjob").exit_code == 0
+    got = cli("job", "get", "tj", *kube.args())
+    assert got.exit_code == 0, got.stderr
+    assert "no JobSet was made for TrainJob tj: is the Trainer controller running?" in got.stdout
+    assert "JobSet's controller" not in got.stdout
+
+
+def test_create_trainjob_wait_says_the_controller_is_missing_instead_of_timing_out(cli, kube, monkeypatch) -> None:
+    from ktrain.cluster import observe
+
+    monkeypatch.setattr(observe, "CONTROLLER_GRACE", 1.0)
+    r = create(
+        cli, kube, "-r", "torch-distributed", "--name", "tj", "--target", "trainjob", "--wait", "--timeout", "30s"
+    )
+    assert r.exit_code == ExitCode.CLUSTER, r.stderr
+    assert "no JobSet was made for TrainJob tj: is the Trainer controller running?" in r.stderr
+    assert "timed out" not in r.stderr
+
+
+# --- friction: wait says why; --suspend --wait is refused -----------------------------------
+
+
+def test_wait_says_why_a_job_does_not_start(cli, kube) -> None:
+    assert create(cli, kube, "-r", "torch-distributed", "--name", "t").exit_code == 0
+    jobset = kube.srv.get_object("jobsets", "t", NS)
+    pod = kube.srv.add_pod(
+        "t-node-0-0-abcde", NS, labels={"jobset.sigs.k8s.io/jobset-name": "t"}, phase="Pending", owner=jobset
+    )
+    pod["status"]["conditions"] = [
+        {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": "Unschedulable",
+            "message": "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+        }
+    ]
+    kube.srv.put_object(pod)
+    r = cli("job", "wait", "t", *kube.args(), "--timeout", "1s")
+    assert r.exit_code == ExitCode.TIMEOUT
+    why = "pod t-node-0-0-abcde cannot be scheduled: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu."
+    assert f"waiting: {why}" in r.stderr
+    assert f"(it is Created: {why})" in r.stderr
+
+
+def test_wait_on_a_suspended_job_says_it_is_suspended(cli, kube) -> None:
+    assert create(cli, kube, "-r", "torch-distributed", "--name", "t", "--suspend").exit_code == 0
+    r = cli("job", "wait", "t", *kube.args(), "--timeout", "1s")
+    assert r.exit_code == ExitCode.TIMEOUT
+    assert "waiting: the job is suspended: `ktrain job resume t` resumes it" in r.stderr
+
+
+def test_suspend_with_wait_is_refused(cli, kube) -> None:
+    r = create(cli, kube, "-r", "torch-distributed", "--name", "t", "--suspend", "--wait")
+    assert r.exit_code == ExitCode.USAGE
+    assert "--suspend with --wait" in r.stderr
+    assert kube.srv.objects("jobsets", NS) == []
