@@ -51,6 +51,7 @@ class JobOverrides:
     """What the command line says about the job (every field optional)."""
 
     runtime: str | None = None
+    runtime_kind: str | None = None
     name: str | None = None
     namespace: str | None = None
     nodes: int | None = None
@@ -346,8 +347,15 @@ def derive_name(runtime: TrainingRuntime, data: Obj) -> str:
 
 
 def resolve_runtime(
-    registry: RuntimeRegistry, data: Obj, override: str | None, doc: Document | None = None
+    registry: RuntimeRegistry,
+    data: Obj,
+    override: str | None,
+    doc: Document | None = None,
+    *,
+    kind_chosen: bool = False,
 ) -> RuntimeEntry:
+    """The runtime the job names. With `--runtime NAME` any kind matches, unless `kind_chosen`
+    (--runtime-kind or --set runtimeRef.kind): then only that kind."""
     ref = (data.get("spec") or {}).get("runtimeRef") or {}
     name = override or ref.get("name")
     if not name:
@@ -355,7 +363,7 @@ def resolve_runtime(
             "no runtime given: pass --runtime NAME or set spec.runtimeRef.name in the job file",
             hint="see `ktrain runtime list`",
         )
-    kind = None if override else ref.get("kind", c.CLUSTER_TRAINING_RUNTIME_KIND)
+    kind = None if override and not kind_chosen else (ref.get("kind") or c.CLUSTER_TRAINING_RUNTIME_KIND)
     entry = registry.find(str(name), kind)
     if entry is None and kind is not None:
         # A file's runtimeRef may name a runtime we only have under the other kind: report it
@@ -413,7 +421,22 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
             "nothing to render: give a job file with -f, or --runtime NAME",
             hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py",
         )
-    entry = resolve_runtime(registry, data, ov.runtime, doc)
+    kind_chosen = False  # a kind chosen for this command (--runtime-kind, --set runtimeRef.kind) is honoured
+    if ov.runtime_kind:
+        if ov.runtime_kind not in c.RUNTIME_KINDS:
+            raise UsageError(
+                f"--runtime-kind must be {' or '.join(c.RUNTIME_KINDS)}, got {ov.runtime_kind!r}",
+            )
+        _ensure(data, "spec", "runtimeRef")["kind"] = ov.runtime_kind
+        kind_chosen = True
+    elif job_sets:
+        from ktrain.authoring.set_paths import absolute
+
+        kind_chosen = any(absolute(a.parts) == ("spec", "runtimeRef", "kind") for a in job_sets)
+    # A namespaced TrainingRuntime is looked up where the job will live (-n, else the file's).
+    meta_ns = (data.get("metadata") or {}).get("namespace") if isinstance(data.get("metadata"), dict) else None
+    registry.use_namespace(str(ov.namespace or meta_ns or request.default_namespace))
+    entry = resolve_runtime(registry, data, ov.runtime, doc, kind_chosen=kind_chosen)
     grafts: list[tuple[Path, Document, Path]] = []
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None, grafts)
     meta = data["metadata"]

@@ -52,9 +52,17 @@ def init_command(
         Optional[str],
         typer.Option("--schema", help="URL or path for the `$schema` line (default: the installed trainjob schema)."),
     ] = None,
+    kubeconfig: Annotated[
+        Optional[str],
+        typer.Option(
+            "--kubeconfig",
+            help="Kubeconfig file(s) (default: $KUBECONFIG, ~/.kube/config): also take --runtime from this cluster.",
+        ),
+    ] = None,
+    context: Annotated[Optional[str], typer.Option("--context", help="The kubeconfig context to use.")] = None,
 ) -> None:
     """Print a commented starter TrainJob for a runtime: `ktrain job init -r torch-distributed > job.yaml`."""
-    init_job(runtime, runtime_file, runtimes_dir, schema)
+    init_job(runtime, runtime_file, runtimes_dir, schema, kubeconfig, context)
 
 
 _HELP = {"help_option_names": ["-h", "--help"]}

@@ -68,7 +68,7 @@ def submit_job(
         return
 
     from ktrain.cluster.kube import connect
-    from ktrain.cluster.runtimes import render_resolving
+    from ktrain.cluster.runtimes import render_resolving, runtime_file_notes
     from ktrain.service import require_admissible
     from ktrain.cluster.submission import TARGET_TRAINJOB, create_job, record_runtime, trainjob_to_submit
 
@@ -79,6 +79,7 @@ def submit_job(
         request, job_input.registry(), job_input.connection(request_timeout), cluster=cluster
     )
     job = outcome.job
+    notes += runtime_file_notes(outcome.runtime, for_controller=target == TARGET_TRAINJOB)
     if target != TARGET_TRAINJOB:  # the Trainer controller reports this itself, as a Warning event
         require_admissible(outcome.result)
     for message in [*notes, *outcome.result.warnings]:
@@ -160,7 +161,7 @@ def _follow_and_wait(
 
 def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
     """What `job create` would submit, without contacting the cluster (as `job render`)."""
-    from ktrain.cluster.runtimes import kubeconfig_available, render_resolving
+    from ktrain.cluster.runtimes import kubeconfig_available, render_resolving, runtime_file_notes
     from ktrain.errors import KtrainError
     from ktrain.output.manifests import format_objects
 
@@ -172,10 +173,13 @@ def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
             request.default_namespace = connect(job_input.connection()).namespace
         except KtrainError:
             pass
-    explicit_cluster = bool(job_input.kubeconfig or job_input.context)
+    # Resolve runtimes as the real create does: the cluster's first (but an explicit
+    # --runtime-file), whenever a cluster is configured; an unreachable one is a warning.
+    cluster_configured = kubeconfig_available(job_input.kubeconfig) or bool(job_input.context)
     outcome, notes = render_resolving(
-        request, job_input.registry(), job_input.connection(), prefer_cluster=explicit_cluster
+        request, job_input.registry(), job_input.connection(), prefer_cluster=cluster_configured
     )
+    notes += runtime_file_notes(outcome.runtime, for_controller=target == "trainjob")
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
     objects = [outcome.job.to_dict()] if target == "trainjob" else outcome.result.objects

@@ -35,6 +35,7 @@ FIXED = {
     "--dry-run": [("client", "render only"), ("server", "server-side validation, nothing stored"), ("none", "")],
     "--target": [("jobset", "submit the rendered objects"), ("trainjob", "submit the TrainJob")],
     "--source": [("all", ""), ("cluster", ""), ("local", "")],
+    "--runtime-kind": [("ClusterTrainingRuntime", "cluster-scoped"), ("TrainingRuntime", "in the job's namespace")],
     "--shell": [(s, "") for s in SHELL_NAMES],
     # Only when the option lists no formats of its own (help text "a | b | c" or a Choice).
     "--output": [("yaml", ""), ("json", ""), ("name", "")],

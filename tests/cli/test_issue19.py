@@ -3,7 +3,9 @@ learned the server behaviour that hid it (tests/apiserver/jobset_admission.py)."
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 
 from ktrain.errors import ExitCode
 
@@ -13,6 +15,20 @@ APPLY = "application/apply-patch+yaml"
 
 def create(cli, kube, *args: str):  # type: ignore[no-untyped-def]
     return cli("job", "create", *kube.args(), *args)
+
+
+@contextlib.contextmanager
+def current_context(kube):  # type: ignore[no-untyped-def]
+    """$KUBECONFIG names the double (set on os.environ: the `cli` fixture undoes monkeypatches)."""
+    saved = os.environ.get("KUBECONFIG")
+    os.environ["KUBECONFIG"] = kube.kubeconfig
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("KUBECONFIG", None)
+        else:
+            os.environ["KUBECONFIG"] = saved
 
 
 # --- 1: torchtune runtimes (volumeClaimPolicies) ----------------------------------------------
@@ -201,3 +217,106 @@ def test_suspend_with_wait_is_refused(cli, kube) -> None:
     assert r.exit_code == ExitCode.USAGE
     assert "--suspend with --wait" in r.stderr
     assert kube.srv.objects("jobsets", NS) == []
+
+
+# --- 3, 4, 5, 7: runtime resolution -----------------------------------------------------------
+
+
+def _cluster_runtime(name, kind="ClusterTrainingRuntime", namespace=None, image="x/y:1"):  # type: ignore[no-untyped-def]
+    from test_runtime_cluster import cluster_runtime
+
+    return cluster_runtime(name, kind, namespace=namespace, image=image)
+
+
+def _image(stdout: str) -> str:
+    import yaml
+
+    jobset = next(d for d in yaml.safe_load_all(stdout) if d and d.get("kind") == "JobSet")
+    return jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["image"]
+
+
+def test_init_and_validate_find_a_runtime_that_only_the_cluster_has(cli, kube) -> None:
+    kube.srv.put_object(_cluster_runtime("shared-torch"))
+    init = cli("job", "init", "-r", "shared-torch", *kube.args())
+    assert init.exit_code == 0, init.stderr
+    assert "name: shared-torch" in init.stdout
+    valid = cli("job", "validate", "-r", "shared-torch", "--name", "j", *kube.args())
+    assert valid.exit_code == 0, valid.stderr
+    # without flags: the current context's cluster, for a name found nowhere locally
+    with current_context(kube):
+        assert cli("job", "init", "-r", "shared-torch").exit_code == 0
+        assert cli("job", "validate", "-r", "shared-torch", "--name", "j").exit_code == 0
+
+
+def test_validate_honours_context_and_kubeconfig(cli, kube) -> None:
+    r = cli("job", "validate", "-r", "torch-distributed", "--name", "j", *kube.args(), "--context", "nope")
+    assert r.exit_code == ExitCode.USAGE
+    assert "context 'nope' not found in kubeconfig" in r.stderr
+
+
+def test_render_with_an_unknown_context_is_an_error(cli, kube) -> None:
+    r = cli("job", "render", "-r", "torch-distributed", *kube.args(), "--context", "nope")
+    assert r.exit_code == ExitCode.USAGE
+    assert "context 'nope' not found" in r.stderr and r.stdout == ""
+
+
+def test_job_files_namespace_finds_its_training_runtime(cli, kube, tmp_path) -> None:
+    kube.srv.add_namespace("team-b")
+    kube.srv.put_object(_cluster_runtime("team-torch", "TrainingRuntime", namespace="team-b"))
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: j, namespace: team-b}\n"
+        "spec:\n  runtimeRef: {name: team-torch, kind: TrainingRuntime}\n"
+    )
+    r = create(cli, kube, "-f", str(job))
+    assert r.exit_code == 0, r.stderr
+    assert _image_of_stored(kube, "j", "team-b") == "x/y:1"
+
+
+def _image_of_stored(kube, name: str, ns: str) -> str:  # type: ignore[no-untyped-def]
+    jobset = kube.srv.get_object("jobsets", name, ns)
+    return jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["image"]
+
+
+def test_client_dry_run_resolves_the_runtime_as_create_does(cli, kube) -> None:
+    kube.srv.put_object(_cluster_runtime("torch-distributed", image="cluster/torch:1"))
+    with current_context(kube):  # no flags
+        dry = cli("job", "create", "-r", "torch-distributed", "--name", "t", "--dry-run=client")
+        real = cli("job", "create", "-r", "torch-distributed", "--name", "t")
+    assert dry.exit_code == 0, dry.stderr
+    assert _image(dry.stdout) == "cluster/torch:1"
+    assert real.exit_code == 0, real.stderr
+    assert _image_of_stored(kube, "t", NS) == "cluster/torch:1"
+
+
+def test_an_explicit_runtime_file_wins_over_the_clusters_and_says_so(cli, kube, tmp_path) -> None:
+    from test_runtime_cluster import cluster_runtime
+    import yaml
+
+    kube.srv.put_object(_cluster_runtime("torch-distributed", image="cluster/torch:1"))
+    local = tmp_path / "rt.yaml"
+    local.write_text(yaml.safe_dump(cluster_runtime("torch-distributed", image="mine/torch:2")))
+    for dry in ("--dry-run=client", "--dry-run=none"):
+        r = create(cli, kube, "--runtime-file", str(local), "-r", "torch-distributed", "--name", "t", dry)
+        assert r.exit_code == 0, r.stderr
+        assert f"from --runtime-file {local}, not the cluster's of the same name" in r.stderr
+    assert _image_of_stored(kube, "t", NS) == "mine/torch:2"
+    refused = create(
+        cli, kube, "--runtime-file", str(local), "-r", "torch-distributed", "--name", "u", "--target", "trainjob"
+    )
+    assert refused.exit_code == ExitCode.USAGE
+    assert "which the Trainer controller would use for this TrainJob" in refused.stderr
+
+
+def test_runtime_kind_selects_the_namespaced_runtime(cli, kube) -> None:
+    kube.srv.put_object(_cluster_runtime("torch", image="cluster/ctr:1"))
+    kube.srv.put_object(_cluster_runtime("torch", "TrainingRuntime", namespace=NS, image="ns/tr:1"))
+    for how in (("--runtime-kind", "TrainingRuntime"), ("--set", "runtimeRef.kind=TrainingRuntime")):
+        r = create(cli, kube, "-r", "torch", "--name", "k", *how, "--target", "trainjob", "--dry-run=client")
+        assert r.exit_code == 0, r.stderr
+        assert "kind: TrainingRuntime" in r.stdout, how
+    r = create(cli, kube, "-r", "torch", "--name", "k", "--runtime-kind", "TrainingRuntime")
+    assert r.exit_code == 0, r.stderr
+    assert _image_of_stored(kube, "k", NS) == "ns/tr:1"
+    bad = create(cli, kube, "-r", "torch", "--runtime-kind", "Nope", "--dry-run=client")
+    assert bad.exit_code == ExitCode.USAGE
