@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # typing costs the fast path a few ms to import
 
 
 class Aborted(Exception):
-    """The user declined a confirmation: `aborted`, exit 130 (as typer's Abort), without typer."""
+    """The user declined a confirmation: `aborted`, exit 1 (a refusal, not Ctrl-C's 130), without typer."""
 
 
 def run_guarded(command: Callable[[], int], debug: bool) -> int:
@@ -38,8 +38,11 @@ def run_guarded(command: Callable[[], int], debug: bool) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return int(ExitCode.INTERRUPTED)
-    except (Aborted, EOFError) as exc:  # EOFError: stdin closed where an answer was expected
-        sys.stderr.write("\naborted\n" if isinstance(exc, EOFError) else "aborted\n")
+    except Aborted:  # the user said no: a refusal (1), not an interrupt (130)
+        sys.stderr.write("aborted\n")
+        return int(ExitCode.ERROR)
+    except EOFError:  # stdin closed where an answer was expected
+        sys.stderr.write("\naborted\n")
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         # The reader went away (`ktrain render | head`): not an error. Point stdout at devnull

@@ -262,6 +262,25 @@ def _submit(
         owner.obj = resume(cluster, k.JOBSET, owner.name, owner.namespace)
 
 
+def set_suspended(cluster: KubeCluster, name: str, namespace: str, suspend: bool) -> tuple[Written, bool]:
+    """`job suspend` / `job resume`: set spec.suspend of the job's TrainJob (its controller passes
+    it on to the JobSet), else of its JobSet. Returns (what was patched, whether it changed)."""
+    from ktrain.cluster.job_state import TERMINAL_STATES, summarize
+    from ktrain.cluster.observe import find_job
+
+    trainjob, jobset = find_job(cluster, name, namespace)
+    state = summarize(trainjob, jobset, []).state
+    if state in TERMINAL_STATES:
+        verb = "suspend" if suspend else "resume"
+        raise ConflictError(f"job {name} is {state}: there is nothing to {verb}", status=409, reason="Conflict")
+    resource, obj = (k.TRAINJOB, trainjob) if trainjob is not None else (k.JOBSET, jobset)
+    assert obj is not None
+    if bool((obj.get("spec") or {}).get("suspend")) == suspend:
+        return Written(resource, name, namespace, obj, created=False), False
+    stored = resume(cluster, resource, name, namespace, suspend=suspend)
+    return Written(resource, name, namespace, stored, created=False), True
+
+
 def resume(
     cluster: KubeCluster, resource: k.Resource, name: str, namespace: str | None, *, suspend: bool = False
 ) -> Obj:
@@ -318,6 +337,20 @@ def _looks_like_trainer_jobset(obj: Obj) -> bool:
         if c.LABEL_ANCESTOR in labels:
             return True
     return False
+
+
+def plain_jobsets(cluster: KubeCluster, names: list[str], namespace: str) -> list[str]:
+    """Which of `names` are JobSets that `job list` does not show (no TrainJob, no Trainer
+    runtime shape, not made by ktrain): someone else's JobSets."""
+    plain = []
+    for name in names:
+        if k.get(cluster, k.TRAINJOB, name, namespace) is not None:
+            continue
+        jobset = k.get(cluster, k.JOBSET, name, namespace)
+        annotations = ((jobset or {}).get("metadata") or {}).get("annotations") or {}
+        if jobset is not None and not _looks_like_trainer_jobset(jobset) and c.RUNTIME_ANNOTATION not in annotations:
+            plain.append(name)
+    return plain
 
 
 def select_jobs(cluster: KubeCluster, namespace: str, label_selector: str | None) -> list[str]:

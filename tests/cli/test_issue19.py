@@ -320,3 +320,30 @@ def test_runtime_kind_selects_the_namespaced_runtime(cli, kube) -> None:
     assert _image_of_stored(kube, "k", NS) == "ns/tr:1"
     bad = create(cli, kube, "-r", "torch", "--runtime-kind", "Nope", "--dry-run=client")
     assert bad.exit_code == ExitCode.USAGE
+
+
+# --- friction: job suspend / job resume ----------------------------------------------------
+
+
+def test_suspend_and_resume_change_only_spec_suspend(cli, kube) -> None:
+    assert create(cli, kube, "-r", "torchtune-llama3.2-1b", "--name", "tt", "--suspend").exit_code == 0
+    kube.srv.clear_requests()
+    r = cli("job", "resume", "tt", *kube.args())
+    assert (r.exit_code, r.stdout) == (0, "jobset.jobset.x-k8s.io/tt resumed\n"), r.stderr
+    assert [req.json() for req in kube.srv.requests_for("patch", "jobsets")] == [{"spec": {"suspend": False}}]
+    assert kube.srv.get_object("jobsets", "tt", NS)["spec"]["suspend"] is False
+    again = cli("job", "resume", "tt", *kube.args())
+    assert again.stdout == "jobset.jobset.x-k8s.io/tt resumed (no change)\n"
+    r = cli("job", "suspend", "tt", *kube.args())
+    assert (r.exit_code, r.stdout) == (0, "jobset.jobset.x-k8s.io/tt suspended\n"), r.stderr
+    assert kube.srv.get_object("jobsets", "tt", NS)["spec"]["suspend"] is True
+    missing = cli("job", "resume", "nope", *kube.args())
+    assert missing.exit_code == ExitCode.NOT_FOUND
+
+
+def test_resume_of_a_trainjob_patches_the_trainjob(cli, kube) -> None:
+    r = create(cli, kube, "-r", "torch-distributed", "--name", "tj", "--target", "trainjob", "--suspend")
+    assert r.exit_code == 0, r.stderr
+    r = cli("job", "resume", "tj", *kube.args())
+    assert r.stdout == "trainjob.trainer.kubeflow.org/tj resumed\n", r.stderr
+    assert kube.srv.get_object("trainjobs", "tj", NS)["spec"]["suspend"] is False
