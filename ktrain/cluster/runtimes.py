@@ -25,6 +25,31 @@ def kubeconfig_available(kubeconfig: str | None) -> bool:
     return any(os.path.isfile(p) for p in kubeconfig_paths(kubeconfig)) or _in_cluster_available()
 
 
+# What the server sets on an object: left out of a runtime read from the cluster, so that
+# `runtime show -o yaml` can be applied elsewhere (as `kubectl get -o yaml` output cannot as is).
+SERVER_METADATA = (
+    "uid",
+    "resourceVersion",
+    "creationTimestamp",
+    "generation",
+    "managedFields",
+    "selfLink",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+)
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+def portable_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+    out = {key: value for key, value in meta.items() if key not in SERVER_METADATA}
+    annotations = {k: v for k, v in (out.get("annotations") or {}).items() if k != LAST_APPLIED}
+    if annotations:
+        out["annotations"] = annotations
+    else:
+        out.pop("annotations", None)
+    return out
+
+
 def fetch_runtime_entries(
     cluster: Any, namespace: str | None = None, *, namespaced_only: bool = False
 ) -> tuple[list[RuntimeEntry], list[str]]:
@@ -49,9 +74,7 @@ def fetch_runtime_entries(
             continue
         for item in items:
             data = {key: item[key] for key in ("apiVersion", "kind", "metadata", "spec") if key in item}
-            data["metadata"] = {
-                key: value for key, value in (data.get("metadata") or {}).items() if key != "managedFields"
-            }
+            data["metadata"] = portable_metadata(data.get("metadata") or {})
             name = data["metadata"].get("name", "?")
             where = f"cluster:{resource.kind.lower()}/{name}"
             try:

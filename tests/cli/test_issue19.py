@@ -347,3 +347,18 @@ def test_resume_of_a_trainjob_patches_the_trainjob(cli, kube) -> None:
     r = cli("job", "resume", "tj", *kube.args())
     assert r.stdout == "trainjob.trainer.kubeflow.org/tj resumed\n", r.stderr
     assert kube.srv.get_object("trainjobs", "tj", NS)["spec"]["suspend"] is False
+
+
+# --- friction: runtime show -o yaml of a cluster runtime has no server fields -----------------
+
+
+def test_runtime_show_of_a_cluster_runtime_can_be_applied_elsewhere(cli, kube) -> None:
+    import yaml
+
+    runtime = _cluster_runtime("shared-torch")
+    runtime["metadata"]["annotations"] = {"kubectl.kubernetes.io/last-applied-configuration": "{}", "team": "ml"}
+    kube.srv.put_object(runtime)
+    r = cli("runtime", "show", "shared-torch", *kube.args(), "-o", "yaml")
+    assert r.exit_code == 0, r.stderr
+    meta = yaml.safe_load(r.stdout)["metadata"]
+    assert meta == {"name": "shared-torch", "labels": runtime["metadata"]["labels"], "annotations": {"team": "ml"}}
