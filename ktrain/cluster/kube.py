@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -120,12 +121,18 @@ def api_error(exc: Any, what: str, where: str) -> ApiError:
             hint="your login may have expired: refresh it (e.g. your cloud's get-credentials command)",
         )
     if status == 403:
-        return ApiError(
-            f"{prefix}forbidden: {message}",
-            status=status,
-            reason=reason,
-            hint="ask a cluster admin for RBAC permission, or use a namespace you may write to (-n)",
+        # The server's message already says "... is forbidden: ..." (RBAC, admission): say it once.
+        # The server's RBAC message names the resource and namespace ("jobsets.jobset.x-k8s.io
+        # "x" is forbidden: User ... cannot patch ..."): then it is the whole message.
+        text = message if " is forbidden" in message else f"{prefix}forbidden: {message}"
+        verb = re.search(r"cannot (\w+) resource", message)
+        reading = verb is not None and verb.group(1) in ("get", "list", "watch")
+        hint = (
+            "ask a cluster admin for read access (RBAC), or look in another namespace (-n)"
+            if reading
+            else "ask a cluster admin for RBAC permission, or use a namespace you may write to (-n)"
         )
+        return ApiError(text, status=status, reason=reason, hint=hint)
     if status == 404:
         return ApiNotFoundError(f"{prefix}{message}", status=status, reason=reason)
     if status == 409:

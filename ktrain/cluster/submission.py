@@ -17,7 +17,7 @@ from ktrain.cluster import client as k
 from ktrain.cluster.kube import KubeCluster
 from ktrain.engine.plugins.flux import CURVE_SUFFIX, ENTRYPOINT_SUFFIX
 from ktrain.engine.plugins.mpi import HOSTFILE_SUFFIX, SSH_AUTH_SECRET_SUFFIX
-from ktrain.errors import ClusterError, ConflictError, KtrainError, WaitTimeoutError
+from ktrain.errors import ApiError, ClusterError, ConflictError, KtrainError, WaitTimeoutError
 
 Obj = dict[str, Any]
 
@@ -114,10 +114,17 @@ def owned_by_job(obj: Obj, job_name: str) -> bool:
 def existing_objects(cluster: KubeCluster, name: str, namespace: str, objects: list[Obj]) -> list[Written]:
     """What already exists of a job: its JobSet and TrainJob, and any object we are about to write."""
     seen: list[Written] = []
-    candidates = [(k.TRAINJOB, name), (k.JOBSET, name)]
-    candidates += [(k.resource_of(o), str(o["metadata"]["name"])) for o in objects]
+    written = [(k.resource_of(o), str(o["metadata"]["name"])) for o in objects]
+    candidates = [(k.TRAINJOB, name), (k.JOBSET, name), *written]
     for resource, obj_name in dict.fromkeys(candidates):
-        found = k.get(cluster, resource, obj_name, namespace)
+        try:
+            found = k.get(cluster, resource, obj_name, namespace)
+        except ApiError as exc:
+            # The other kind of the job (a TrainJob when submitting a JobSet) is looked at only to
+            # refuse a clash; one we may not read is not the command's failure (issue #19).
+            if exc.status != 403 or (resource, obj_name) in written:
+                raise
+            continue
         if found is not None:
             seen.append(Written(resource, obj_name, namespace, found, created=False))
     return seen

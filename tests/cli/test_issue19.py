@@ -362,3 +362,20 @@ def test_runtime_show_of_a_cluster_runtime_can_be_applied_elsewhere(cli, kube) -
     assert r.exit_code == 0, r.stderr
     meta = yaml.safe_load(r.stdout)["metadata"]
     assert meta == {"name": "shared-torch", "labels": runtime["metadata"]["labels"], "annotations": {"team": "ml"}}
+
+
+# --- friction: 403 messages -------------------------------------------------------------------
+
+
+def test_a_forbidden_create_says_so_once_and_a_hidden_trainjob_kind_is_no_failure(cli, kube) -> None:
+    kube.srv.forbid("get", "trainjobs")  # a user with JobSet rights only
+    kube.srv.forbid("patch", "jobsets")
+    r = create(cli, kube, "-r", "torch-distributed", "--name", "t")
+    assert r.exit_code == ExitCode.CLUSTER
+    assert r.stderr.startswith('error: jobsets.jobset.x-k8s.io "t" is forbidden: User ')
+    assert r.stderr.count("forbidden") == 1 and "TrainJob" not in r.stderr
+    assert "a namespace you may write to" in r.stderr
+    kube.srv.clear_faults()
+    kube.srv.forbid("get", "trainjobs")
+    ok = create(cli, kube, "-r", "torch-distributed", "--name", "t")
+    assert ok.exit_code == 0, ok.stderr
