@@ -417,10 +417,11 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
 
         apply_assignment(data, assignment, "TrainJob")
     if not request.file and not ov.runtime and not job_sets:
-        raise UsageError(
-            "nothing to render: give a job file with -f, or --runtime NAME",
-            hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py",
-        )
+        from_files = [e.runtime.name for e in registry.all_entries() if e.source == "file"]
+        hint = "e.g. --runtime torch-distributed --nodes 2 -- torchrun train.py"
+        if from_files:  # --runtime-file only loads runtimes; --runtime picks one (issue #19)
+            hint = "--runtime-file defines " + ", ".join(from_files) + f": pick one with --runtime {from_files[0]}"
+        raise UsageError("no job given: pass a job file with -f, or --runtime NAME", hint=hint)
     kind_chosen = False  # a kind chosen for this command (--runtime-kind, --set runtimeRef.kind) is honoured
     if ov.runtime_kind:
         if ov.runtime_kind not in c.RUNTIME_KINDS:

@@ -249,7 +249,8 @@ def format_details(details: Any, now: dt.datetime) -> str:
     out += _section("Conditions", ["TYPE", "STATUS", "REASON", "MESSAGE", "AGE"], conditions)
     out += _section(
         "Replicated jobs",
-        ["NAME", "STEP", "PODS", "READY", "ACTIVE", "SUCCEEDED", "FAILED"],
+        # PODS/JOB is the pods of each Job; the other counts are Jobs (JobSet's replicatedJobsStatus).
+        ["NAME", "STEP", "PODS/JOB", "READY JOBS", "ACTIVE JOBS", "SUCCEEDED JOBS", "FAILED JOBS"],
         steps,
         empty="<none> (no JobSet yet)",
     )

@@ -156,6 +156,23 @@ def _first_current_context(paths: list[str]) -> str | None:
     return None
 
 
+def _warn_insecure(context: str | None, server: str) -> None:
+    """One ktrain warning for an `insecure-skip-tls-verify` context, instead of urllib3's
+    InsecureRequestWarning on every request."""
+    import sys
+    import warnings
+
+    from urllib3.exceptions import InsecureRequestWarning
+
+    warnings.filterwarnings("ignore", category=InsecureRequestWarning)
+    if server.startswith("https://"):
+        where = f"context {context!r}" if context else server
+        sys.stderr.write(
+            f"warning: TLS verification is off for {where} (insecure-skip-tls-verify): "
+            "the server's identity is not checked\n"
+        )
+
+
 def connect(options: ConnectionOptions) -> KubeCluster:
     """Configure a client as kubectl would: --kubeconfig / $KUBECONFIG (several files merged),
     --context, else in-cluster config when running in a pod. Nothing is sent to the server yet."""
@@ -214,6 +231,8 @@ def connect(options: ConnectionOptions) -> KubeCluster:
         except ConfigException as exc:
             raise UsageError(f"cannot use context {context_name!r}: {exc}") from None
     configuration.retries = False  # one answer per request: the caller decides about retrying
+    if configuration.verify_ssl is False:
+        _warn_insecure(context_name, str(configuration.host))
     api_client = client.ApiClient(configuration)
     return KubeCluster(
         api_client,

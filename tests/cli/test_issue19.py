@@ -379,3 +379,53 @@ def test_a_forbidden_create_says_so_once_and_a_hidden_trainjob_kind_is_no_failur
     kube.srv.forbid("get", "trainjobs")
     ok = create(cli, kube, "-r", "torch-distributed", "--name", "t")
     assert ok.exit_code == 0, ok.stderr
+
+
+# --- friction: small messages --------------------------------------------------------------
+
+
+def test_insecure_context_gives_one_ktrain_warning(cli, tmp_path) -> None:
+    import yaml
+
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1", "insecure-skip-tls-verify": True}}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+        "current-context": "c",
+    }
+    path = tmp_path / "kubeconfig"
+    path.write_text(yaml.safe_dump(config))
+    r = cli("job", "list", "--kubeconfig", str(path), "--request-timeout", "2")
+    assert r.exit_code == ExitCode.CLUSTER
+    assert r.stderr.count("warning: TLS verification is off for context 'c' (insecure-skip-tls-verify)") == 1
+    assert "InsecureRequestWarning" not in r.stderr
+
+
+def test_runtime_file_without_runtime_says_which_to_pick(cli, kube, tmp_path) -> None:
+    import yaml
+    from test_runtime_cluster import cluster_runtime
+
+    local = tmp_path / "rt.yaml"
+    local.write_text(yaml.safe_dump(cluster_runtime("my-torch")))
+    r = create(cli, kube, "--runtime-file", str(local))
+    assert r.exit_code == ExitCode.USAGE
+    assert "no job given" in r.stderr and "job render" not in r.stderr
+    assert "hint: --runtime-file defines my-torch: pick one with --runtime my-torch" in r.stderr
+
+
+def test_get_labels_the_units_of_replicated_jobs(cli, kube) -> None:
+    assert create(cli, kube, "-r", "torch-distributed", "--name", "t", "--nodes", "2").exit_code == 0
+    r = cli("job", "get", "t", *kube.args())
+    assert r.exit_code == 0, r.stderr
+    header = next(line for line in r.stdout.splitlines() if "PODS/JOB" in line)
+    assert header.split("  ") and [h.strip() for h in header.split("  ") if h.strip()] == [
+        "NAME",
+        "STEP",
+        "PODS/JOB",
+        "READY JOBS",
+        "ACTIVE JOBS",
+        "SUCCEEDED JOBS",
+        "FAILED JOBS",
+    ]
