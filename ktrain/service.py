@@ -84,6 +84,8 @@ class RenderRequest:
     runtime_snapshot: bool = False
     # When neither -n nor the file names one: the kubeconfig context's namespace for `job create`.
     default_namespace: str = "default"
+    # Warnings about the inputs found while reading them (e.g. a template value no variable uses).
+    notes: list[str] = field(default_factory=list)
 
 
 @struct
@@ -107,7 +109,10 @@ def read_text(path: str) -> str:
 
 
 def load_job_document(
-    path: str, values_files: list[str] | None = None, template_sets: list[Assignment] | None = None
+    path: str,
+    values_files: list[str] | None = None,
+    template_sets: list[Assignment] | None = None,
+    notes: list[str] | None = None,
 ) -> Document:
     """The TrainJob document of a file; a template is rendered first with the given values."""
     from ktrain.authoring.templating import is_template
@@ -122,6 +127,10 @@ def load_job_document(
         for assignment in template_sets or []:
             nest(values, *template_value(assignment))
         rendered = render_template(text, label, values)
+        if template_sets and notes is not None:
+            from ktrain.authoring.templating import unused_values
+
+            notes += unused_values(text, label, [str(a.parts[0]) for a in template_sets])
         docs = load_documents(rendered, rendered_label(label, text, rendered))
     else:
         _reject_template_inputs(label, values_files, template_sets)
@@ -406,7 +415,7 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
             (job_sets if is_job_path(assignment.parts) else template_sets).append(assignment)
     original = None
     if request.file:
-        doc = load_job_document(request.file, ov.values_files, template_sets)
+        doc = load_job_document(request.file, ov.values_files, template_sets, request.notes)
         data: Obj = doc.data
         original = copy.deepcopy(data)
     else:
@@ -525,6 +534,8 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
         if entry.document is not None:
             locate_field_errors(exc, entry.document, only=lambda e: _is_runtime_path(e.path))
         raise
+    if request.notes:
+        result.warnings[:0] = [n for n in request.notes if n not in result.warnings]
     secret_printed = any(o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects)
     return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed, ctx=ctx)
 
@@ -567,7 +578,7 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
     except ValidationFailedError as exc:
         locate_field_errors(exc, doc)  # the job file's lines, and --patch files'
         raise
-    return ValidateOutcome(job=job, runtime=entry, warnings=list(result.warnings))
+    return ValidateOutcome(job=job, runtime=entry, warnings=[*request.notes, *result.warnings])
 
 
 def require_admissible(result: RenderResult) -> None:

@@ -429,3 +429,19 @@ def test_get_labels_the_units_of_replicated_jobs(cli, kube) -> None:
         "SUCCEEDED JOBS",
         "FAILED JOBS",
     ]
+
+
+def test_a_template_value_no_template_variable_uses_is_a_warning(cli, tmp_path) -> None:
+    from test_templates import TEMPLATE
+
+    template = tmp_path / "job.yaml.j2"
+    template.write_text(TEMPLATE)
+    args = ["-f", str(template), "--set", "name=demo", "--set", "nodes=2", "--set", "optim.lr=1e-3"]
+    r = cli("job", "render", *args, "--set", "nodez=3", "-o", "name")
+    assert r.exit_code == 0, r.stderr
+    assert f"warning: --set nodez: {template} uses no template variable 'nodez', the value is ignored" in r.stderr
+    assert "(did you mean 'nodes'?)" in r.stderr
+    clean = cli("job", "validate", *args)
+    assert clean.exit_code == 0 and "warning" not in clean.stderr, clean.stderr
+    warned = cli("job", "validate", *args, "--set", "nodez=3")
+    assert warned.exit_code == 0 and "no template variable 'nodez'" in warned.stderr
