@@ -76,6 +76,9 @@ def _namespaces(req: Request) -> list[tuple[str, str]]:
 
     names = {ns for _, ns in values.kubeconfig_contexts(req.given) if ns}
     names.add("default")
+    # and the cluster's own (cached, refreshed in the background like job names; issue #19)
+    given = {flag: v for flag, v in req.given.items() if flag != "--namespace"}
+    names.update(values.cluster_values("namespaces", given))
     return [(n, "") for n in sorted(names)]
 
 

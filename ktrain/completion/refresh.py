@@ -52,12 +52,30 @@ def _names(cli: list[str], args: list[str], prefixes: tuple[str, ...]) -> list[s
     return sorted(set(names))
 
 
+def _cluster_namespaces(conn: list[str]) -> list[str]:
+    """The cluster's namespaces (no CLI command lists them): empty when they may not be listed."""
+    flags = dict(zip(conn[::2], conn[1::2]))
+    try:
+        from ktrain.cluster import client as k
+        from ktrain.cluster.connection import ConnectionOptions
+        from ktrain.cluster.kube import connect
+
+        options = ConnectionOptions(
+            kubeconfig=flags.get("--kubeconfig"), context=flags.get("--context"), request_timeout=TIME_LIMIT
+        )
+        items = k.list_objects(connect(options), k.NAMESPACE)
+    except Exception:  # noqa: BLE001 - forbidden (common for namespaces), unreachable...: no values
+        return []
+    return sorted({str((o.get("metadata") or {}).get("name")) for o in items} - {"None"})
+
+
 def refresh(entry_path: str, conn: list[str], cli: list[str] | None = None) -> dict[str, object]:
     cli = cli or [sys.executable, "-m", "ktrain"]
     entry = {
         "time": time.time(),
         "runtimes": _names(cli, ["runtime", "list", "--source", "cluster", "-o", "name", *conn], RUNTIME_PREFIXES),
         "jobs": _names(cli, ["job", "list", "-o", "name", *conn], JOB_PREFIXES),
+        "namespaces": _cluster_namespaces(conn),
     }
     cache.write_json(entry_path, entry)
     try:

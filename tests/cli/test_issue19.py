@@ -445,3 +445,23 @@ def test_a_template_value_no_template_variable_uses_is_a_warning(cli, tmp_path) 
     assert clean.exit_code == 0 and "warning" not in clean.stderr, clean.stderr
     warned = cli("job", "validate", *args, "--set", "nodez=3")
     assert warned.exit_code == 0 and "no template variable 'nodez'" in warned.stderr
+
+
+def test_namespace_completion_offers_the_clusters_namespaces(kube, tmp_path, monkeypatch) -> None:
+    from ktrain.completion import values
+    from ktrain.completion.complete import answer
+    from ktrain.completion.refresh import refresh
+
+    kube.srv.add_namespace("ml-research")
+    monkeypatch.setenv("KTRAIN_CACHE_DIR", str(tmp_path / "cache"))
+    given = {"--kubeconfig": [kube.kubeconfig]}
+    entry_path = values._cluster_entry_path(values.connection_args(given))
+    os.makedirs(os.path.dirname(entry_path), exist_ok=True)
+    # the refresh lists them (the CLI is not needed for that: a fake one answers nothing)
+    entry = refresh(entry_path, ["--kubeconfig", kube.kubeconfig], cli=["false"])
+    assert {"ml-research", "team-a", "default"} <= set(entry["namespaces"])  # type: ignore[arg-type]
+    monkeypatch.setattr(values, "_start_refresh", lambda *a: None)
+    from ktrain.completion.tree import load_tree
+
+    offered = [v for v, _ in answer(load_tree(), f"ktrain job list --kubeconfig {kube.kubeconfig} -n ").items]
+    assert "ml-research" in offered
