@@ -111,6 +111,7 @@ def _details_document(details: Any, now: dt.datetime) -> dict[str, Any]:
         "state": s.state,
         "reason": s.reason,
         "message": s.message,
+        "waiting": s.stalled,  # why a job that is not running is not getting there (issue #19)
         "trainerPods": {"ready": s.trainer_pods_ready, "expected": s.trainer_pods_expected},
         "conditions": s.conditions,
         "replicatedJobs": [

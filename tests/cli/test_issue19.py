@@ -465,3 +465,9 @@ def test_namespace_completion_offers_the_clusters_namespaces(kube, tmp_path, mon
 
     offered = [v for v, _ in answer(load_tree(), f"ktrain job list --kubeconfig {kube.kubeconfig} -n ").items]
     assert "ml-research" in offered
+
+
+def test_get_json_says_why_the_job_waits(cli, kube) -> None:
+    assert create(cli, kube, "-r", "torch-distributed", "--name", "tj", "--target", "trainjob").exit_code == 0
+    doc = json.loads(cli("job", "get", "tj", *kube.args(), "-o", "json").stdout)
+    assert doc["waiting"].startswith("no JobSet was made for TrainJob tj")
