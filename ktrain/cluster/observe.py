@@ -247,7 +247,7 @@ def wait_for_job(
         if summary.stalled != last_stall and summary.stalled and on_stall is not None:
             on_stall(summary.stalled)
         last_stall = summary.stalled
-        if trainjob is not None and jobset is None and time.monotonic() - started >= CONTROLLER_GRACE:
+        if trainjob is not None and jobset is None and _waited_for_controller(trainjob, started) >= CONTROLLER_GRACE:
             raise NoControllerError(
                 status.NO_CONTROLLER.format(name=name),
                 hint="`kubectl get deployments -A | grep trainer` shows whether it is installed",
@@ -293,6 +293,18 @@ CONTROLLER_GRACE = 60.0
 
 class NoControllerError(ClusterError):
     """A TrainJob that no controller picks up: no JobSet is made for it."""
+
+
+def _waited_for_controller(trainjob: Obj, started: float) -> float:
+    """Seconds the TrainJob has gone without a JobSet: since this wait began, or since it was
+    created when that is longer (an old TrainJob is not given the grace again)."""
+    import datetime as dt
+
+    waited = time.monotonic() - started
+    created = status.parse_time((trainjob.get("metadata") or {}).get("creationTimestamp"))
+    if created is not None:
+        waited = max(waited, (dt.datetime.now(dt.timezone.utc) - created).total_seconds())
+    return waited
 
 
 def await_change(

@@ -471,3 +471,17 @@ def test_get_json_says_why_the_job_waits(cli, kube) -> None:
     assert create(cli, kube, "-r", "torch-distributed", "--name", "tj", "--target", "trainjob").exit_code == 0
     doc = json.loads(cli("job", "get", "tj", *kube.args(), "-o", "json").stdout)
     assert doc["waiting"].startswith("no JobSet was made for TrainJob tj")
+
+
+def test_wait_on_an_old_trainjob_without_a_jobset_fails_at_once(cli, kube) -> None:
+    kube.srv.put_object(
+        {
+            "apiVersion": "trainer.kubeflow.org/v1alpha1",
+            "kind": "TrainJob",
+            "metadata": {"name": "old", "namespace": NS, "creationTimestamp": "2020-01-01T00:00:00Z"},
+            "spec": {"runtimeRef": {"name": "torch-distributed"}},
+        }
+    )
+    r = cli("job", "wait", "old", *kube.args(), "--timeout", "30s")
+    assert r.exit_code == ExitCode.CLUSTER, r.stderr
+    assert "is the Trainer controller running?" in r.stderr
