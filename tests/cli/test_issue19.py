@@ -485,3 +485,17 @@ def test_wait_on_an_old_trainjob_without_a_jobset_fails_at_once(cli, kube) -> No
     r = cli("job", "wait", "old", *kube.args(), "--timeout", "30s")
     assert r.exit_code == ExitCode.CLUSTER, r.stderr
     assert "is the Trainer controller running?" in r.stderr
+
+
+def test_wait_names_a_scheduler_that_never_looks_at_the_pods(cli, kube) -> None:
+    assert create(cli, kube, "-r", "torch-distributed", "--name", "t").exit_code == 0
+    jobset = kube.srv.get_object("jobsets", "t", NS)
+    pod = kube.srv.add_pod(
+        "t-node-0-0-abcde", NS, labels={"jobset.sigs.k8s.io/jobset-name": "t"}, phase="Pending", owner=jobset
+    )
+    pod["metadata"]["creationTimestamp"] = "2020-01-01T00:00:00Z"
+    pod["spec"]["schedulerName"] = "volcano"
+    kube.srv.put_object(pod)
+    r = cli("job", "wait", "t", *kube.args(), "--timeout", "1s")
+    assert r.exit_code == ExitCode.TIMEOUT
+    assert "for scheduler 'volcano', which has not looked at it: is it running?" in r.stderr
