@@ -53,6 +53,7 @@ class JobOverrides:
     """What the command line says about the job (every field optional)."""
 
     runtime: str | None = None
+    runtime_kind: str | None = None
     name: str | None = None
     namespace: str | None = None
     nodes: int | None = None
@@ -85,6 +86,8 @@ class RenderRequest:
     runtime_snapshot: bool = False
     # When neither -n nor the file names one: the kubeconfig context's namespace for `job create`.
     default_namespace: str = "default"
+    # Warnings about the inputs found while reading them (e.g. a template value no variable uses).
+    notes: list[str] = field(default_factory=list)
 
 
 @struct
@@ -105,7 +108,10 @@ def read_text(path: str, what: str = "file") -> str:
 
 
 def load_job_document(
-    path: str, values_files: list[str] | None = None, template_sets: list[Assignment] | None = None
+    path: str,
+    values_files: list[str] | None = None,
+    template_sets: list[Assignment] | None = None,
+    notes: list[str] | None = None,
 ) -> Document:
     """The TrainJob document of a file; a template is rendered first with the given values."""
     from ktrain.authoring.templating import is_template
@@ -120,6 +126,10 @@ def load_job_document(
         for assignment in template_sets or []:
             nest(values, *template_value(assignment))
         rendered = render_template(text, label, values)
+        if template_sets and notes is not None:
+            from ktrain.authoring.templating import unused_values
+
+            notes += unused_values(text, label, [str(a.parts[0]) for a in template_sets])
         docs = load_documents(rendered, rendered_label(label, text, rendered))
     else:
         _reject_template_inputs(label, values_files, template_sets)
@@ -356,7 +366,7 @@ def resolve_runtime(
 
     The kind is `spec.runtimeRef.kind` (CRD default ClusterTrainingRuntime). With `--runtime NAME`
     it is whichever kind the highest-precedence source holds, unless `kind_chosen` (the kind was
-    set for this command, e.g. `--set runtimeRef.kind=...`). A runtime of that name found only under
+    set for this command: `--runtime-kind`, `--set runtimeRef.kind=...`). A runtime of that name found only under
     the other kind, or held under the other kind by a `--runtime-file`, refuses the job with the
     webhook's not-found message (upstream `pkg/runtime/core/{,cluster}trainingruntime.go`
     ValidateObjects), pointing at `runtimeRef.kind`."""
@@ -433,7 +443,7 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
             (job_sets if is_job_path(assignment.parts) else template_sets).append(assignment)
     original = None
     if request.file:
-        doc = load_job_document(request.file, ov.values_files, template_sets)
+        doc = load_job_document(request.file, ov.values_files, template_sets, request.notes)
         data: Obj = doc.data
         original = copy.deepcopy(data)
     else:
@@ -444,15 +454,26 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
 
         apply_assignment(data, assignment, "TrainJob")
     if not request.file and not ov.runtime and not job_sets:
-        raise UsageError(
-            "nothing to render: give a job file with -f, or --runtime NAME",
-            hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py",
-        )
-    kind_chosen = False  # a kind set for this command is honoured by --runtime NAME too
-    if job_sets:
+        from_files = [e.runtime.name for e in registry.all_entries() if e.source == "file"]
+        hint = "e.g. --runtime torch-distributed --nodes 2 -- torchrun train.py"
+        if from_files:  # --runtime-file only loads runtimes; --runtime picks one (issue #19)
+            hint = "--runtime-file defines " + ", ".join(from_files) + f": pick one with --runtime {from_files[0]}"
+        raise UsageError("no job given: pass a job file with -f, or --runtime NAME", hint=hint)
+    kind_chosen = False  # a kind chosen for this command (--runtime-kind, --set runtimeRef.kind) is honoured
+    if ov.runtime_kind:
+        if ov.runtime_kind not in c.RUNTIME_KINDS:
+            raise UsageError(
+                f"--runtime-kind must be {' or '.join(c.RUNTIME_KINDS)}, got {ov.runtime_kind!r}",
+            )
+        _ensure(data, "spec", "runtimeRef")["kind"] = ov.runtime_kind
+        kind_chosen = True
+    elif job_sets:
         from ktrain.authoring.set_paths import absolute
 
         kind_chosen = any(absolute(a.parts) == ("spec", "runtimeRef", "kind") for a in job_sets)
+    # A namespaced TrainingRuntime is looked up where the job will live (-n, else the file's).
+    meta_ns = (data.get("metadata") or {}).get("namespace") if isinstance(data.get("metadata"), dict) else None
+    registry.use_namespace(str(ov.namespace or meta_ns or request.default_namespace))
     entry = resolve_runtime(registry, data, ov.runtime, doc, kind_chosen=kind_chosen)
     grafts: list[tuple[Path, Document, Path]] = []
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None, grafts)
@@ -541,6 +562,8 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
         if entry.document is not None:
             locate_field_errors(exc, entry.document, only=lambda e: _is_runtime_path(e.path))
         raise
+    if request.notes:
+        result.warnings[:0] = [n for n in request.notes if n not in result.warnings]
     secret_printed = any(o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects)
     return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed, ctx=ctx)
 
@@ -583,7 +606,7 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
     except ValidationFailedError as exc:
         locate_field_errors(exc, doc)  # the job file's lines, and --patch files'
         raise
-    return ValidateOutcome(job=job, runtime=entry, warnings=list(result.warnings))
+    return ValidateOutcome(job=job, runtime=entry, warnings=[*request.notes, *result.warnings])
 
 
 def require_admissible(result: RenderResult) -> None:

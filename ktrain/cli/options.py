@@ -38,6 +38,14 @@ JOB_INPUT_OPTIONS: dict[str, Any] = {
         ),
     ],
     "runtime": Annotated[Optional[str], typer.Option("--runtime", "-r", help="Runtime blueprint name.")],
+    "runtime_kind": Annotated[
+        Optional[str],
+        typer.Option(
+            "--runtime-kind",
+            help="ClusterTrainingRuntime | TrainingRuntime: the kind of --runtime "
+            "(default: whichever holds the name; a job file's runtimeRef.kind without --runtime).",
+        ),
+    ],
     "runtime_file": Annotated[
         Optional[list[str]],
         typer.Option("--runtime-file", help="A runtime YAML file (highest precedence; repeatable)."),

@@ -8,6 +8,7 @@ A runtime shadows one of the same kind and name from a lower source.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ktrain import constants as c
@@ -107,12 +108,34 @@ class RuntimeRegistry:
         self._entries: list[RuntimeEntry] | None = None
         self._cluster: list[RuntimeEntry] = []
         self._cluster_first = False
+        self._cluster_namespace: str | None = None
+        self._namespaced: Callable[[str], list[RuntimeEntry]] | None = None
 
-    def add_cluster_entries(self, entries: list[RuntimeEntry], *, prefer: bool) -> None:
-        """Runtimes read from a cluster: above every local source when `prefer` (what the
-        controller would use), else below them all (a fallback for names not found locally)."""
+    def add_cluster_entries(
+        self,
+        entries: list[RuntimeEntry],
+        *,
+        prefer: bool,
+        namespace: str | None = None,
+        namespaced: Callable[[str], list[RuntimeEntry]] | None = None,
+    ) -> None:
+        """Runtimes read from a cluster: when `prefer` (what the controller would use) above every
+        local source but an explicit `--runtime-file`, else below them all (a fallback for names not
+        found locally). `entries` hold the TrainingRuntimes of `namespace`; `namespaced(ns)` reads
+        another namespace's when a job turns out to live there (see `use_namespace`)."""
         self._cluster = list(entries)
         self._cluster_first = prefer
+        self._cluster_namespace = namespace
+        self._namespaced = namespaced
+        self._entries = None
+
+    def use_namespace(self, namespace: str) -> None:
+        """The job lives in `namespace`: its namespaced TrainingRuntimes are the ones that count."""
+        if self._namespaced is None or namespace == self._cluster_namespace:
+            return
+        kept = [e for e in self._cluster if e.runtime.kind != c.TRAINING_RUNTIME_KIND]
+        self._cluster = kept + self._namespaced(namespace)
+        self._cluster_namespace = namespace
         self._entries = None
 
     def _sources(self) -> list[tuple[str, str, bool]]:
@@ -138,7 +161,12 @@ class RuntimeRegistry:
                 files = [path] if is_file else _yaml_files(path)
                 for f in files:
                     entries.extend(load_runtime_file(f, source))
-            self._entries = [*self._cluster, *entries] if self._cluster_first else [*entries, *self._cluster]
+            if self._cluster_first:  # an explicit --runtime-file still wins: the user named it
+                files = [e for e in entries if e.source == "file"]
+                rest = [e for e in entries if e.source != "file"]
+                self._entries = [*files, *self._cluster, *rest]
+            else:
+                self._entries = [*entries, *self._cluster]
         return self._entries
 
     def entries(self) -> list[RuntimeEntry]:
