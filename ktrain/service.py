@@ -40,6 +40,7 @@ except ImportError:
 
 if TYPE_CHECKING:
     from ktrain.api.runtime import TrainingRuntime
+    from ktrain.convert import Conversion
     from ktrain.api.trainjob import TrainJob
     from ktrain.authoring.set_paths import Assignment
 
@@ -83,6 +84,8 @@ class RenderRequest:
     runtime_snapshot: bool = False
     # When neither -n nor the file names one: the kubeconfig context's namespace for `job create`.
     default_namespace: str = "default"
+    # Notes for stderr the render adds (a Training Operator v1 file converted in memory).
+    notes: list[str] = field(default_factory=list)
 
 
 @struct
@@ -109,6 +112,17 @@ def load_job_document(
     path: str, values_files: list[str] | None = None, template_sets: list[Assignment] | None = None
 ) -> Document:
     """The TrainJob document of a file; a template is rendered first with the given values."""
+    return load_job_input(path, values_files, template_sets)[0]
+
+
+def load_job_input(
+    path: str,
+    values_files: list[str] | None = None,
+    template_sets: list[Assignment] | None = None,
+    runtime: str | None = None,
+) -> tuple[Document, Conversion | None]:
+    """The TrainJob document of a file, and the conversion that made it when the file holds a
+    Training Operator v1 job instead (converted in memory, its positions kept for errors)."""
     from ktrain.authoring.templating import is_template
 
     label = "<stdin>" if path == "-" else path
@@ -127,6 +141,18 @@ def load_job_document(
         docs = load_documents(text, label)
     jobs = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") == c.TRAINJOB_KIND]
     if not jobs:
+        from ktrain.convert import convert_documents, job_paths
+
+        if any(job_paths(d) for d in docs):
+            conversions = convert_documents(docs, runtime=runtime)
+            if len(conversions) > 1:
+                second = conversions[1]
+                raise second.document.error(
+                    f"more than one job in this file ({len(conversions)}); ktrain renders one job at a time",
+                    second.base,
+                    hint="split the file, or see them all with `ktrain job convert -f FILE`",
+                )
+            return converted_document(conversions[0]), conversions[0]
         if docs:
             raise docs[0].error(
                 "no TrainJob in this file (kind: TrainJob, apiVersion: trainer.kubeflow.org/v1alpha1)", ("kind",)
@@ -134,7 +160,51 @@ def load_job_document(
         raise InputError("the file is empty", file=path)
     if len(jobs) > 1:
         raise jobs[1].error("more than one TrainJob in this file; ktrain renders one job at a time")
-    return jobs[0]
+    return jobs[0], None
+
+
+def converted_document(conv: Conversion) -> Document:
+    """A converted job as a Document whose positions point at the v1 fields it came from."""
+    src = conv.document
+    positions: dict[Path, tuple[int, int]] = {}
+    key_positions: dict[Path, tuple[int, int]] = {}
+    for here, there in conv.sources.items():
+        full = (*conv.base, *there)
+        if full in src.positions:
+            positions[here] = src.positions[full]
+        if full in src.key_positions:
+            key_positions[here] = src.key_positions[full]
+    start = src.positions.get(conv.base) or src.key_positions.get(conv.base)
+    if start is not None:
+        positions.setdefault((), start)
+    return Document(
+        data=copy.deepcopy(conv.trainjob),
+        file=src.file,
+        lines=src.lines,
+        positions=positions,
+        key_positions=key_positions,
+    )
+
+
+def converted_runtime_entry(conv: Conversion) -> RuntimeEntry | None:
+    """The TrainingRuntime generated for a converted job, as a registry entry."""
+    if conv.runtime is None:
+        return None
+    doc = Document(data=conv.runtime, file=f"{conv.document.file} (runtime generated from the {conv.kind})")
+    runtime = parse_model(doc, "TrainingRuntime", what=c.TRAINING_RUNTIME_KIND)
+    return RuntimeEntry(runtime=runtime, source="converted", path=conv.document.file, document=doc)
+
+
+def conversion_note(conv: Conversion) -> str:
+    how = (
+        f"a TrainingRuntime {conv.runtime_name} generated from its pod templates"
+        if conv.runtime is not None
+        else f"runtime {conv.runtime_name}"
+    )
+    return (
+        f"converted {conv.kind} {conv.name} to a TrainJob on {how} "
+        f"(see `ktrain job convert -f {conv.document.file}` for what changed)"
+    )
 
 
 def _reject_template_inputs(
@@ -398,7 +468,14 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
             (job_sets if is_job_path(assignment.parts) else template_sets).append(assignment)
     original = None
     if request.file:
-        doc = load_job_document(request.file, ov.values_files, template_sets)
+        doc, conversion = load_job_input(request.file, ov.values_files, template_sets, ov.runtime)
+        if conversion is not None:
+            entry_rt = converted_runtime_entry(conversion)
+            if entry_rt is not None:
+                registry.add_converted([entry_rt])
+            note = conversion_note(conversion)
+            if note not in request.notes:
+                request.notes.append(note)
         data: Obj = doc.data
         original = copy.deepcopy(data)
     else:
@@ -578,3 +655,24 @@ def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
         name_source,
         namespace_source,
     )
+
+
+def convert_file(path: str, runtime: str | None = None) -> list[Conversion]:
+    """Every Training Operator v1 job of a file (one job, several documents, or a `List`),
+    converted (`ktrain job convert`)."""
+    from ktrain.convert import convert_documents, supported_text
+
+    label = "<stdin>" if path == "-" else path
+    docs = load_documents(read_text(path), label)
+    conversions = convert_documents(docs, runtime=runtime)
+    if not conversions:
+        if not docs:
+            raise InputError("the file is empty", file=label)
+        first = docs[0]
+        kind = first.data.get("kind") if isinstance(first.data, dict) else None
+        if kind == c.TRAINJOB_KIND:
+            raise first.error("this is already a TrainJob: nothing to convert", ("kind",))
+        raise first.error(
+            f"no Training Operator v1 job in this file (kind {kind!r}); ktrain converts {supported_text()}", ("kind",)
+        )
+    return conversions

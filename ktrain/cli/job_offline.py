@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from ktrain.cli.common import warn
+from ktrain.cli.common import note, warn
 from ktrain.cli.jobinput import JobInput
 
 
@@ -17,7 +17,10 @@ def validate_job(job_input: JobInput) -> None:
     """Check a job offline: the TrainJob schema, then every rule the CRDs, webhooks and plugins apply."""
     from ktrain.service import validate_request
 
-    outcome = validate_request(job_input.render_request(), job_input.registry())
+    request = job_input.render_request()
+    outcome = validate_request(request, job_input.registry())
+    for message in request.notes:
+        note(message)
     for message in outcome.warnings:
         warn(message)
     sys.stdout.write(f"trainjob.trainer.kubeflow.org/{outcome.job.name} valid\n")

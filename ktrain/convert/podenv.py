@@ -215,3 +215,97 @@ def bundled_runtime(framework: str) -> Obj:
         },
         "spec": {"mlPolicy": {"numNodes": 1, "torch": torch}, "template": {"spec": js}},
     }
+
+
+# --------------------------------------------------------------------------- fixed counts: plain env
+#
+# When every count is fixed (a runtime generated for one v1 job), the per-pod values differ only by
+# the JobSet name and the pod's index, which the kubelet substitutes into later env values
+# (`$(VAR)` references to earlier variables). Then no wrapper is needed, and a container that runs
+# its image's entrypoint (no command) keeps doing so.
+
+JOBSET_REF = "$(KTRAIN_JOBSET)"
+INDEX_REF = "$(KTRAIN_POD_INDEX)"
+
+
+def reference_env() -> list[Obj]:
+    return [
+        _field("KTRAIN_JOBSET", f"metadata.labels['{c.JOBSET_NAME_LABEL}']"),
+        _field("KTRAIN_POD_INDEX", c.COMPLETION_INDEX_FIELD_PATH),
+    ]
+
+
+def _ref_host(rjob: str, index: int | str) -> str:
+    return f"{JOBSET_REF}-{rjob}-0-{index}.{JOBSET_REF}"
+
+
+def _json(value: object) -> str:
+    import json
+
+    return json.dumps(value, separators=(",", ":"))
+
+
+def tf_static_env(roles: list[tuple[str, str, int, int]], rjob: str, sparse: bool = False) -> list[Obj]:
+    """TF_CONFIG for the pods of `rjob` (genTFConfigJSONStr), roles = (rjob, role, count, port)."""
+    if sum(n for _, _, n, _ in roles) == 1:  # isDistributed
+        return []
+    me = next(r for r in roles if r[0] == rjob)
+    cluster = {
+        role: [f"{_ref_host(rj, i)}:{port}" for i in range(n)]
+        for rj, role, n, port in sorted(roles, key=lambda r: r[1])
+        if role != "evaluator"
+    }
+    task = f'"task":{{"type":{_json(me[1])},"index":{INDEX_REF}}}'
+    if sparse:
+        self_host = _json(f"{_ref_host(rjob, INDEX_REF)}:{me[3]}")
+        if me[1] == "ps":
+            inner = f'"worker":{{}},"ps":[{self_host}]'
+        elif me[1] == "worker":
+            inner = f'"worker":{{"{INDEX_REF}":{self_host}}},"ps":{_json(cluster.get("ps", []))}'
+        else:
+            inner = '"worker":{},"ps":[]'
+        value = f'{{"sparseCluster":{{{inner}}},{task}}}'
+    else:
+        value = f'{{"cluster":{_json(cluster)},{task},"environment":"cloud"}}'
+    return [{"name": "TF_CONFIG", "value": value}]
+
+
+def mxnet_static_env(roles: list[tuple[str, str, int, int]], rjob: str, labels: dict[str, str]) -> list[Obj]:
+    """MX_CONFIG and DMLC_* for the pods of `rjob` (SetClusterSpec / genMXConfig)."""
+    ordered = sorted(roles, key=lambda r: r[1])
+    me = next(r for r in roles if r[0] == rjob)
+    cluster = {role: [{"url": _ref_host(rj, i), "port": port} for i in range(n)] for rj, role, n, port in ordered}
+    label_map = {role: labels.get(role, "") for _, role, _, _ in ordered}
+    config = f'{{"cluster":{_json(cluster)},"labels":{_json(label_map)},"task":{{"type":{_json(me[1])},"index":{INDEX_REF}}}}}'
+    sched = cluster.get("scheduler") or []
+    env = [
+        {"name": "MX_CONFIG", "value": config},
+        {"name": "DMLC_PS_ROOT_PORT", "value": str(sched[0]["port"] if sched else 0)},
+        {"name": "DMLC_PS_ROOT_URI", "value": sched[0]["url"] if sched else ""},
+        {"name": "DMLC_NUM_SERVER", "value": str(len(cluster.get("server", [])))},
+        {"name": "DMLC_NUM_WORKER", "value": str(len(cluster.get("worker", [])))},
+        {"name": "DMLC_ROLE", "value": me[1]},
+        {"name": "DMLC_USE_KUBERNETES", "value": "1"},
+    ]
+    if me[1] == "worker":
+        env.append({"name": "DMLC_WORKER_ID", "value": INDEX_REF})
+    return env
+
+
+def paddle_static_env(roles: list[tuple[str, str, int, int]], rjob: str) -> list[Obj]:
+    """setPodEnv without the rank-0 special case (every pod names the master by its host name,
+    where v1 gave rank 0 its own pod IP): used only when the container runs its image's
+    entrypoint, so the wrapper cannot run first."""
+    me = next(r for r in roles if r[0] == rjob)
+    by_role = {role: (rj, port) for rj, role, _, port in roles}
+    env = [
+        {"name": "PYTHONUNBUFFERED", "value": "0"},
+        {"name": "PADDLE_JOB_ID", "value": JOBSET_REF},
+        {"name": "PADDLE_NNODES", "value": str(sum(n for _, _, n, _ in roles))},
+    ]
+    first = "master" if "master" in by_role else "worker"
+    rj, port = by_role[first]
+    env.append({"name": "PADDLE_MASTER", "value": f"{_ref_host(rj, 0)}:{port}"})
+    if "master" in by_role:
+        env.append({"name": "PADDLE_SERVER_NUM" if me[1] == "master" else "PADDLE_TRAINER_NUM", "value": "1"})
+    return env

@@ -976,7 +976,7 @@ class _Generated:
                     merged = master
                     command_override = (cmd, args)
         rjobs: list[Obj] = []
-        fw_roles: list[tuple[str, str, str, int]] = []
+        fw_roles: list[tuple[str, str, int, int]] = []
         trainer_count = trainer_role.replicas
         if merged is not None:
             trainer_count = by_type["Master"].replicas + by_type["Worker"].replicas
@@ -990,25 +990,10 @@ class _Generated:
                 ctx.row((*role.path, "replicas"), DROPPED, "-", "0 replicas: no replicated job")
                 continue
             is_trainer = role is trainer_role or (merged is not None and role.type == "Worker")
-            fw_roles.append((rj, role.rt, str(role.replicas), _int_port(info, role) if info.default_port else 0))
+            fw_roles.append((rj, role.rt, role.replicas, _int_port(info, role) if info.default_port else 0))
             rjobs.append(self._rjob(role, rj, is_trainer, command_override if is_trainer and merged else None))
         if info.framework in podenv.SCRIPTS:
-            roles_env = podenv.roles_value(fw_roles)
-            extra: list[Obj] = []
-            if self.tf_sparse:
-                extra.append({"name": "KTRAIN_TF_SPARSE", "value": "1"})
-            if info.kind == "MXJob":
-                for role in self.roles:
-                    tuner = ((role.template.get("metadata") or {}).get("annotations") or {}).get("tuner-server-key")
-                    if tuner:
-                        extra.append({"name": f"KTRAIN_MX_LABEL_{role.rt}", "value": str(tuner)})
-            for rjob in rjobs:
-                cont = rjob["template"]["spec"]["template"]["spec"]["containers"]
-                main = next(x for x in cont if x.get("name") == c.NODE)
-                program = [*(main.pop("command", None) or []), *(main.pop("args", None) or [])]
-                main["command"] = podenv.wrapper_command(info.framework)
-                main["args"] = program
-                main["env"] = [*podenv.wrapper_env(roles_env, extra), *(main.get("env") or [])]
+            self._framework_env(rjobs, fw_roles)
         if info.kind == "MPIJob":
             rjobs.sort(key=lambda r: 0 if r["name"] == c.NODE else 1)  # node first: the launcher may depend on it
         ml: Obj = {"numNodes": 1 if info.kind == "MPIJob" else trainer_count}
@@ -1101,6 +1086,63 @@ class _Generated:
                 trainer["env"] = compat
         spec["trainer"] = trainer
         return runtime
+
+    def _framework_env(self, rjobs: list[Obj], fw_roles: list[tuple[str, str, int, int]]) -> None:
+        """The env v1 computed per pod. Counts are fixed here, so TensorFlow and MXNet get plain
+        env values (the kubelet substitutes the JobSet name and pod index); PaddlePaddle's rank 0
+        differs from the others, so its containers start through the wrapper when they have a
+        command."""
+        info, ctx = self.info, self.ctx
+        labels: dict[str, str] = {}
+        for role in self.roles:
+            tuner = ((role.template.get("metadata") or {}).get("annotations") or {}).get("tuner-server-key")
+            if tuner:
+                labels[role.rt] = str(tuner)
+        mains = []
+        for rjob in rjobs:
+            cont = rjob["template"]["spec"]["template"]["spec"]["containers"]
+            mains.append((rjob["name"], next(x for x in cont if x.get("name") == c.NODE)))
+        use_wrapper = info.framework == "paddle" and all(main.get("command") for _, main in mains)
+        names = {"tensorflow": "TF_CONFIG", "paddle": "PADDLE_*", "mxnet": "MX_CONFIG and DMLC_*"}[info.framework]
+        for rj, main in mains:
+            user_env = main.get("env") or []
+            if use_wrapper:
+                extra = [{"name": "KTRAIN_TF_SPARSE", "value": "1"}] if self.tf_sparse else []
+                program = [*(main.pop("command", None) or []), *(main.pop("args", None) or [])]
+                main["command"] = podenv.wrapper_command(info.framework)
+                main["args"] = program
+                roles_env = podenv.roles_value([(a, b, str(n), p) for a, b, n, p in fw_roles])
+                main["env"] = [*podenv.wrapper_env(roles_env, extra), *user_env]
+                continue
+            if info.framework == "tensorflow":
+                static = podenv.tf_static_env(fw_roles, rj, self.tf_sparse)
+            elif info.framework == "mxnet":
+                static = podenv.mxnet_static_env(fw_roles, rj, labels)
+            else:
+                static = podenv.paddle_static_env(fw_roles, rj)
+            main["env"] = [*podenv.reference_env(), *user_env, *static]
+        if use_wrapper:
+            ctx.row(
+                (*self.roles[0].path[:2],),
+                KEPT,
+                "runtime containers node: command = the env wrapper, args = the v1 command + args",
+                f"{names} computed in each pod as the v1 controller did",
+            )
+        elif info.framework == "paddle":
+            ctx.row(
+                (*self.roles[0].path[:2],),
+                APPROXIMATED,
+                "runtime containers node env PADDLE_*",
+                "a container without a command runs its image's entrypoint, so rank 0 names the master "
+                "by its host name where v1 gave it its pod IP; set command to get v1's exact values",
+            )
+        else:
+            ctx.row(
+                (*self.roles[0].path[:2],),
+                KEPT,
+                f"runtime containers node env {names}",
+                "v1's values, with JobSet's host names (the kubelet fills in the JobSet name and pod index)",
+            )
 
     def _success(self, rjobs: list[Obj]) -> Obj | None:
         names = [r["name"] for r in rjobs]

@@ -115,6 +115,13 @@ class RuntimeRegistry:
         self._entries: list[RuntimeEntry] | None = None
         self._cluster: list[RuntimeEntry] = []
         self._cluster_first = False
+        # Runtimes generated for a converted v1 job: above every other source.
+        self._converted: list[RuntimeEntry] = []
+
+    def add_converted(self, entries: list[RuntimeEntry]) -> None:
+        """Runtimes generated in memory for a job converted from a Training Operator v1 job."""
+        self._converted = list(entries)
+        self._entries = None
 
     def add_cluster_entries(self, entries: list[RuntimeEntry], *, prefer: bool) -> None:
         """Runtimes read from a cluster: above every local source when `prefer` (what the
@@ -146,7 +153,8 @@ class RuntimeRegistry:
                 files = [path] if is_file else _yaml_files(path)
                 for f in files:
                     entries.extend(load_runtime_file(f, source))
-            self._entries = [*self._cluster, *entries] if self._cluster_first else [*entries, *self._cluster]
+            ordered = [*self._cluster, *entries] if self._cluster_first else [*entries, *self._cluster]
+            self._entries = [*self._converted, *ordered]
         return self._entries
 
     def entries(self) -> list[RuntimeEntry]:

@@ -265,3 +265,69 @@ def test_bundled_runtime_files_are_in_sync_with_the_wrapper() -> None:
         expected = podenv.bundled_runtime(framework)
         data = dict(entry.document.data)
         assert data == expected, name
+
+
+# --------------------------------------------------------------------------- fixed counts: plain env
+
+
+def kubelet_expand(env: list[dict], pod: dict[str, str]) -> dict[str, str]:
+    """The kubelet's env: downward-API values, then `$(VAR)` references to earlier variables
+    (k8s.io/kubernetes third_party/forked/golang/expansion)."""
+    import re
+
+    out: dict[str, str] = {}
+    for item in env:
+        if "valueFrom" in item:
+            path = item["valueFrom"]["fieldRef"]["fieldPath"]
+            out[item["name"]] = pod[path]
+        else:
+            out[item["name"]] = re.sub(r"\$\((\w+)\)", lambda m: out.get(m.group(1), m.group(0)), item["value"])
+    return out
+
+
+def pod_fields(index: int) -> dict[str, str]:
+    from ktrain import constants as c
+
+    return {
+        f"metadata.labels['{c.JOBSET_NAME_LABEL}']": JS,
+        c.COMPLETION_INDEX_FIELD_PATH: str(index),
+        "status.podIP": "10.0.0.7",
+    }
+
+
+@pytest.mark.parametrize("workers", [1, 2, 8])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_tf_plain_env_of_a_generated_runtime_matches_the_v1_controller(workers: int, sparse: bool) -> None:
+    replicas = {"worker": workers, "ps": 2, "chief": 1, "evaluator": 1}
+    ports = {"worker": 2222, "ps": 2223, "chief": 2222, "evaluator": 2222}
+    roles = [(TF_RJOB[rt], rt, n, ports[rt]) for rt, n in replicas.items()]
+    for rt, n in replicas.items():
+        for i in range(n):
+            env = podenv.reference_env() + podenv.tf_static_env(roles, TF_RJOB[rt], sparse)
+            got = kubelet_expand(env, pod_fields(i)).get("TF_CONFIG")
+            assert got == tf_v1(replicas, ports, rt, i, lambda r, k: jobset_host(TF_RJOB[r], k), sparse), (rt, i)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 8])
+def test_mxnet_plain_env_of_a_generated_runtime_matches_the_v1_controller(workers: int) -> None:
+    replicas = {"scheduler": 1, "server": 2, "worker": workers}
+    ports = {"scheduler": 9091, "server": 9092, "worker": 9093}
+    roles = [(MX_RJOB[rt], rt, n, ports[rt]) for rt, n in replicas.items()]
+    for rt, n in replicas.items():
+        for i in range(n):
+            env = podenv.reference_env() + podenv.mxnet_static_env(roles, MX_RJOB[rt], {"server": "k"})
+            got = {k: v for k, v in kubelet_expand(env, pod_fields(i)).items() if not k.startswith("KTRAIN_")}
+            assert got == mxnet_v1(replicas, ports, {"server": "k"}, rt, i, lambda r, k: jobset_host(MX_RJOB[r], k))
+
+
+def test_paddle_plain_env_differs_from_v1_only_in_rank_0s_master_address() -> None:
+    replicas, ports = {"worker": 4}, {"worker": 36543}
+    roles = [("node", "worker", 4, 36543)]
+    for i in range(4):
+        env = kubelet_expand(podenv.reference_env() + podenv.paddle_static_env(roles, "node"), pod_fields(i))
+        env = {k: v for k, v in env.items() if not k.startswith("KTRAIN_")}
+        expected = paddle_v1(replicas, ports, "worker", i, lambda r, k: jobset_host("node", k))
+        if i == 0:  # v1: the pod's own IP; here: its host name (documented approximation)
+            expected.pop("POD_IP_DUMMY")
+            expected["PADDLE_MASTER"] = f"{jobset_host('node', 0)}:36543"
+        assert env == expected
