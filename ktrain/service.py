@@ -115,6 +115,14 @@ def load_job_document(
     return load_job_input(path, values_files, template_sets)[0]
 
 
+def same_file_runtimes(doc: Document) -> list[RuntimeEntry]:
+    """(Cluster)TrainingRuntime documents that came in the job's own file (what `ktrain job
+    convert` prints with a TrainJob): they win over every other source for this job."""
+    from ktrain.inputs.registry import load_runtime_documents
+
+    return load_runtime_documents(doc.siblings, "file", doc.file)
+
+
 def load_job_input(
     path: str,
     values_files: list[str] | None = None,
@@ -160,6 +168,7 @@ def load_job_input(
         raise InputError("the file is empty", file=path)
     if len(jobs) > 1:
         raise jobs[1].error("more than one TrainJob in this file; ktrain renders one job at a time")
+    jobs[0].siblings = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") in c.RUNTIME_KINDS]
     return jobs[0], None
 
 
@@ -469,6 +478,8 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     original = None
     if request.file:
         doc, conversion = load_job_input(request.file, ov.values_files, template_sets, ov.runtime)
+        if doc.siblings:
+            registry.add_converted(same_file_runtimes(doc))
         if conversion is not None:
             entry_rt = converted_runtime_entry(conversion)
             if entry_rt is not None:

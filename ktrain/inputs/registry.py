@@ -85,8 +85,13 @@ def _runtime_documents(path: str, source: str) -> list[Document]:
 def load_runtime_file(path: str | os.PathLike[str], source: str) -> list[RuntimeEntry]:
     """Every (Cluster)TrainingRuntime document in a file (other kinds are skipped)."""
     path = os.fspath(path)
+    return load_runtime_documents(_runtime_documents(path, source), source, path)
+
+
+def load_runtime_documents(docs: list[Document], source: str, path: str) -> list[RuntimeEntry]:
+    """Every (Cluster)TrainingRuntime among parsed documents (other kinds are skipped)."""
     entries = []
-    for doc in _runtime_documents(path, source):
+    for doc in docs:
         if not isinstance(doc.data, dict):
             raise doc.error("a runtime document must be a mapping")
         kind = doc.data.get("kind")
@@ -119,8 +124,9 @@ class RuntimeRegistry:
         self._converted: list[RuntimeEntry] = []
 
     def add_converted(self, entries: list[RuntimeEntry]) -> None:
-        """Runtimes generated in memory for a job converted from a Training Operator v1 job."""
-        self._converted = list(entries)
+        """Runtimes that come with the job: generated for a converted Training Operator v1 job, or
+        written in the job's own file. They win over every other source."""
+        self._converted = [*entries, *self._converted]
         self._entries = None
 
     def add_cluster_entries(self, entries: list[RuntimeEntry], *, prefer: bool) -> None:
