@@ -48,6 +48,15 @@ class KindInfo:
     framework: str  # trainer.kubeflow.org/framework of a generated runtime
     bundled: str | None  # the bundled runtime a single-role job maps onto
     spec_fields: tuple[str, ...]
+    # The replica restartPolicy v1 defaults to (kubeflow.org/v1 `<Kind>DefaultRestartPolicy`;
+    # mpi-operator v2beta1: Never, OnFailure for the launcher).
+    default_restart: str = "Never"
+
+
+def default_restart(info: KindInfo, api: str, role: str) -> str:
+    if info.kind == "MPIJob" and api == V2BETA1 and role == "Launcher":
+        return "OnFailure"
+    return info.default_restart
 
 
 KINDS: dict[str, KindInfo] = {
@@ -64,6 +73,7 @@ KINDS: dict[str, KindInfo] = {
             "torch",
             "torch-distributed",
             ("runPolicy", "elasticPolicy", "pytorchReplicaSpecs", "nprocPerNode"),
+            "OnFailure",
         ),
         KindInfo(
             "TFJob",
@@ -134,6 +144,7 @@ KINDS: dict[str, KindInfo] = {
             "paddle",
             "paddle-distributed",
             ("runPolicy", "elasticPolicy", "paddleReplicaSpecs"),
+            "OnFailure",
         ),
         KindInfo(
             "MXJob",

@@ -29,6 +29,7 @@ from ktrain.convert.kinds import (
     TORCH_ELASTIC_FIELDS,
     V1,
     KindInfo,
+    default_restart,
     spec_fields,
     supported_text,
 )
@@ -76,10 +77,11 @@ TF_SPLIT_ROLES = ("Chief", "Master", "PS", "Evaluator")
 class Role:
     type: str  # v1 replica type, e.g. "Worker"
     replicas: int
-    restart: str | None
+    restart: str | None  # as written
     template: Obj
     path: Path  # of the replica spec, in the document
     main: int  # index of the framework container
+    default_restart: str = "Never"  # what v1 used when restartPolicy is unset
 
     @property
     def rt(self) -> str:
@@ -332,7 +334,9 @@ def _roles(ctx: _Ctx, info: KindInfo, spec: Obj, api: str) -> list[Role]:
                 if fld in cont and cont[fld] is not None:
                     ctx.typed(cont[fld], list, (*cpath, fld), "a list")
         main = _main_container(ctx, info, spec, api, rtype, containers, (*path, "template", "spec", "containers"))
-        by_type[rtype] = Role(rtype, replicas, restart, copy.deepcopy(template), path, main)
+        by_type[rtype] = Role(
+            rtype, replicas, restart, copy.deepcopy(template), path, main, default_restart(info, api, rtype)
+        )
     return [by_type[t] for t in info.roles if t in by_type]
 
 
@@ -831,14 +835,15 @@ def _onto_runtime(
 
 def _restart_rows(ctx: _Ctx, r: Role, blockers: list[tuple[Path, str]]) -> None:
     p = (*r.path, "restartPolicy")
-    if r.restart in (None, "OnFailure"):
-        ctx.row(p, KEPT, "pod restartPolicy OnFailure", "" if r.restart else "unset: JobSet's OnFailure")
-    elif r.restart == "Always":
+    restart = r.restart or r.default_restart
+    if restart == "OnFailure":
+        ctx.row(p, KEPT, "pod restartPolicy OnFailure", "" if r.restart else "unset: v1's default, JobSet's too")
+    elif restart == "Always":
         ctx.row(
             p, APPROXIMATED, "pod restartPolicy OnFailure", "Job pods cannot be Always; OnFailure restarts them too"
         )
     else:
-        blockers.append((p, f"restartPolicy {r.restart} needs a runtime"))
+        blockers.append((p, f"restartPolicy {restart} needs a runtime"))
 
 
 def _only_framework_port(info: KindInfo, ports: Any) -> bool:
@@ -984,6 +989,14 @@ class _Generated:
             if role is merged:
                 ctx.row((*role.path, "replicas"), KEPT, "TrainJob spec.trainer.numNodes", "Master + Worker nodes")
                 ctx.row((*role.path, "template"), KEPT, "runtime replicatedJobs[node]", "node 0 runs the Master")
+                worker_restart = by_type["Worker"].restart or by_type["Worker"].default_restart
+                mine = role.restart or role.default_restart
+                ctx.row(
+                    (*role.path, "restartPolicy"),
+                    KEPT if mine == worker_restart else APPROXIMATED,
+                    f"runtime replicatedJobs[node] pod restartPolicy {worker_restart}",
+                    "" if mine == worker_restart else f"the Master's {mine} gives way to the Worker's (one step)",
+                )
                 continue
             rj = self._rjob_name(role, trainer_role if merged is None else by_type["Worker"])
             if role.replicas == 0:
@@ -1202,12 +1215,10 @@ class _Generated:
         for key in pod_template.get("metadata") or {}:
             ctx.row((*role.path, "template", "metadata", key), KEPT, f"{target} pod template metadata.{key}")
         # Job pods may only be OnFailure or Never.
-        restart = role.restart
+        restart = role.restart or role.default_restart
         p = (*role.path, "restartPolicy")
-        if restart in (None,):
-            if "restartPolicy" not in pod:
-                ctx.row(p, KEPT, f"{target} pod restartPolicy (JobSet's OnFailure)", "unset")
-        elif restart == "Always":
+        unset = "" if role.restart else f" (unset: v1's default for a {info.kind} {role.type})"
+        if restart == "Always":
             pod["restartPolicy"] = "OnFailure"
             ctx.row(p, APPROXIMATED, f"{target} pod restartPolicy OnFailure", "Job pods cannot be Always")
         elif restart == "ExitCode":
@@ -1221,7 +1232,7 @@ class _Generated:
             )
         else:
             pod["restartPolicy"] = restart
-            ctx.row(p, KEPT, f"{target} pod restartPolicy {restart}")
+            ctx.row(p, KEPT, f"{target} pod restartPolicy {restart}", unset.strip(" ()"))
         if pod.get("restartPolicy") == "Always":
             pod["restartPolicy"] = "OnFailure"
         if self.priority_class and "priorityClassName" not in pod:
