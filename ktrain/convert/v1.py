@@ -335,9 +335,19 @@ def _roles(ctx: _Ctx, info: KindInfo, spec: Obj, api: str) -> list[Role]:
                     ctx.typed(cont[fld], list, (*cpath, fld), "a list")
         main = _main_container(ctx, info, spec, api, rtype, containers, (*path, "template", "spec", "containers"))
         by_type[rtype] = Role(
-            rtype, replicas, restart, copy.deepcopy(template), path, main, default_restart(info, api, rtype)
+            rtype, replicas, restart, _without_nulls(template), path, main, default_restart(info, api, rtype)
         )
     return [by_type[t] for t in info.roles if t in by_type]
+
+
+def _without_nulls(value: Any) -> Any:
+    """A copy without null-valued keys (`command:` with no value): the API server drops them
+    too, and a null is not a valid value for the v2 CRDs' typed fields."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
 def _main_container(

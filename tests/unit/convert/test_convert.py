@@ -7,6 +7,7 @@ Golden expectations name the v1 controller code they were checked against by han
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -36,16 +37,27 @@ CRDS = {
 }
 
 
-def crd_validate(obj: dict[str, Any]) -> None:
+@functools.cache
+def _validator(api_version: str, kind: str) -> Any:
     import jsonschema
 
-    rel = CRDS.get((obj["apiVersion"], obj["kind"]))
+    rel = CRDS.get((api_version, kind))
     if rel is None:
-        return
-    crd = yaml.safe_load((UPSTREAM / rel).read_text())
-    version = obj["apiVersion"].split("/")[1]
+        return None
+    crd = yaml.load((UPSTREAM / rel).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    version = api_version.split("/")[1]
     schema = next(v["schema"]["openAPIV3Schema"] for v in crd["spec"]["versions"] if v["name"] == version)
-    jsonschema.validate(obj, schema)
+    return jsonschema.Draft7Validator(schema)
+
+
+def crd_validate(obj: dict[str, Any]) -> None:
+    validator = _validator(obj["apiVersion"], obj["kind"])
+    if validator is not None:
+        import jsonschema
+
+        error = jsonschema.exceptions.best_match(validator.iter_errors(obj))
+        if error is not None:
+            raise error
 
 
 def convert_text(text: str, file: str = "job.yaml", runtime: str | None = None):
@@ -72,7 +84,19 @@ def test_every_upstream_example_converts_renders_and_passes_the_crd_schemas(name
     (conv,) = convert_text(path.read_text(), str(path))
     crd_validate(conv.trainjob)
     if conv.runtime is not None:
-        crd_validate(conv.runtime)
+        mpi = conv.runtime["spec"]["mlPolicy"].get("mpi") or {}
+        if mpi.get("mpiImplementation") in ("Intel", "MPICH"):
+            # the ktrain extension (--allow-extensions): the v2.3 CRD knows OpenMPI only, and the
+            # report says so
+            import jsonschema
+
+            with pytest.raises(jsonschema.ValidationError, match="is not one of"):
+                crd_validate(conv.runtime)
+            row = next(r for r in conv.rows if r.field == "spec.mpiImplementation")
+            assert row.status == APPROXIMATED and "--allow-extensions" in row.note
+            crd_validate({**conv.runtime, "spec": {**conv.runtime["spec"], "mlPolicy": {"mpi": {}}}})
+        else:
+            crd_validate(conv.runtime)
     # `job render -f v1.yaml`: converted in memory, generated runtime registered first
     request = RenderRequest(file=str(path), allow_extensions=True)
     outcome = render_request(request, RuntimeRegistry())
