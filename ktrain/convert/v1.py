@@ -1167,6 +1167,29 @@ class _Generated:
                 "v1's values, with JobSet's host names (the kubelet fills in the JobSet name and pod index)",
             )
 
+    def _mpi_env(self, rj: str) -> list[Obj]:
+        """What mpi-operator v2beta1 (`mpi_job_controller.go` launcherEnvVars/workerEnvVars,
+        intelEnvVars, mpichEnvVars, I_MPI_PERHOST) sets that v2's MPI policy does not: the OpenMPI
+        variables v2 sets itself."""
+        if self.api == V1:
+            return []
+        env = [{"name": "K_MPI_JOB_ROLE", "value": "launcher" if rj == c.LAUNCHER else "worker"}]
+        if rj != c.LAUNCHER:
+            return env
+        hostfile = "/etc/mpi/hostfile"
+        if self.mpi_impl == "Intel":
+            env += [
+                {"name": "I_MPI_HYDRA_HOST_FILE", "value": hostfile},
+                {"name": "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", "value": "-o ConnectionAttempts=10"},
+                {"name": "I_MPI_PERHOST", "value": str(self.slots if self.slots is not None else 1)},
+            ]
+        elif self.mpi_impl == "MPICH":
+            env += [
+                {"name": "HYDRA_HOST_FILE", "value": hostfile},
+                {"name": "HYDRA_LAUNCH_EXTRA_ARGS", "value": "-o ConnectionAttempts=10"},
+            ]
+        return env
+
     def _success(self, rjobs: list[Obj]) -> Obj | None:
         names = [r["name"] for r in rjobs]
         if self.info.kind == "MPIJob" and c.LAUNCHER in names:
@@ -1189,9 +1212,18 @@ class _Generated:
         pod_template = copy.deepcopy(role.template)
         pod = pod_template["spec"]
         target = f"runtime replicatedJobs[{rj}]"
-        ctx.row(
-            (*role.path, "replicas"), KEPT, "TrainJob spec.trainer.numNodes" if is_trainer else f"{target} parallelism"
-        )
+        if info.kind == "MPIJob":
+            ctx.row(
+                (*role.path, "replicas"),
+                KEPT,
+                "runtime mlPolicy.numNodes 1 (the launcher)" if rj == c.LAUNCHER else "TrainJob spec.trainer.numNodes",
+            )
+        else:
+            ctx.row(
+                (*role.path, "replicas"),
+                KEPT,
+                "TrainJob spec.trainer.numNodes" if is_trainer else f"{target} parallelism",
+            )
         cont = pod["containers"][role.main]
         old = cont.get("name")
         cont["name"] = c.NODE
@@ -1245,6 +1277,9 @@ class _Generated:
             ctx.row(p, KEPT, f"{target} pod restartPolicy {restart}", unset.strip(" ()"))
         if pod.get("restartPolicy") == "Always":
             pod["restartPolicy"] = "OnFailure"
+        mpi_env = self._mpi_env(rj) if info.kind == "MPIJob" else []
+        if mpi_env:
+            cont["env"] = [*(cont.get("env") or []), *mpi_env]
         if self.priority_class and "priorityClassName" not in pod:
             pod["priorityClassName"] = self.priority_class
         pod_template.pop("metadata", None) if not pod_template.get("metadata") else None
