@@ -86,6 +86,8 @@ class RenderRequest:
     default_namespace: str = "default"
     # Notes for stderr the render adds (a Training Operator v1 file converted in memory).
     notes: list[str] = field(default_factory=list)
+    # --explain labels for the layers a converted v1 job supplied (see Conversion.source_labels).
+    source_labels: dict[str, str] = field(default_factory=dict)
 
 
 @struct
@@ -487,6 +489,7 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
             note = conversion_note(conversion)
             if note not in request.notes:
                 request.notes.append(note)
+            request.source_labels = conversion.source_labels()
         data: Obj = doc.data
         original = copy.deepcopy(data)
     else:
@@ -665,6 +668,7 @@ def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
         file_spec if isinstance(file_spec, dict) else None,
         name_source,
         namespace_source,
+        request.source_labels,
     )
 
 

@@ -107,6 +107,14 @@ class Conversion:
     base: Path
     sources: dict[Path, Path] = field(default_factory=dict)  # TrainJob path -> v1 path (relative to base)
     reason: str = ""  # why a runtime was generated
+    main: str = ""  # the v1 replica spec the trainer step came from, e.g. ".spec.tfReplicaSpecs.Worker"
+
+    def source_labels(self) -> dict[str, str]:
+        """`job render --explain` labels for what came from the v1 job."""
+        labels = {"TrainJob field": f"converted from {self.kind} {self.main}"}
+        if self.runtime is not None:
+            labels["runtime template"] = f"converted from {self.kind} (generated runtime {self.runtime_name})"
+        return labels
 
     def report(self) -> dict[str, Any]:
         return {
@@ -242,6 +250,7 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
                 doc,
                 base,
                 trial.sources,
+                main=_main_path(roles),
             )
         reason = "; ".join(sorted({b[1] for b in blockers}))
     else:
@@ -261,7 +270,14 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
         base,
         {**ctx.sources, **gen.sources},
         reason,
+        main=_main_path([gen._trainer_role()]),
     )
+
+
+def _main_path(roles: list[Role]) -> str:
+    by_type = {r.type: r for r in roles}
+    role = by_type.get("Worker") or roles[0]
+    return "." + path_text(role.path)
 
 
 def _ordered(rows: list[Row]) -> list[Row]:

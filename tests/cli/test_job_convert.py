@@ -132,3 +132,15 @@ def test_convert_onto_an_existing_runtime(cli, tmp_path) -> None:
     assert r.exit_code == 0, r.stderr
     (job,) = list(yaml.safe_load_all(r.stdout))
     assert job["spec"]["runtimeRef"] == {"name": "my-tf"}
+
+
+def test_explain_names_the_v1_source(cli, tmp_path) -> None:
+    path = tmp_path / "tf.yaml"
+    path.write_text(TFJOB)
+    r = cli("job", "render", "--explain", "-f", str(path))
+    assert r.exit_code == 0, r.stderr
+    assert "image: tf:2  # converted from TFJob .spec.tfReplicaSpecs.Worker" in r.stdout
+    generated = tmp_path / "never.yaml"
+    generated.write_text(TFJOB.replace("restartPolicy: OnFailure", "restartPolicy: Never"))
+    r = cli("job", "render", "--explain", "-f", str(generated))
+    assert "restartPolicy: Never  # converted from TFJob (generated runtime mnist-v1)" in r.stdout
