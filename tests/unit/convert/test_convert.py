@@ -557,3 +557,14 @@ def test_a_render_error_in_a_converted_job_points_into_the_v1_file(tmp_path: Pat
         render_request(RenderRequest(file=str(path)), RuntimeRegistry())
     located = list(exc.value.locations.values())
     assert located and located[0].file == str(path) and (located[0].line, located[0].column) == (23, 24)
+
+
+@pytest.mark.parametrize("name", ["tensorflow-distributed", "paddle-distributed", "mxnet-distributed"])
+def test_bundled_v1_framework_runtimes_pass_the_real_crd_schema(name: str) -> None:
+    """No new mlPolicy fields: the real Trainer CRD accepts these runtimes as they are."""
+    if not UPSTREAM.is_dir():
+        pytest.skip("../shared is absent: CRD schemas not available")
+    entry = RuntimeRegistry().get(name)
+    assert entry.document is not None
+    crd_validate(entry.document.data)
+    assert set(entry.document.data["spec"]["mlPolicy"]) == {"numNodes", "torch"}
