@@ -672,15 +672,35 @@ def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
     )
 
 
-def convert_file(path: str, runtime: str | None = None) -> list[Conversion]:
+@struct
+class ConvertOutcome:
+    conversions: list[Conversion]
+    objects: list[Obj]  # what to print, in document order: converted jobs (+ runtimes) and the rest as is
+    notes: list[str]
+
+
+def convert_file(path: str, runtime: str | None = None) -> ConvertOutcome:
     """Every Training Operator v1 job of a file (one job, several documents, or a `List`),
-    converted (`ktrain job convert`)."""
+    converted (`ktrain job convert`). Other documents (a PVC, a ConfigMap) are kept as they are,
+    each with a note."""
     from ktrain.convert import convert_documents, supported_text
 
     label = "<stdin>" if path == "-" else path
     docs = load_documents(read_text(path), label)
-    conversions = convert_documents(docs, runtime=runtime)
-    if not conversions:
+    outcome = ConvertOutcome(conversions=[], objects=[], notes=[])
+    for i, doc in enumerate(docs):
+        converted = convert_documents([doc], runtime=runtime)
+        if converted:
+            outcome.conversions += converted
+            for conv in converted:
+                outcome.objects += [conv.trainjob, *([conv.runtime] if conv.runtime is not None else [])]
+            continue
+        data = doc.data if isinstance(doc.data, dict) else {}
+        what = f"{data.get('kind', 'a document')} {(data.get('metadata') or {}).get('name', '')}".strip()
+        line = doc.positions.get((), (None,))[0]
+        outcome.notes.append(f"{label}:{line or 1}: document {i + 1} ({what}) is not a v1 job: kept as it is")
+        outcome.objects.append(doc.data)
+    if not outcome.conversions:
         if not docs:
             raise InputError("the file is empty", file=label)
         first = docs[0]
@@ -690,4 +710,4 @@ def convert_file(path: str, runtime: str | None = None) -> list[Conversion]:
         raise first.error(
             f"no Training Operator v1 job in this file (kind {kind!r}); ktrain converts {supported_text()}", ("kind",)
         )
-    return conversions
+    return outcome

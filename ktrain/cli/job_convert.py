@@ -51,12 +51,10 @@ def convert_job(filename: str, runtime: str | None, output: str = "yaml", report
     report = report or ("json" if output == "json" else "table")
     if report not in REPORT_FORMATS:
         raise UsageError(f"--report must be table, json or none, got {report!r}")
-    conversions = convert_file(filename, runtime)
-    objects = []
-    for conv in conversions:
-        objects.append(conv.trainjob)
-        if conv.runtime is not None:
-            objects.append(conv.runtime)
+    outcome = convert_file(filename, runtime)
+    conversions, objects = outcome.conversions, outcome.objects
+    for message in outcome.notes:
+        sys.stderr.write(f"note: {message}\n")
     if report == "table":
         for conv in conversions:
             note = f"\n  runtime generated because: {conv.reason}" if conv.runtime is not None and conv.reason else ""

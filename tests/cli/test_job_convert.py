@@ -144,3 +144,12 @@ def test_explain_names_the_v1_source(cli, tmp_path) -> None:
     generated.write_text(TFJOB.replace("restartPolicy: OnFailure", "restartPolicy: Never"))
     r = cli("job", "render", "--explain", "-f", str(generated))
     assert "restartPolicy: Never  # converted from TFJob (generated runtime mnist-v1)" in r.stdout
+
+
+def test_other_documents_are_kept_with_a_note(cli, tmp_path) -> None:
+    path = tmp_path / "with-pvc.yaml"
+    path.write_text("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\n---\n" + TFJOB)
+    r = cli("job", "convert", "-f", str(path), "--report", "none")
+    assert r.exit_code == 0, r.stderr
+    assert [d["kind"] for d in yaml.safe_load_all(r.stdout)] == ["PersistentVolumeClaim", "TrainJob"]
+    assert f"note: {path}:1: document 1 (PersistentVolumeClaim data) is not a v1 job: kept as it is" in r.stderr
