@@ -683,13 +683,14 @@ def convert_file(path: str, runtime: str | None = None) -> ConvertOutcome:
     """Every Training Operator v1 job of a file (one job, several documents, or a `List`),
     converted (`ktrain job convert`). Other documents (a PVC, a ConfigMap) are kept as they are,
     each with a note."""
-    from ktrain.convert import convert_documents, supported_text
+    from ktrain.convert import convert_documents, list_leftovers, supported_text
 
     label = "<stdin>" if path == "-" else path
     docs = load_documents(read_text(path), label)
     outcome = ConvertOutcome(conversions=[], objects=[], notes=[])
     for i, doc in enumerate(docs):
         converted = convert_documents([doc], runtime=runtime)
+        outcome.notes += list_leftovers(doc)
         if converted:
             outcome.conversions += converted
             for conv in converted:

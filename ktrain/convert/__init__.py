@@ -25,6 +25,22 @@ def job_paths(doc: Document) -> list[Path]:
     return [()] if is_v1_job(data) else []
 
 
+def list_leftovers(doc: Document) -> list[str]:
+    """Items of a `List` that are not v1 jobs (they are not converted; the caller says so)."""
+    data = doc.data
+    if not (
+        isinstance(data, dict) and str(data.get("kind", "")).endswith("List") and isinstance(data.get("items"), list)
+    ):
+        return []
+    out = []
+    for i, item in enumerate(data["items"]):
+        if not is_v1_job(item):
+            kind = item.get("kind", "an item") if isinstance(item, dict) else "an item"
+            line = doc.positions.get(("items", i), (None,))[0]
+            out.append(f"{doc.file}:{line or 1}: List item {i + 1} ({kind}) is not a v1 job: left out")
+    return out
+
+
 def convert_documents(docs: list[Document], *, runtime: str | None = None) -> list[Conversion]:
     """Every v1 job of the documents, converted (a TrainJob is left alone: it needs no conversion)."""
     out = []
@@ -39,4 +55,13 @@ def convert_documents(docs: list[Document], *, runtime: str | None = None) -> li
     return out
 
 
-__all__ = ["KINDS", "Conversion", "convert", "convert_documents", "is_v1_job", "job_paths", "supported_text"]
+__all__ = [
+    "KINDS",
+    "Conversion",
+    "convert",
+    "convert_documents",
+    "is_v1_job",
+    "job_paths",
+    "list_leftovers",
+    "supported_text",
+]

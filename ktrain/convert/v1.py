@@ -949,7 +949,7 @@ class _Generated:
         self.api = api
         self.roles = roles
         self.name = name
-        self.runtime_name = f"{name}-v1"[:63]
+        self.runtime_name = f"{name[:60].rstrip('-.')}-v1"
         self.ctx_rows: list[Row] = []
         self.sources: dict[Path, Path] = {}
         self.blockers: list[tuple[Path, str]] = []

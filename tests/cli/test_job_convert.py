@@ -153,3 +153,24 @@ def test_other_documents_are_kept_with_a_note(cli, tmp_path) -> None:
     assert r.exit_code == 0, r.stderr
     assert [d["kind"] for d in yaml.safe_load_all(r.stdout)] == ["PersistentVolumeClaim", "TrainJob"]
     assert f"note: {path}:1: document 1 (PersistentVolumeClaim data) is not a v1 job: kept as it is" in r.stderr
+
+
+def test_list_items_that_are_not_jobs_are_named(cli) -> None:
+    listing = {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [{"apiVersion": "v1", "kind": "Service"}, yaml.safe_load(TFJOB)],
+    }
+    r = cli("job", "convert", "-f", "-", "--report", "none", stdin=yaml.safe_dump(listing))
+    assert r.exit_code == 0, r.stderr
+    assert "List item 1 (Service) is not a v1 job: left out" in r.stderr
+
+
+def test_a_long_v1_name_gives_a_valid_runtime_name() -> None:
+    from ktrain.convert import convert_documents
+    from ktrain.inputs.documents import load_documents
+
+    name = "a" * 59 + "-bcd"
+    text = TFJOB.replace("name: mnist", f"name: {name}").replace("restartPolicy: OnFailure", "restartPolicy: Never")
+    (conv,) = convert_documents(load_documents(text, "x.yaml"))
+    assert conv.runtime_name == "a" * 59 + "-v1" and len(conv.runtime_name) <= 63
