@@ -201,7 +201,17 @@ def converted_runtime_entry(conv: Conversion) -> RuntimeEntry | None:
     """The TrainingRuntime generated for a converted job, as a registry entry."""
     if conv.runtime is None:
         return None
-    doc = Document(data=conv.runtime, file=f"{conv.document.file} (runtime generated from the {conv.kind})")
+    src = conv.document
+    positions: dict[Path, tuple[int, int]] = {}
+    key_positions: dict[Path, tuple[int, int]] = {}
+    for here, there in conv.runtime_sources:
+        full = (*conv.base, *there)
+        for table, out in ((src.positions, positions), (src.key_positions, key_positions)):
+            for path, where in table.items():
+                if path[: len(full)] == full:
+                    out[(*here, *path[len(full) :])] = where
+    # Errors in the generated runtime point at the v1 pod template they came from.
+    doc = Document(data=conv.runtime, file=src.file, lines=src.lines, positions=positions, key_positions=key_positions)
     runtime = parse_model(doc, "TrainingRuntime", what=c.TRAINING_RUNTIME_KIND)
     return RuntimeEntry(runtime=runtime, source="converted", path=conv.document.file, document=doc)
 

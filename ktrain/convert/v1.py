@@ -108,6 +108,8 @@ class Conversion:
     sources: dict[Path, Path] = field(default_factory=dict)  # TrainJob path -> v1 path (relative to base)
     reason: str = ""  # why a runtime was generated
     main: str = ""  # the v1 replica spec the trainer step came from, e.g. ".spec.tfReplicaSpecs.Worker"
+    # Generated runtime path prefix -> v1 path prefix (each pod template came from a replica's).
+    runtime_sources: list[tuple[Path, Path]] = field(default_factory=list)
 
     def source_labels(self) -> dict[str, str]:
         """`job render --explain` labels for what came from the v1 job."""
@@ -271,6 +273,7 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
         {**ctx.sources, **gen.sources},
         reason,
         main=_main_path([gen._trainer_role()]),
+        runtime_sources=gen.runtime_sources,
     )
 
 
@@ -952,6 +955,8 @@ class _Generated:
         self.runtime_name = f"{name[:60].rstrip('-.')}-v1"
         self.ctx_rows: list[Row] = []
         self.sources: dict[Path, Path] = {}
+        self.rjob_roles: dict[str, Role] = {}
+        self.runtime_sources: list[tuple[Path, Path]] = []
         self.blockers: list[tuple[Path, str]] = []
         self.backoff_limit: int | None = None
         self.queue: str | None = None
@@ -1031,6 +1036,7 @@ class _Generated:
             is_trainer = role is trainer_role or (merged is not None and role.type == "Worker")
             fw_roles.append((rj, role.rt, role.replicas, _int_port(info, role) if info.default_port else 0))
             rjobs.append(self._rjob(role, rj, is_trainer, command_override if is_trainer and merged else None))
+            self.rjob_roles[rj] = role
         if info.framework in podenv.SCRIPTS:
             self._framework_env(rjobs, fw_roles)
         if info.kind == "MPIJob":
@@ -1048,6 +1054,13 @@ class _Generated:
             if self.ssh_path:
                 mpi["sshAuthMountPath"] = self.ssh_path
             ml["mpi"] = mpi
+        for k, rjob in enumerate(rjobs):
+            self.runtime_sources.append(
+                (
+                    ("spec", "template", "spec", "replicatedJobs", k, "template", "spec", "template"),
+                    (*self.rjob_roles[rjob["name"]].path, "template"),
+                )
+            )
         rt_spec: Obj = {"mlPolicy": ml}
         if self.gang == "volcano":
             rt_spec["podGroupPolicy"] = {"volcano": {}}

@@ -568,3 +568,17 @@ def test_bundled_v1_framework_runtimes_pass_the_real_crd_schema(name: str) -> No
     assert entry.document is not None
     crd_validate(entry.document.data)
     assert set(entry.document.data["spec"]["mlPolicy"]) == {"numNodes", "torch"}
+
+
+def test_a_generated_runtime_points_back_at_the_v1_pod_templates() -> None:
+    from ktrain.service import converted_runtime_entry
+
+    conv = one(TF_FULL, file="tf.yaml")
+    entry = converted_runtime_entry(conv)
+    assert entry is not None and entry.document is not None
+    rjobs = [r["name"] for r in conv.runtime["spec"]["template"]["spec"]["replicatedJobs"]]
+    k = rjobs.index("ps")
+    image = ("spec", "template", "spec", "replicatedJobs", k, "template", "spec", "template", "spec", "containers", 0)
+    # the PS container's image is on line 18 of TF_FULL, its value at column 20
+    assert entry.document.file == "tf.yaml"
+    assert entry.document.locate((*image, "image")) == (18, 20)
