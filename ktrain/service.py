@@ -42,6 +42,7 @@ else:
 
 if TYPE_CHECKING:
     from ktrain.api.runtime import TrainingRuntime
+    from ktrain.convert import Conversion
     from ktrain.api.trainjob import TrainJob
     from ktrain.authoring.set_paths import Assignment
 
@@ -86,8 +87,13 @@ class RenderRequest:
     runtime_snapshot: bool = False
     # When neither -n nor the file names one: the kubeconfig context's namespace for `job create`.
     default_namespace: str = "default"
-    # Warnings about the inputs found while reading them (e.g. a template value no variable uses).
+    # Warnings about the inputs found while reading them (e.g. a template value no variable uses):
+    # they join the render's warnings.
+    input_warnings: list[str] = field(default_factory=list)
+    # Notes for stderr the render adds (a Training Operator v1 file converted in memory).
     notes: list[str] = field(default_factory=list)
+    # --explain labels for the layers a converted v1 job supplied (see Conversion.source_labels).
+    source_labels: dict[str, str] = field(default_factory=dict)
 
 
 @struct
@@ -111,9 +117,30 @@ def load_job_document(
     path: str,
     values_files: list[str] | None = None,
     template_sets: list[Assignment] | None = None,
-    notes: list[str] | None = None,
+    warnings: list[str] | None = None,
 ) -> Document:
     """The TrainJob document of a file; a template is rendered first with the given values."""
+    return load_job_input(path, values_files, template_sets, warnings=warnings)[0]
+
+
+def same_file_runtimes(doc: Document) -> list[RuntimeEntry]:
+    """(Cluster)TrainingRuntime documents that came in the job's own file (what `ktrain job
+    convert` prints with a TrainJob): they win over every other source for this job."""
+    from ktrain.inputs.registry import load_runtime_documents
+
+    return load_runtime_documents(doc.siblings, "file", doc.file)
+
+
+def load_job_input(
+    path: str,
+    values_files: list[str] | None = None,
+    template_sets: list[Assignment] | None = None,
+    runtime: str | None = None,
+    *,
+    warnings: list[str] | None = None,
+) -> tuple[Document, Conversion | None]:
+    """The TrainJob document of a file, and the conversion that made it when the file holds a
+    Training Operator v1 job instead (converted in memory, its positions kept for errors)."""
     from ktrain.authoring.templating import is_template
 
     label = "<stdin>" if path == "-" else path
@@ -126,16 +153,28 @@ def load_job_document(
         for assignment in template_sets or []:
             nest(values, *template_value(assignment))
         rendered = render_template(text, label, values)
-        if template_sets and notes is not None:
+        if template_sets and warnings is not None:
             from ktrain.authoring.templating import unused_values
 
-            notes += unused_values(text, label, [str(a.parts[0]) for a in template_sets])
+            warnings += unused_values(text, label, [str(a.parts[0]) for a in template_sets])
         docs = load_documents(rendered, rendered_label(label, text, rendered))
     else:
         _reject_template_inputs(label, values_files, template_sets)
         docs = load_documents(text, label)
     jobs = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") == c.TRAINJOB_KIND]
     if not jobs:
+        from ktrain.convert import convert_documents, job_paths
+
+        if any(job_paths(d) for d in docs):
+            conversions = convert_documents(docs, runtime=runtime)
+            if len(conversions) > 1:
+                second = conversions[1]
+                raise second.document.error(
+                    f"more than one job in this file ({len(conversions)}); ktrain renders one job at a time",
+                    second.base,
+                    hint="split the file, or see them all with `ktrain job convert -f FILE`",
+                )
+            return converted_document(conversions[0]), conversions[0]
         if docs:
             raise docs[0].error(
                 "no TrainJob in this file (kind: TrainJob, apiVersion: trainer.kubeflow.org/v1alpha1)", ("kind",)
@@ -143,7 +182,62 @@ def load_job_document(
         raise InputError("the file is empty", file=path)
     if len(jobs) > 1:
         raise jobs[1].error("more than one TrainJob in this file; ktrain renders one job at a time")
-    return jobs[0]
+    jobs[0].siblings = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") in c.RUNTIME_KINDS]
+    return jobs[0], None
+
+
+def converted_document(conv: Conversion) -> Document:
+    """A converted job as a Document whose positions point at the v1 fields it came from."""
+    src = conv.document
+    positions: dict[Path, tuple[int, int]] = {}
+    key_positions: dict[Path, tuple[int, int]] = {}
+    for here, there in conv.sources.items():
+        full = (*conv.base, *there)
+        if full in src.positions:
+            positions[here] = src.positions[full]
+        if full in src.key_positions:
+            key_positions[here] = src.key_positions[full]
+    start = src.positions.get(conv.base) or src.key_positions.get(conv.base)
+    if start is not None:
+        positions.setdefault((), start)
+    return Document(
+        data=copy.deepcopy(conv.trainjob),
+        file=src.file,
+        lines=src.lines,
+        positions=positions,
+        key_positions=key_positions,
+    )
+
+
+def converted_runtime_entry(conv: Conversion) -> RuntimeEntry | None:
+    """The TrainingRuntime generated for a converted job, as a registry entry."""
+    if conv.runtime is None:
+        return None
+    src = conv.document
+    positions: dict[Path, tuple[int, int]] = {}
+    key_positions: dict[Path, tuple[int, int]] = {}
+    for here, there in conv.runtime_sources:
+        full = (*conv.base, *there)
+        for table, out in ((src.positions, positions), (src.key_positions, key_positions)):
+            for path, where in table.items():
+                if path[: len(full)] == full:
+                    out[(*here, *path[len(full) :])] = where
+    # Errors in the generated runtime point at the v1 pod template they came from.
+    doc = Document(data=conv.runtime, file=src.file, lines=src.lines, positions=positions, key_positions=key_positions)
+    runtime = parse_model(doc, "TrainingRuntime", what=c.TRAINING_RUNTIME_KIND)
+    return RuntimeEntry(runtime=runtime, source="converted", path=conv.document.file, document=doc)
+
+
+def conversion_note(conv: Conversion) -> str:
+    how = (
+        f"a TrainingRuntime {conv.runtime_name} generated from its pod templates"
+        if conv.runtime is not None
+        else f"runtime {conv.runtime_name}"
+    )
+    return (
+        f"converted {conv.kind} {conv.name} to a TrainJob on {how} "
+        f"(see `ktrain job convert -f {conv.document.file}` for what changed)"
+    )
 
 
 def _reject_template_inputs(
@@ -443,7 +537,19 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
             (job_sets if is_job_path(assignment.parts) else template_sets).append(assignment)
     original = None
     if request.file:
-        doc = load_job_document(request.file, ov.values_files, template_sets, request.notes)
+        doc, conversion = load_job_input(
+            request.file, ov.values_files, template_sets, ov.runtime, warnings=request.input_warnings
+        )
+        if doc.siblings:
+            registry.add_converted(same_file_runtimes(doc))
+        if conversion is not None:
+            entry_rt = converted_runtime_entry(conversion)
+            if entry_rt is not None:
+                registry.add_converted([entry_rt])
+            note = conversion_note(conversion)
+            if note not in request.notes:
+                request.notes.append(note)
+            request.source_labels = conversion.source_labels()
         data: Obj = doc.data
         original = copy.deepcopy(data)
     else:
@@ -562,8 +668,8 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
         if entry.document is not None:
             locate_field_errors(exc, entry.document, only=lambda e: _is_runtime_path(e.path))
         raise
-    if request.notes:
-        result.warnings[:0] = [n for n in request.notes if n not in result.warnings]
+    if request.input_warnings:
+        result.warnings[:0] = [n for n in request.input_warnings if n not in result.warnings]
     secret_printed = any(o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects)
     return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed, ctx=ctx)
 
@@ -606,7 +712,7 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
     except ValidationFailedError as exc:
         locate_field_errors(exc, doc)  # the job file's lines, and --patch files'
         raise
-    return ValidateOutcome(job=job, runtime=entry, warnings=[*request.notes, *result.warnings])
+    return ValidateOutcome(job=job, runtime=entry, warnings=[*request.input_warnings, *result.warnings])
 
 
 def require_admissible(result: RenderResult) -> None:
@@ -640,4 +746,47 @@ def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
         file_spec if isinstance(file_spec, dict) else None,
         name_source,
         namespace_source,
+        request.source_labels,
     )
+
+
+@struct
+class ConvertOutcome:
+    conversions: list[Conversion]
+    objects: list[Obj]  # what to print, in document order: converted jobs (+ runtimes) and the rest as is
+    notes: list[str]
+
+
+def convert_file(path: str, runtime: str | None = None) -> ConvertOutcome:
+    """Every Training Operator v1 job of a file (one job, several documents, or a `List`),
+    converted (`ktrain job convert`). Other documents (a PVC, a ConfigMap) are kept as they are,
+    each with a note."""
+    from ktrain.convert import convert_documents, list_leftovers, supported_text
+
+    label = "<stdin>" if path == "-" else path
+    docs = load_documents(read_text(path), label)
+    outcome = ConvertOutcome(conversions=[], objects=[], notes=[])
+    for i, doc in enumerate(docs):
+        converted = convert_documents([doc], runtime=runtime)
+        outcome.notes += list_leftovers(doc)
+        if converted:
+            outcome.conversions += converted
+            for conv in converted:
+                outcome.objects += [conv.trainjob, *([conv.runtime] if conv.runtime is not None else [])]
+            continue
+        data = doc.data if isinstance(doc.data, dict) else {}
+        what = f"{data.get('kind', 'a document')} {(data.get('metadata') or {}).get('name', '')}".strip()
+        line = doc.positions.get((), (None,))[0]
+        outcome.notes.append(f"{label}:{line or 1}: document {i + 1} ({what}) is not a v1 job: kept as it is")
+        outcome.objects.append(doc.data)
+    if not outcome.conversions:
+        if not docs:
+            raise InputError("the file is empty", file=label)
+        first = docs[0]
+        kind = first.data.get("kind") if isinstance(first.data, dict) else None
+        if kind == c.TRAINJOB_KIND:
+            raise first.error("this is already a TrainJob: nothing to convert", ("kind",))
+        raise first.error(
+            f"no Training Operator v1 job in this file (kind {kind!r}); ktrain converts {supported_text()}", ("kind",)
+        )
+    return outcome

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ktrain.cli import job_create, job_delete, job_observe
+from ktrain.cli import job_convert, job_create, job_delete, job_observe
 from ktrain.cli.job_offline import init_job, validate_job
 from ktrain.cli.options import (
     ContextOpt,
@@ -79,6 +79,7 @@ app.command("get", context_settings=_HELP)(job_observe.get_command)
 app.command("logs", context_settings=_HELP)(job_observe.logs_command)
 app.command("wait", context_settings=_HELP)(job_observe.wait_command)
 app.command("delete", context_settings=_HELP)(job_delete.delete_command)
+app.command("convert", context_settings=_HELP)(job_convert.convert_command)
 
 
 @app.command("suspend", context_settings=_HELP)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from ktrain.cli.common import warn
+from ktrain.cli.common import note, warn
 from ktrain.cli.jobinput import JobInput, connection
 
 
@@ -21,13 +21,16 @@ def validate_job(job_input: JobInput) -> None:
     # Runtimes resolve as for `job render`: local first, a cluster's when --kubeconfig/--context
     # name one, and the current context's for a name found nowhere else.
     explicit_cluster = bool(job_input.kubeconfig or job_input.context)
+    request = job_input.render_request()
     outcome, notes = render_resolving(
-        job_input.render_request(),
+        request,
         job_input.registry(),
         job_input.connection(),
         prefer_cluster=explicit_cluster,
         run=validate_request,
     )
+    for message in request.notes:
+        note(message)
     for message in [*notes, *outcome.warnings]:
         warn(message)
     sys.stdout.write(f"trainjob.trainer.kubeflow.org/{outcome.job.name} valid\n")

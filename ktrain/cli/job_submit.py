@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from ktrain.cli.common import parse_timeout, warn
+from ktrain.cli.common import note, parse_timeout, warn
 from ktrain.cli.jobinput import JobInput
 from ktrain.errors import UsageError
 
@@ -82,6 +82,8 @@ def submit_job(
     notes += runtime_file_notes(outcome.runtime, for_controller=target == TARGET_TRAINJOB)
     if target != TARGET_TRAINJOB:  # the Trainer controller reports this itself, as a Warning event
         require_admissible(outcome.result)
+    for message in request.notes:
+        note(message)
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
     if target == TARGET_TRAINJOB:
@@ -180,6 +182,8 @@ def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
         request, job_input.registry(), job_input.connection(), prefer_cluster=cluster_configured
     )
     notes += runtime_file_notes(outcome.runtime, for_controller=target == "trainjob")
+    for message in request.notes:
+        note(message)
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
     objects = [outcome.job.to_dict()] if target == "trainjob" else outcome.result.objects

@@ -25,7 +25,7 @@ __all__ = ["JOB_INPUT_OPTIONS", "JobInput", "connection", "job_input_options"]
 # typer-free: ktrain.cli.jobinput). tests/cli/test_fastpath.py checks the two list the same fields.
 JOB_INPUT_OPTIONS: dict[str, Any] = {
     "command": Annotated[Optional[list[str]], typer.Argument(help="Trainer command, after --.", show_default=False)],
-    "filename": Annotated[Optional[str], typer.Option("-f", "--filename", help="TrainJob file (YAML; - for stdin).")],
+    "filename": Annotated[Optional[str], typer.Option("-f", "--filename", help="TrainJob file, or a Training Operator v1 job (YAML; - for stdin).")],
     "values": Annotated[
         Optional[list[str]], typer.Option("--values", help="Values file for a job template (YAML; repeatable).")
     ],

@@ -78,8 +78,13 @@ def _runtime_documents(path: str, source: str) -> list[Document]:
 def load_runtime_file(path: str | os.PathLike[str], source: str) -> list[RuntimeEntry]:
     """Every (Cluster)TrainingRuntime document in a file (other kinds are skipped)."""
     path = os.fspath(path)
+    return load_runtime_documents(_runtime_documents(path, source), source, path)
+
+
+def load_runtime_documents(docs: list[Document], source: str, path: str) -> list[RuntimeEntry]:
+    """Every (Cluster)TrainingRuntime among parsed documents (other kinds are skipped)."""
     entries = []
-    for doc in _runtime_documents(path, source):
+    for doc in docs:
         if not isinstance(doc.data, dict):
             raise doc.error("a runtime document must be a mapping")
         kind = doc.data.get("kind")
@@ -110,6 +115,14 @@ class RuntimeRegistry:
         self._cluster_first = False
         self._cluster_namespace: str | None = None
         self._namespaced: Callable[[str], list[RuntimeEntry]] | None = None
+        # Runtimes generated for a converted v1 job: above every other source.
+        self._converted: list[RuntimeEntry] = []
+
+    def add_converted(self, entries: list[RuntimeEntry]) -> None:
+        """Runtimes that come with the job: generated for a converted Training Operator v1 job, or
+        written in the job's own file. They win over every other source."""
+        self._converted = [*entries, *self._converted]
+        self._entries = None
 
     def add_cluster_entries(
         self,
@@ -164,9 +177,10 @@ class RuntimeRegistry:
             if self._cluster_first:  # an explicit --runtime-file still wins: the user named it
                 files = [e for e in entries if e.source == "file"]
                 rest = [e for e in entries if e.source != "file"]
-                self._entries = [*files, *self._cluster, *rest]
+                ordered = [*files, *self._cluster, *rest]
             else:
-                self._entries = [*entries, *self._cluster]
+                ordered = [*entries, *self._cluster]
+            self._entries = [*self._converted, *ordered]
         return self._entries
 
     def entries(self) -> list[RuntimeEntry]:

@@ -25,6 +25,10 @@ BUNDLED = {
     "torchtune-llama3.2-1b",
     "torchtune-llama3.2-3b",
     "torchtune-qwen2.5-1.5b",
+    # ktrain's own, for Training Operator v1 frameworks (issue #14)
+    "tensorflow-distributed",
+    "paddle-distributed",
+    "mxnet-distributed",
 }
 
 
