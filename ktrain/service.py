@@ -221,7 +221,8 @@ def converted_runtime_entry(conv: Conversion) -> RuntimeEntry | None:
         for table, out in ((src.positions, positions), (src.key_positions, key_positions)):
             for path, where in table.items():
                 if path[: len(full)] == full:
-                    out[(*here, *path[len(full) :])] = where
+                    key = (*here, *path[len(full) :])  # (not out[(*a, *b)]: Python 3.11 syntax)
+                    out[key] = where
     # Errors in the generated runtime point at the v1 pod template they came from.
     doc = Document(data=conv.runtime, file=src.file, lines=src.lines, positions=positions, key_positions=key_positions)
     runtime = parse_model(doc, "TrainingRuntime", what=c.TRAINING_RUNTIME_KIND)

@@ -25,9 +25,11 @@ SetClusterSpec with `mxnet.go` genMXConfig.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ktrain import constants as c
 
-Obj = dict
+Obj = dict[str, Any]
 
 # Shared shell: parse one KTRAIN_ROLES entry into rj/role/n/port, and list a role's hosts.
 _COMMON = r"""ktrain_role() {
@@ -278,7 +280,7 @@ def mxnet_static_env(roles: list[tuple[str, str, int, int]], rjob: str, labels: 
     label_map = {role: labels.get(role, "") for _, role, _, _ in ordered}
     config = f'{{"cluster":{_json(cluster)},"labels":{_json(label_map)},"task":{{"type":{_json(me[1])},"index":{INDEX_REF}}}}}'
     sched = cluster.get("scheduler") or []
-    env = [
+    env: list[Obj] = [
         {"name": "MX_CONFIG", "value": config},
         {"name": "DMLC_PS_ROOT_PORT", "value": str(sched[0]["port"] if sched else 0)},
         {"name": "DMLC_PS_ROOT_URI", "value": sched[0]["url"] if sched else ""},

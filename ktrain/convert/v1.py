@@ -89,7 +89,8 @@ class Role:
 
     @property
     def container(self) -> Obj:
-        return self.template["spec"]["containers"][self.main]
+        container: Obj = self.template["spec"]["containers"][self.main]
+        return container
 
 
 @struct

@@ -175,9 +175,9 @@ class RuntimeRegistry:
                 for f in files:
                     entries.extend(load_runtime_file(f, source))
             if self._cluster_first:  # an explicit --runtime-file still wins: the user named it
-                files = [e for e in entries if e.source == "file"]
+                named = [e for e in entries if e.source == "file"]
                 rest = [e for e in entries if e.source != "file"]
-                ordered = [*files, *self._cluster, *rest]
+                ordered = [*named, *self._cluster, *rest]
             else:
                 ordered = [*entries, *self._cluster]
             self._entries = [*self._converted, *ordered]
