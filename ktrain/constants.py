@@ -70,6 +70,8 @@ FIELD_MANAGER = "ktrain"
 DEFAULT_PATCH_MANAGER = "ktrain.io/cli"
 # On a JobSet that `ktrain job create` submitted: the runtime it was rendered from (for `job list`).
 RUNTIME_ANNOTATION = "ktrain.io/runtime"
+# On a TrainJob ktrain submits: how many nodes the render gave it (`job list` NODES before a JobSet exists).
+NODES_ANNOTATION = "ktrain.io/nodes"
 
 DEPRECATION_POLICY_URL = (
     "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy"

@@ -42,6 +42,7 @@ else:
 
 if TYPE_CHECKING:
     from ktrain.api.runtime import TrainingRuntime
+    from ktrain.convert import Conversion
     from ktrain.api.trainjob import TrainJob
     from ktrain.authoring.finetune import FineTuning
     from ktrain.authoring.set_paths import Assignment
@@ -56,6 +57,7 @@ class JobOverrides:
     """What the command line says about the job (every field optional)."""
 
     runtime: str | None = None
+    runtime_kind: str | None = None
     name: str | None = None
     namespace: str | None = None
     nodes: int | None = None
@@ -114,6 +116,13 @@ class RenderRequest:
     code_bundle: CodeBundle | None = None
     # The job file's text when it does not come from a file (the Python API); `file` labels it.
     text: str | None = None
+    # Warnings about the inputs found while reading them (e.g. a template value no variable uses):
+    # they join the render's warnings.
+    input_warnings: list[str] = field(default_factory=list)
+    # Notes for stderr the render adds (a Training Operator v1 file converted in memory).
+    notes: list[str] = field(default_factory=list)
+    # --explain labels for the layers a converted v1 job supplied (see Conversion.source_labels).
+    source_labels: dict[str, str] = field(default_factory=dict)
 
 
 @struct
@@ -137,10 +146,34 @@ def load_job_document(
     path: str,
     values_files: list[str] | None = None,
     template_sets: list[Assignment] | None = None,
+    warnings: list[str] | None = None,
     text: str | None = None,
 ) -> Document:
     """The TrainJob document of a file (or of `text`, labelled `path`); a template is rendered
     first with the given values."""
+    return load_job_input(path, values_files, template_sets, warnings=warnings, text=text)[0]
+
+
+def same_file_runtimes(doc: Document) -> list[RuntimeEntry]:
+    """(Cluster)TrainingRuntime documents that came in the job's own file (what `ktrain job
+    convert` prints with a TrainJob): they win over every other source for this job."""
+    from ktrain.inputs.registry import load_runtime_documents
+
+    return load_runtime_documents(doc.siblings, "file", doc.file)
+
+
+def load_job_input(
+    path: str,
+    values_files: list[str] | None = None,
+    template_sets: list[Assignment] | None = None,
+    runtime: str | None = None,
+    *,
+    warnings: list[str] | None = None,
+    text: str | None = None,
+) -> tuple[Document, Conversion | None]:
+    """The TrainJob document of a file (or of `text`, labelled `path`), and the conversion that
+    made it when the file holds a Training Operator v1 job instead (converted in memory, its
+    positions kept for errors)."""
     from ktrain.authoring.templating import is_template
 
     label = "<stdin>" if path == "-" else path
@@ -154,12 +187,28 @@ def load_job_document(
         for assignment in template_sets or []:
             nest(values, *template_value(assignment))
         rendered = render_template(text, label, values)
+        if template_sets and warnings is not None:
+            from ktrain.authoring.templating import unused_values
+
+            warnings += unused_values(text, label, [str(a.parts[0]) for a in template_sets])
         docs = load_documents(rendered, rendered_label(label, text, rendered))
     else:
         _reject_template_inputs(label, values_files, template_sets)
         docs = load_documents(text, label)
     jobs = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") == c.TRAINJOB_KIND]
     if not jobs:
+        from ktrain.convert import convert_documents, job_paths
+
+        if any(job_paths(d) for d in docs):
+            conversions = convert_documents(docs, runtime=runtime)
+            if len(conversions) > 1:
+                second = conversions[1]
+                raise second.document.error(
+                    f"more than one job in this file ({len(conversions)}); ktrain renders one job at a time",
+                    second.base,
+                    hint="split the file, or see them all with `ktrain job convert -f FILE`",
+                )
+            return converted_document(conversions[0]), conversions[0]
         if docs:
             raise docs[0].error(
                 "no TrainJob in this file (kind: TrainJob, apiVersion: trainer.kubeflow.org/v1alpha1)", ("kind",)
@@ -167,7 +216,63 @@ def load_job_document(
         raise InputError("the file is empty", file=path)
     if len(jobs) > 1:
         raise jobs[1].error("more than one TrainJob in this file; ktrain renders one job at a time")
-    return jobs[0]
+    jobs[0].siblings = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") in c.RUNTIME_KINDS]
+    return jobs[0], None
+
+
+def converted_document(conv: Conversion) -> Document:
+    """A converted job as a Document whose positions point at the v1 fields it came from."""
+    src = conv.document
+    positions: dict[Path, tuple[int, int]] = {}
+    key_positions: dict[Path, tuple[int, int]] = {}
+    for here, there in conv.sources.items():
+        full = (*conv.base, *there)
+        if full in src.positions:
+            positions[here] = src.positions[full]
+        if full in src.key_positions:
+            key_positions[here] = src.key_positions[full]
+    start = src.positions.get(conv.base) or src.key_positions.get(conv.base)
+    if start is not None:
+        positions.setdefault((), start)
+    return Document(
+        data=copy.deepcopy(conv.trainjob),
+        file=src.file,
+        lines=src.lines,
+        positions=positions,
+        key_positions=key_positions,
+    )
+
+
+def converted_runtime_entry(conv: Conversion) -> RuntimeEntry | None:
+    """The TrainingRuntime generated for a converted job, as a registry entry."""
+    if conv.runtime is None:
+        return None
+    src = conv.document
+    positions: dict[Path, tuple[int, int]] = {}
+    key_positions: dict[Path, tuple[int, int]] = {}
+    for here, there in conv.runtime_sources:
+        full = (*conv.base, *there)
+        for table, out in ((src.positions, positions), (src.key_positions, key_positions)):
+            for path, where in table.items():
+                if path[: len(full)] == full:
+                    key = (*here, *path[len(full) :])  # (not out[(*a, *b)]: Python 3.11 syntax)
+                    out[key] = where
+    # Errors in the generated runtime point at the v1 pod template they came from.
+    doc = Document(data=conv.runtime, file=src.file, lines=src.lines, positions=positions, key_positions=key_positions)
+    runtime = parse_model(doc, "TrainingRuntime", what=c.TRAINING_RUNTIME_KIND)
+    return RuntimeEntry(runtime=runtime, source="converted", path=conv.document.file, document=doc)
+
+
+def conversion_note(conv: Conversion) -> str:
+    how = (
+        f"a TrainingRuntime {conv.runtime_name} generated from its pod templates"
+        if conv.runtime is not None
+        else f"runtime {conv.runtime_name}"
+    )
+    return (
+        f"converted {conv.kind} {conv.name} to a TrainJob on {how} "
+        f"(see `ktrain job convert -f {conv.document.file}` for what changed)"
+    )
 
 
 def _reject_template_inputs(
@@ -531,7 +636,7 @@ def resolve_runtime(
 
     The kind is `spec.runtimeRef.kind` (CRD default ClusterTrainingRuntime). With `--runtime NAME`
     it is whichever kind the highest-precedence source holds, unless `kind_chosen` (the kind was
-    set for this command, e.g. `--set runtimeRef.kind=...`). A runtime of that name found only under
+    set for this command: `--runtime-kind`, `--set runtimeRef.kind=...`). A runtime of that name found only under
     the other kind, or held under the other kind by a `--runtime-file`, refuses the job with the
     webhook's not-found message (upstream `pkg/runtime/core/{,cluster}trainingruntime.go`
     ValidateObjects), pointing at `runtimeRef.kind`."""
@@ -608,7 +713,19 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
             (job_sets if is_job_path(assignment.parts) else template_sets).append(assignment)
     original = None
     if request.file:
-        doc = load_job_document(request.file, ov.values_files, template_sets, request.text)
+        doc, conversion = load_job_input(
+            request.file, ov.values_files, template_sets, ov.runtime, warnings=request.input_warnings, text=request.text
+        )
+        if doc.siblings:
+            registry.add_converted(same_file_runtimes(doc))
+        if conversion is not None:
+            entry_rt = converted_runtime_entry(conversion)
+            if entry_rt is not None:
+                registry.add_converted([entry_rt])
+            note = conversion_note(conversion)
+            if note not in request.notes:
+                request.notes.append(note)
+            request.source_labels = conversion.source_labels()
         data: Obj = doc.data
         original = copy.deepcopy(data)
     else:
@@ -619,15 +736,26 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
 
         apply_assignment(data, assignment, "TrainJob")
     if not request.file and not ov.runtime and not job_sets:
-        raise UsageError(
-            "nothing to render: give a job file with -f, or --runtime NAME",
-            hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py",
-        )
-    kind_chosen = False  # a kind set for this command is honoured by --runtime NAME too
-    if job_sets:
+        from_files = [e.runtime.name for e in registry.all_entries() if e.source == "file"]
+        hint = "e.g. --runtime torch-distributed --nodes 2 -- torchrun train.py"
+        if from_files:  # --runtime-file only loads runtimes; --runtime picks one (issue #19)
+            hint = "--runtime-file defines " + ", ".join(from_files) + f": pick one with --runtime {from_files[0]}"
+        raise UsageError("no job given: pass a job file with -f, or --runtime NAME", hint=hint)
+    kind_chosen = False  # a kind chosen for this command (--runtime-kind, --set runtimeRef.kind) is honoured
+    if ov.runtime_kind:
+        if ov.runtime_kind not in c.RUNTIME_KINDS:
+            raise UsageError(
+                f"--runtime-kind must be {' or '.join(c.RUNTIME_KINDS)}, got {ov.runtime_kind!r}",
+            )
+        _ensure(data, "spec", "runtimeRef")["kind"] = ov.runtime_kind
+        kind_chosen = True
+    elif job_sets:
         from ktrain.authoring.set_paths import absolute
 
         kind_chosen = any(absolute(a.parts) == ("spec", "runtimeRef", "kind") for a in job_sets)
+    # A namespaced TrainingRuntime is looked up where the job will live (-n, else the file's).
+    meta_ns = (data.get("metadata") or {}).get("namespace") if isinstance(data.get("metadata"), dict) else None
+    registry.use_namespace(str(ov.namespace or meta_ns or request.default_namespace))
     entry = resolve_runtime(registry, data, ov.runtime, doc, kind_chosen=kind_chosen)
     grafts: list[tuple[Path, Document, Path]] = []
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None, grafts)
@@ -730,6 +858,8 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
         if entry.document is not None:
             locate_field_errors(exc, entry.document, only=lambda e: _is_runtime_path(e.path))
         raise
+    if request.input_warnings:
+        result.warnings[:0] = [n for n in request.input_warnings if n not in result.warnings]
     ov = request.overrides
     if ov.elastic is not None or ov.max_restarts is not None:
         from ktrain.authoring import elastic
@@ -791,7 +921,7 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
     except ValidationFailedError as exc:
         locate_field_errors(exc, doc)  # the job file's lines, and --patch files'
         raise
-    return ValidateOutcome(job=job, runtime=entry, warnings=list(result.warnings))
+    return ValidateOutcome(job=job, runtime=entry, warnings=[*request.input_warnings, *result.warnings])
 
 
 def require_admissible(result: RenderResult) -> None:
@@ -825,4 +955,47 @@ def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
         file_spec if isinstance(file_spec, dict) else None,
         name_source,
         namespace_source,
+        request.source_labels,
     )
+
+
+@struct
+class ConvertOutcome:
+    conversions: list[Conversion]
+    objects: list[Obj]  # what to print, in document order: converted jobs (+ runtimes) and the rest as is
+    notes: list[str]
+
+
+def convert_file(path: str, runtime: str | None = None) -> ConvertOutcome:
+    """Every Training Operator v1 job of a file (one job, several documents, or a `List`),
+    converted (`ktrain job convert`). Other documents (a PVC, a ConfigMap) are kept as they are,
+    each with a note."""
+    from ktrain.convert import convert_documents, list_leftovers, supported_text
+
+    label = "<stdin>" if path == "-" else path
+    docs = load_documents(read_text(path), label)
+    outcome = ConvertOutcome(conversions=[], objects=[], notes=[])
+    for i, doc in enumerate(docs):
+        converted = convert_documents([doc], runtime=runtime)
+        outcome.notes += list_leftovers(doc)
+        if converted:
+            outcome.conversions += converted
+            for conv in converted:
+                outcome.objects += [conv.trainjob, *([conv.runtime] if conv.runtime is not None else [])]
+            continue
+        data = doc.data if isinstance(doc.data, dict) else {}
+        what = f"{data.get('kind', 'a document')} {(data.get('metadata') or {}).get('name', '')}".strip()
+        line = doc.positions.get((), (None,))[0]
+        outcome.notes.append(f"{label}:{line or 1}: document {i + 1} ({what}) is not a v1 job: kept as it is")
+        outcome.objects.append(doc.data)
+    if not outcome.conversions:
+        if not docs:
+            raise InputError("the file is empty", file=label)
+        first = docs[0]
+        kind = first.data.get("kind") if isinstance(first.data, dict) else None
+        if kind == c.TRAINJOB_KIND:
+            raise first.error("this is already a TrainJob: nothing to convert", ("kind",))
+        raise first.error(
+            f"no Training Operator v1 job in this file (kind {kind!r}); ktrain converts {supported_text()}", ("kind",)
+        )
+    return outcome

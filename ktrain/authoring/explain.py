@@ -115,8 +115,10 @@ def explain(
     file_spec: Obj | None,
     name_source: str,
     namespace_source: str = "default namespace",
+    labels: dict[str, str] | None = None,
 ) -> list[Callable[[Path], str | None]]:
-    """For each object of `final_objects`, a function from a raw field path to its source."""
+    """For each object of `final_objects`, a function from a raw field path to its source.
+    `labels` renames layers (a converted v1 job: "TrainJob field" -> "converted from TFJob ...")."""
     ref = job.spec.runtime_ref.to_dict()
     patches = [p.to_dict() for p in job.spec.runtime_patches or []]
     plain = _without_policies(runtime, keep_ml=False)
@@ -186,6 +188,7 @@ def explain(
                 elif value is _MISSING:
                     source = None
                 previous = value
-            sources[raw_path] = source or states[-1][0]
+            found = source or states[-1][0]
+            sources[raw_path] = (labels or {}).get(found, found)
         notes.append(sources.get)
     return notes

@@ -187,6 +187,30 @@ def render_template(text: str, file: str, values: dict[str, Any]) -> str:
         raise _located(f"template error: {type(exc).__name__}: {exc}", file, lines, _template_line(exc)) from None
 
 
+def unused_values(text: str, file: str, names: list[str]) -> list[str]:
+    """Warnings for the `--set NAME=...` template values no variable of the template reads
+    (they would be ignored silently), each with the closest variable name."""
+    import jinja2
+    from jinja2 import meta
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    env = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
+    try:
+        variables = meta.find_undeclared_variables(env.parse(text))
+    except jinja2.TemplateError:
+        return []  # render_template reports it
+    out = []
+    for name in dict.fromkeys(names):
+        if name in variables:
+            continue
+        close = difflib.get_close_matches(name, sorted(variables), n=1)
+        out.append(
+            f"--set {name}: {file} uses no template variable {name!r}, the value is ignored"
+            + (f" (did you mean {close[0]!r}?)" if close else "")
+        )
+    return out
+
+
 def rendered_label(file: str, template_text: str, rendered: str) -> str:
     """The file name errors in the rendered YAML use. When the template kept the line count,
     lines match the template's; otherwise the numbers refer to the rendered text."""

@@ -31,6 +31,10 @@ def warn(message: str) -> None:
     sys.stderr.write(f"warning: {message}\n")
 
 
+def note(message: str) -> None:
+    sys.stderr.write(f"note: {message}\n")
+
+
 OUTPUT_FORMATS = ("yaml", "json", "name")
 
 

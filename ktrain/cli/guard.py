@@ -15,13 +15,14 @@ if TYPE_CHECKING:  # typing costs the fast path a few ms to import
 
 
 class Aborted(Exception):
-    """The user declined a confirmation: `aborted`, exit 130 (as typer's Abort), without typer."""
+    """The user declined a confirmation: `aborted`, exit 1 (a refusal, not Ctrl-C's 130), without typer."""
 
 
 def run_guarded(command: Callable[[], int], debug: bool) -> int:
     """Run `command` (which returns an exit code); turn what escapes it into a message and a code.
 
-    With `debug`, KtrainErrors and crashes propagate (the traceback is what the user asked for).
+    With `debug`, a traceback is printed first (what the user asked for); the message and the
+    exit code stay what they are without it, so scripts see the same codes either way.
     """
     from ktrain.errors import ExitCode, KtrainError
 
@@ -29,7 +30,7 @@ def run_guarded(command: Callable[[], int], debug: bool) -> int:
         return command()
     except KtrainError as exc:
         if debug:
-            raise
+            _traceback()
         from ktrain.output.errors import format_error
 
         sys.stderr.write(format_error(exc))
@@ -37,8 +38,11 @@ def run_guarded(command: Callable[[], int], debug: bool) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return int(ExitCode.INTERRUPTED)
-    except (Aborted, EOFError) as exc:  # EOFError: stdin closed where an answer was expected
-        sys.stderr.write("\naborted\n" if isinstance(exc, EOFError) else "aborted\n")
+    except Aborted:  # the user said no: a refusal (1), not an interrupt (130)
+        sys.stderr.write("aborted\n")
+        return int(ExitCode.ERROR)
+    except EOFError:  # stdin closed where an answer was expected
+        sys.stderr.write("\naborted\n")
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         # The reader went away (`ktrain render | head`): not an error. Point stdout at devnull
@@ -52,6 +56,15 @@ def run_guarded(command: Callable[[], int], debug: bool) -> int:
         return 0
     except Exception as exc:  # noqa: BLE001 - the one place that turns crashes into a message
         if debug:
-            raise
+            _traceback()
+            sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
+            return int(ExitCode.ERROR)
         sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\nre-run with --debug for a traceback\n")
         return int(ExitCode.ERROR)
+
+
+def _traceback() -> None:
+    """The traceback of the exception being handled, on stderr (`--debug`)."""
+    import traceback
+
+    traceback.print_exc(file=sys.stderr)

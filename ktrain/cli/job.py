@@ -6,9 +6,16 @@ from typing import Annotated, Optional
 
 import typer
 
-from ktrain.cli import job_create, job_delete, job_observe
+from ktrain.cli import job_convert, job_create, job_delete, job_observe
 from ktrain.cli.job_offline import init_job, validate_job
-from ktrain.cli.options import JobInput, job_input_options
+from ktrain.cli.options import (
+    ContextOpt,
+    JobInput,
+    KubeconfigOpt,
+    NamespaceOpt,
+    RequestTimeoutOpt,
+    job_input_options,
+)
 from ktrain.cli.render import render_job
 
 app = typer.Typer(help="Render and manage TrainJobs.", no_args_is_help=True)
@@ -52,9 +59,17 @@ def init_command(
         Optional[str],
         typer.Option("--schema", help="URL or path for the `$schema` line (default: the installed trainjob schema)."),
     ] = None,
+    kubeconfig: Annotated[
+        Optional[str],
+        typer.Option(
+            "--kubeconfig",
+            help="Kubeconfig file(s) (default: $KUBECONFIG, ~/.kube/config): also take --runtime from this cluster.",
+        ),
+    ] = None,
+    context: Annotated[Optional[str], typer.Option("--context", help="The kubeconfig context to use.")] = None,
 ) -> None:
     """Print a commented starter TrainJob for a runtime: `ktrain job init -r torch-distributed > job.yaml`."""
-    init_job(runtime, runtime_file, runtimes_dir, schema)
+    init_job(runtime, runtime_file, runtimes_dir, schema, kubeconfig, context)
 
 
 _HELP = {"help_option_names": ["-h", "--help"]}
@@ -64,3 +79,32 @@ app.command("get", context_settings=_HELP)(job_observe.get_command)
 app.command("logs", context_settings=_HELP)(job_observe.logs_command)
 app.command("wait", context_settings=_HELP)(job_observe.wait_command)
 app.command("delete", context_settings=_HELP)(job_delete.delete_command)
+app.command("convert", context_settings=_HELP)(job_convert.convert_command)
+
+
+@app.command("suspend", context_settings=_HELP)
+def suspend_command(
+    names: Annotated[list[str], typer.Argument(help="Job names.", show_default=False)],
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+    namespace: NamespaceOpt = None,
+    request_timeout: RequestTimeoutOpt = 30.0,
+) -> None:
+    """Suspend jobs: their pods are deleted, the job stays (spec.suspend: true on the TrainJob, else the JobSet)."""
+    from ktrain.cli.job_suspend import suspend_jobs
+
+    suspend_jobs(names, True, kubeconfig, context, namespace, request_timeout)
+
+
+@app.command("resume", context_settings=_HELP)
+def resume_command(
+    names: Annotated[list[str], typer.Argument(help="Job names.", show_default=False)],
+    kubeconfig: KubeconfigOpt = None,
+    context: ContextOpt = None,
+    namespace: NamespaceOpt = None,
+    request_timeout: RequestTimeoutOpt = 30.0,
+) -> None:
+    """Resume suspended jobs (spec.suspend: false on the TrainJob, else the JobSet; nothing else changes)."""
+    from ktrain.cli.job_suspend import suspend_jobs
+
+    suspend_jobs(names, False, kubeconfig, context, namespace, request_timeout)

@@ -38,8 +38,23 @@ def delete_command(
     kubeconfig: KubeconfigOpt = None,
     context: ContextOpt = None,
     request_timeout: RequestTimeoutOpt = 30.0,
+    force: Annotated[
+        bool, typer.Option("--force", help="Also delete a named JobSet that is not a training job (job list hides it).")
+    ] = False,
 ) -> None:
     """Delete jobs: the JobSet (or TrainJob) and its PodGroup, MPI, snapshot and Flux objects."""
     delete_jobs(
-        names, selector, all_jobs, cascade, wait, timeout, yes, dry_run, namespace, kubeconfig, context, request_timeout
+        names,
+        selector,
+        all_jobs,
+        cascade,
+        wait,
+        timeout,
+        yes,
+        dry_run,
+        namespace,
+        kubeconfig,
+        context,
+        request_timeout,
+        force,
     )

@@ -110,5 +110,7 @@ def wait_command(
     """Wait for a job to be complete, failed or running.
 
     Exit 0 when reached, 1 when the job ended otherwise (Failed while waiting for complete), 124 on timeout.
+    `--for running` is also met by a Complete job (it ran, and may have finished between two looks),
+    never by a Failed one (exit 1: it will not run); `--for failed` is not met by a Complete job (exit 1).
     """
     wait_job(name, for_, timeout, kubeconfig, context, namespace, request_timeout)

@@ -37,6 +37,7 @@ def delete_jobs(
     kubeconfig: str | None = None,
     context: str | None = None,
     request_timeout: float = 30.0,
+    force: bool = False,
 ) -> None:
     """Delete jobs: the JobSet (or TrainJob) and its PodGroup, MPI, snapshot and Flux objects."""
     propagation = CASCADES.get(cascade)
@@ -53,7 +54,7 @@ def delete_jobs(
 
     from ktrain.cli.jobinput import connection
     from ktrain.cluster.kube import connect
-    from ktrain.cluster.submission import delete_job, select_jobs, wait_deleted
+    from ktrain.cluster.submission import delete_job, plain_jobsets, select_jobs, wait_deleted
 
     cluster = connect(connection(kubeconfig, context, namespace, request_timeout))
     ns = cluster.namespace
@@ -61,6 +62,14 @@ def delete_jobs(
     if not targets:
         sys.stderr.write(f"no jobs found in namespace {ns}\n")
         return
+    plain = [] if force or not names else plain_jobsets(cluster, targets, ns)
+    if plain:
+        raise UsageError(
+            f"JobSet{'s' if len(plain) > 1 else ''} {', '.join(plain)} in namespace {ns} "
+            f"{'are' if len(plain) > 1 else 'is'} not a training job (`ktrain job list` does not show "
+            f"{'them' if len(plain) > 1 else 'it'}): not deleted",
+            hint="pass --force to delete it all the same, or use kubectl delete jobset NAME",
+        )
     if len(targets) > 1 and not yes and sys.stdin.isatty():
         if not _confirm(f"delete {len(targets)} jobs in namespace {ns} ({', '.join(targets)})?"):
             raise Aborted()

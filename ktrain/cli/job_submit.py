@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from ktrain.cli.common import parse_timeout, warn
+from ktrain.cli.common import note, parse_timeout, warn
 from ktrain.cli.jobinput import JobInput
 from ktrain.errors import UsageError
 
@@ -56,15 +56,21 @@ def submit_job(
         raise UsageError(f"unknown output format {output!r}: use name, yaml or json")
     if show_render and target != "trainjob":
         raise UsageError("--show-render only applies to --target trainjob (the jobset target submits the render)")
+    if job_input.suspend and (wait or follow):
+        flag = "--wait" if wait else "--follow"
+        raise UsageError(
+            f"--suspend with {flag}: a suspended job does not run, so it would never end",
+            hint=f"create it suspended, then `ktrain job resume NAME` and `ktrain job wait NAME`; or drop {flag}",
+        )
     wait_timeout = parse_timeout(timeout)
     if dry_run == "client":
         _dry_run_client(job_input, output or "yaml", target)
         return
 
     from ktrain.cluster.kube import connect
-    from ktrain.cluster.runtimes import render_resolving
+    from ktrain.cluster.runtimes import render_resolving, runtime_file_notes
     from ktrain.service import require_admissible
-    from ktrain.cluster.submission import TARGET_TRAINJOB, create_job, record_runtime
+    from ktrain.cluster.submission import TARGET_TRAINJOB, create_job, record_runtime, trainjob_to_submit
 
     cluster = connect(job_input.connection(request_timeout))
     request = job_input.render_request()
@@ -73,8 +79,11 @@ def submit_job(
         request, job_input.registry(), job_input.connection(request_timeout), cluster=cluster
     )
     job = outcome.job
+    notes += runtime_file_notes(outcome.runtime, for_controller=target == TARGET_TRAINJOB)
     if target != TARGET_TRAINJOB:  # the Trainer controller reports this itself, as a Warning event
         require_admissible(outcome.result)
+    for message in request.notes:
+        note(message)
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
     if target == TARGET_TRAINJOB:
@@ -86,7 +95,8 @@ def submit_job(
         if show_render:
             sys.stdout.write(format_objects(_mask_secrets(outcome.result.objects), "yaml"))
             sys.stdout.write("---\n")
-        objects = [job.to_dict()]
+        overrides = request.overrides
+        objects = [trainjob_to_submit(job.to_dict(), outcome.result.objects, overrides.labels, overrides.annotations)]
     else:
         objects = record_runtime(outcome.result.objects, outcome.runtime.runtime.name)
     result = create_job(
@@ -145,13 +155,15 @@ def _follow_and_wait(
         )
     if wait:
         sys.stderr.write(f"waiting for job {name} to complete...\n")
-        summary = wait_for_job(cluster, name, "complete", timeout=timeout, namespace=namespace)
+        from ktrain.cli.jobs_view import stall_notice
+
+        summary = wait_for_job(cluster, name, "complete", timeout=timeout, namespace=namespace, on_stall=stall_notice)
         sys.stderr.write(f"job {name} {summary.state}\n")
 
 
 def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
     """What `job create` would submit, without contacting the cluster (as `job render`)."""
-    from ktrain.cluster.runtimes import kubeconfig_available, render_resolving
+    from ktrain.cluster.runtimes import kubeconfig_available, render_resolving, runtime_file_notes
     from ktrain.errors import KtrainError
     from ktrain.output.manifests import format_objects
 
@@ -163,10 +175,15 @@ def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
             request.default_namespace = connect(job_input.connection()).namespace
         except KtrainError:
             pass
-    explicit_cluster = bool(job_input.kubeconfig or job_input.context)
+    # Resolve runtimes as the real create does: the cluster's first (but an explicit
+    # --runtime-file), whenever a cluster is configured; an unreachable one is a warning.
+    cluster_configured = kubeconfig_available(job_input.kubeconfig) or bool(job_input.context)
     outcome, notes = render_resolving(
-        request, job_input.registry(), job_input.connection(), prefer_cluster=explicit_cluster
+        request, job_input.registry(), job_input.connection(), prefer_cluster=cluster_configured
     )
+    notes += runtime_file_notes(outcome.runtime, for_controller=target == "trainjob")
+    for message in request.notes:
+        note(message)
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
     objects = [outcome.job.to_dict()] if target == "trainjob" else outcome.result.objects

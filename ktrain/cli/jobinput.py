@@ -24,6 +24,7 @@ class JobInput:
     values: list[str] | None = None
     sets: list[str] | None = None
     runtime: str | None = None
+    runtime_kind: str | None = None
     runtime_file: list[str] | None = None
     runtimes_dir: list[str] | None = None
     name: str | None = None
@@ -60,6 +61,7 @@ class JobInput:
             requests["memory"] = self.memory
         return JobOverrides(
             runtime=self.runtime,
+            runtime_kind=self.runtime_kind,
             name=self.name,
             namespace=self.namespace,
             nodes=self.nodes,

@@ -111,6 +111,7 @@ def _details_document(details: Any, now: dt.datetime) -> dict[str, Any]:
         "state": s.state,
         "reason": s.reason,
         "message": s.message,
+        "waiting": s.stalled,  # why a job that is not running is not getting there (issue #19)
         "trainerPods": {"ready": s.trainer_pods_ready, "expected": s.trainer_pods_expected},
         "conditions": s.conditions,
         "replicatedJobs": [
@@ -156,6 +157,8 @@ def _why_waiting(summary: Any) -> list[str]:
     """Plain sentences for a job that is not running yet: the pods that hold it back."""
     from ktrain.cluster import job_state as status
 
+    if summary.state == status.SUSPENDED and summary.stalled:
+        return [summary.stalled]
     if summary.state != status.CREATED:
         return []
     lines = [f"{summary.trainer_pods_ready} of {summary.trainer_pods_expected} trainer pods are running"]
@@ -165,7 +168,9 @@ def _why_waiting(summary: Any) -> list[str]:
             if pod.reason:
                 text += f": {pod.reason}" + (f" - {pod.message}" if pod.message else "")
             lines.append(text)
-    if not summary.pods:
+    if summary.stalled and summary.stalled not in lines[1:]:
+        lines.append(summary.stalled)
+    elif not summary.pods:
         lines.append("no pods exist yet (see the warning events below, or the JobSet's controller)")
     return lines
 
@@ -245,7 +250,8 @@ def format_details(details: Any, now: dt.datetime) -> str:
     out += _section("Conditions", ["TYPE", "STATUS", "REASON", "MESSAGE", "AGE"], conditions)
     out += _section(
         "Replicated jobs",
-        ["NAME", "STEP", "PODS", "READY", "ACTIVE", "SUCCEEDED", "FAILED"],
+        # PODS/JOB is the pods of each Job; the other counts are Jobs (JobSet's replicatedJobsStatus).
+        ["NAME", "STEP", "PODS/JOB", "READY JOBS", "ACTIVE JOBS", "SUCCEEDED JOBS", "FAILED JOBS"],
         steps,
         empty="<none> (no JobSet yet)",
     )
@@ -346,6 +352,11 @@ def print_logs(
 # --- wait -----------------------------------------------------------------------------------------
 
 
+def stall_notice(reason: str) -> None:
+    """While waiting: why the job is not moving (once per new reason), on stderr."""
+    sys.stderr.write(f"waiting: {reason}\n")
+
+
 def wait_job(
     name: str,
     for_: str = "complete",
@@ -363,5 +374,7 @@ def wait_job(
     seconds = None if timeout is None else parse_duration(timeout, "--timeout")
     from ktrain.cluster.observe import wait_for_job
 
-    summary = wait_for_job(_cluster(kubeconfig, context, namespace, request_timeout), name, for_, timeout=seconds)
+    summary = wait_for_job(
+        _cluster(kubeconfig, context, namespace, request_timeout), name, for_, timeout=seconds, on_stall=stall_notice
+    )
     sys.stdout.write(f"{summary.resource_name} {summary.state.lower()}\n")

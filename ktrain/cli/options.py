@@ -25,7 +25,7 @@ __all__ = ["JOB_INPUT_OPTIONS", "JobInput", "connection", "job_input_options"]
 # typer-free: ktrain.cli.jobinput). tests/cli/test_fastpath.py checks the two list the same fields.
 JOB_INPUT_OPTIONS: dict[str, Any] = {
     "command": Annotated[Optional[list[str]], typer.Argument(help="Trainer command, after --.", show_default=False)],
-    "filename": Annotated[Optional[str], typer.Option("-f", "--filename", help="TrainJob file (YAML; - for stdin).")],
+    "filename": Annotated[Optional[str], typer.Option("-f", "--filename", help="TrainJob file, or a Training Operator v1 job (YAML; - for stdin).")],
     "values": Annotated[
         Optional[list[str]], typer.Option("--values", help="Values file for a job template (YAML; repeatable).")
     ],
@@ -38,6 +38,14 @@ JOB_INPUT_OPTIONS: dict[str, Any] = {
         ),
     ],
     "runtime": Annotated[Optional[str], typer.Option("--runtime", "-r", help="Runtime blueprint name.")],
+    "runtime_kind": Annotated[
+        Optional[str],
+        typer.Option(
+            "--runtime-kind",
+            help="ClusterTrainingRuntime | TrainingRuntime: the kind of --runtime "
+            "(default: whichever holds the name; a job file's runtimeRef.kind without --runtime).",
+        ),
+    ],
     "runtime_file": Annotated[
         Optional[list[str]],
         typer.Option("--runtime-file", help="A runtime YAML file (highest precedence; repeatable)."),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from ktrain.cli.common import warn
+from ktrain.cli.common import note, warn
 from ktrain.cli.jobinput import JobInput
 
 
@@ -26,6 +26,8 @@ def render_job(job_input: JobInput, output: str = "yaml", explain: bool = False)
     outcome, notes = render_resolving(
         request, job_input.registry(), job_input.connection(), prefer_cluster=explicit_cluster
     )
+    for message in request.notes:
+        note(message)
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
     if outcome.secret_printed and output != "name":

@@ -303,6 +303,56 @@ def apply(
     return dict(data), status == 201
 
 
+def merge_patch(
+    cluster: KubeCluster,
+    resource: Resource,
+    name: str,
+    namespace: str | None,
+    patch: Obj,
+    *,
+    dry_run: bool = False,
+    field_manager: str = c.FIELD_MANAGER,
+) -> Obj:
+    """JSON merge patch (`kubectl patch --type merge`): change only the fields in `patch`, leave
+    every other field as stored (server defaults included); returns the server's object."""
+    ns = namespace or cluster.namespace
+    query = [("fieldManager", field_manager)]
+    if dry_run:
+        query.append(("dryRun", "All"))
+    data, _ = cluster.call(
+        _request,
+        cluster,
+        "PATCH",
+        resource.path(ns, name),
+        query=query,
+        body=patch,
+        content_type="application/merge-patch+json",
+        what=describe(resource, name, ns),
+    )
+    return dict(data)
+
+
+def create(cluster: KubeCluster, obj: Obj, *, dry_run: bool = False, field_manager: str = c.FIELD_MANAGER) -> Obj:
+    """POST `obj` (a create, never an update); returns the server's object."""
+    resource = resource_of(obj)
+    meta = obj.get("metadata") or {}
+    name, ns = str(meta.get("name")), meta.get("namespace") or cluster.namespace
+    query = [("fieldManager", field_manager)]
+    if dry_run:
+        query.append(("dryRun", "All"))
+    data, _ = cluster.call(
+        _request,
+        cluster,
+        "POST",
+        resource.path(ns),
+        query=query,
+        body=obj,
+        content_type="application/json",
+        what=describe(resource, name, ns),
+    )
+    return dict(data)
+
+
 def delete(
     cluster: KubeCluster,
     resource: Resource,

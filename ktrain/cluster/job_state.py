@@ -270,6 +270,8 @@ class JobSummary:
     conditions: list[Obj] = field(default_factory=list)
     steps: list[StepCounts] = field(default_factory=list)
     pods: list[PodSummary] = field(default_factory=list)
+    # Why a job that is not running is not getting there (see `stall_reason`), or None.
+    stalled: str | None = None
 
     @property
     def resource_name(self) -> str:
@@ -351,6 +353,8 @@ def summarize(trainjob: Obj | None, jobset: Obj | None, pods: list[Obj]) -> JobS
         nodes = _int_or_none(((trainjob.get("spec") or {}).get("trainer") or {}).get("numNodes"))
     if nodes is None and jobset:
         nodes = jobset_nodes(jobset)
+    if nodes is None and trainjob:
+        nodes = _int_or_none((meta.get("annotations") or {}).get(c.NODES_ANNOTATION))
     return JobSummary(
         kind=c.TRAINJOB_KIND if trainjob else c.JOBSET_KIND,
         name=str(meta.get("name", "")),
@@ -366,7 +370,59 @@ def summarize(trainjob: Obj | None, jobset: Obj | None, pods: list[Obj]) -> JobS
         conditions=_conditions(main),
         steps=step_counts(jobset) if jobset else [],
         pods=sort_pods([summarize_pod(p) for p in pods]),
+        stalled=stall_reason(state, trainjob, jobset, pods),
     )
+
+
+NO_CONTROLLER = (
+    "no JobSet was made for TrainJob {name}: is the Trainer controller running? "
+    "(it turns a TrainJob into a JobSet; `ktrain job create --target jobset` needs no controller)"
+)
+SCHEDULER_GRACE = 10.0  # seconds a pod may wait before its scheduler is suspected
+_STUCK_WAITING = (
+    "ImagePullBackOff",
+    "ErrImagePull",
+    "CrashLoopBackOff",
+    "CreateContainerConfigError",
+    "InvalidImageName",
+)
+
+
+def stall_reason(
+    state: str, trainjob: Obj | None, jobset: Obj | None, pods: list[Obj], now: dt.datetime | None = None
+) -> str | None:
+    """One sentence on why a job that is not running is not getting there: suspended, no JobSet
+    made for its TrainJob (no Trainer controller), a pod that cannot be scheduled, a pod no
+    scheduler picks up (a `schedulerName` nobody serves), a container that cannot start."""
+    main = trainjob or jobset
+    name = str(_meta(main or {}).get("name", ""))
+    if state == SUSPENDED:
+        return f"the job is suspended: `ktrain job resume {name}` resumes it"
+    if state != CREATED:
+        return None
+    if trainjob is not None and jobset is None:
+        return NO_CONTROLLER.format(name=name)
+    now = now or dt.datetime.now(dt.timezone.utc)
+    for pod in pods:
+        status = pod.get("status") or {}
+        if status.get("phase") != "Pending":
+            continue
+        pod_name = str(_meta(pod).get("name", ""))
+        conditions = status.get("conditions") or []
+        for cond in conditions:
+            if cond.get("type") == "PodScheduled" and str(cond.get("status")) == "False":
+                return f"pod {pod_name} cannot be scheduled: {cond.get('message') or cond.get('reason')}"
+        scheduler = (pod.get("spec") or {}).get("schedulerName")
+        scheduled = any(cond.get("type") == "PodScheduled" for cond in conditions)
+        created = parse_time(_meta(pod).get("creationTimestamp"))
+        waited = (now - created).total_seconds() if created else 0.0
+        if not scheduled and not (pod.get("spec") or {}).get("nodeName") and waited >= SCHEDULER_GRACE:
+            who = f"scheduler {scheduler!r}" if scheduler and scheduler != "default-scheduler" else "the scheduler"
+            return f"pod {pod_name} has waited {short_duration(waited)} for {who}, which has not looked at it: is it running?"
+        reason, message = pod_reason(pod)
+        if reason in _STUCK_WAITING:
+            return f"pod {pod_name}: {reason}" + (f": {message}" if message else "")
+    return None
 
 
 def pair_jobs(trainjobs: list[Obj], jobsets: list[Obj]) -> list[tuple[Obj | None, Obj | None]]:

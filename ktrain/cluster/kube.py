@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -137,12 +138,18 @@ def api_error(exc: Any, what: str, where: str) -> ApiError:
             hint="your login may have expired: refresh it (e.g. your cloud's get-credentials command)",
         )
     if status == 403:
-        return ApiError(
-            f"{prefix}forbidden: {message}",
-            status=status,
-            reason=reason,
-            hint="ask a cluster admin for RBAC permission, or use a namespace you may write to (-n)",
+        # The server's message already says "... is forbidden: ..." (RBAC, admission): say it once.
+        # The server's RBAC message names the resource and namespace ("jobsets.jobset.x-k8s.io
+        # "x" is forbidden: User ... cannot patch ..."): then it is the whole message.
+        text = message if " is forbidden" in message else f"{prefix}forbidden: {message}"
+        verb = re.search(r"cannot (\w+) resource", message)
+        reading = verb is not None and verb.group(1) in ("get", "list", "watch")
+        hint = (
+            "ask a cluster admin for read access (RBAC), or look in another namespace (-n)"
+            if reading
+            else "ask a cluster admin for RBAC permission, or use a namespace you may write to (-n)"
         )
+        return ApiError(text, status=status, reason=reason, hint=hint)
     if status == 404:
         return ApiNotFoundError(f"{prefix}{message}", status=status, reason=reason)
     if status == 409:
@@ -164,6 +171,23 @@ def _first_current_context(paths: list[str]) -> str | None:
         if isinstance(data, dict) and data.get("current-context"):
             return str(data["current-context"])
     return None
+
+
+def _warn_insecure(context: str | None, server: str) -> None:
+    """One ktrain warning for an `insecure-skip-tls-verify` context, instead of urllib3's
+    InsecureRequestWarning on every request."""
+    import sys
+    import warnings
+
+    from urllib3.exceptions import InsecureRequestWarning
+
+    warnings.filterwarnings("ignore", category=InsecureRequestWarning)
+    if server.startswith("https://"):
+        where = f"context {context!r}" if context else server
+        sys.stderr.write(
+            f"warning: TLS verification is off for {where} (insecure-skip-tls-verify): "
+            "the server's identity is not checked\n"
+        )
 
 
 def connect(options: ConnectionOptions) -> KubeCluster:
@@ -229,6 +253,8 @@ def connect(options: ConnectionOptions) -> KubeCluster:
     # cluster-scoped runtimes) may not carry the namespace, and nothing at all is sent for a bad one.
     namespace = check_namespace(namespace or "default")
     configuration.retries = False  # one answer per request: the caller decides about retrying
+    if configuration.verify_ssl is False:
+        _warn_insecure(context_name, str(configuration.host))
     api_client = client.ApiClient(configuration)
     return KubeCluster(
         api_client,

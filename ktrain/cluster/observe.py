@@ -200,6 +200,7 @@ def wait_for_job(
     timeout: float | None,
     namespace: str | None = None,
     on_change: Callable[[status.JobSummary], None] | None = None,
+    on_stall: Callable[[str], None] | None = None,
 ) -> status.JobSummary:
     """Wait until the job reaches `target` (complete | failed | running, see status.WAIT_TARGETS).
 
@@ -212,8 +213,10 @@ def wait_for_job(
     if target not in status.WAIT_TARGETS:
         raise UsageError(f"--for {target!r}: use one of " + ", ".join(status.WAIT_TARGETS))
     ns = namespace or cluster.namespace
-    deadline = None if timeout is None else time.monotonic() + timeout
+    started = time.monotonic()
+    deadline = None if timeout is None else started + timeout
     last_state = None
+    last_stall = None
     while True:
         trainjob, jobset = find_job(cluster, name, ns)
         pod_list = _list_pods_document(cluster, ns, f"{c.JOBSET_NAME_LABEL}={name}")
@@ -224,6 +227,14 @@ def wait_for_job(
         outcome = status.wait_outcome(summary, target)
         if outcome:
             return summary
+        if summary.stalled != last_stall and summary.stalled and on_stall is not None:
+            on_stall(summary.stalled)
+        last_stall = summary.stalled
+        if trainjob is not None and jobset is None and _waited_for_controller(trainjob, started) >= CONTROLLER_GRACE:
+            raise NoControllerError(
+                status.NO_CONTROLLER.format(name=name),
+                hint="`kubectl get deployments -A | grep trainer` shows whether it is installed",
+            )
         if outcome is False:
             why = ": ".join(p for p in (summary.reason, summary.message) if p)
             raise JobFailedError(
@@ -235,7 +246,8 @@ def wait_for_job(
         if remaining <= 0:
             raise WaitTimeoutError(
                 f"timed out after {_seconds(timeout or 0)} waiting for job {name} to be "
-                f"{status.WAIT_TARGETS[target]} (it is {summary.state})",
+                f"{status.WAIT_TARGETS[target]} (it is {summary.state}"
+                + (f": {summary.stalled})" if summary.stalled else ")"),
                 summary=summary,
             )
         watched: tuple[k.Resource | None, str, str, str | None]
@@ -250,11 +262,32 @@ def wait_for_job(
             main = trainjob or jobset or {}
             resource = TRAINJOB if trainjob else JOBSET
             watched = (resource, ns, str((main.get("metadata") or {}).get("resourceVersion") or ""), None)
-        await_change(cluster, *watched, name=name, seconds=min(remaining, WATCH_SECONDS))
+        seconds = min(remaining, WATCH_SECONDS)
+        if trainjob is not None and jobset is None:  # look again when the controller's grace ends
+            seconds = min(seconds, max(0.5, CONTROLLER_GRACE - (time.monotonic() - started)))
+        await_change(cluster, *watched, name=name, seconds=seconds)
 
 
 # Longest single watch while waiting: the job is re-read at least this often.
 WATCH_SECONDS = 60.0
+# How long a TrainJob may go without a JobSet before the wait gives up on the Trainer controller.
+CONTROLLER_GRACE = 60.0
+
+
+class NoControllerError(ClusterError):
+    """A TrainJob that no controller picks up: no JobSet is made for it."""
+
+
+def _waited_for_controller(trainjob: Obj, started: float) -> float:
+    """Seconds the TrainJob has gone without a JobSet: since this wait began, or since it was
+    created when that is longer (an old TrainJob is not given the grace again)."""
+    import datetime as dt
+
+    waited = time.monotonic() - started
+    created = status.parse_time((trainjob.get("metadata") or {}).get("creationTimestamp"))
+    if created is not None:
+        waited = max(waited, (dt.datetime.now(dt.timezone.utc) - created).total_seconds())
+    return waited
 
 
 def await_change(

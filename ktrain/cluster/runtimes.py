@@ -25,17 +25,46 @@ def kubeconfig_available(kubeconfig: str | None) -> bool:
     return any(os.path.isfile(p) for p in kubeconfig_paths(kubeconfig)) or _in_cluster_available()
 
 
-def fetch_runtime_entries(cluster: Any) -> tuple[list[RuntimeEntry], list[str]]:
-    """(entries, warnings). A Trainer that is not installed means no entries, silently; a
+# What the server sets on an object: left out of a runtime read from the cluster, so that
+# `runtime show -o yaml` can be applied elsewhere (as `kubectl get -o yaml` output cannot as is).
+SERVER_METADATA = (
+    "uid",
+    "resourceVersion",
+    "creationTimestamp",
+    "generation",
+    "managedFields",
+    "selfLink",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+)
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+def portable_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+    out = {key: value for key, value in meta.items() if key not in SERVER_METADATA}
+    annotations = {k: v for k, v in (out.get("annotations") or {}).items() if k != LAST_APPLIED}
+    if annotations:
+        out["annotations"] = annotations
+    else:
+        out.pop("annotations", None)
+    return out
+
+
+def fetch_runtime_entries(
+    cluster: Any, namespace: str | None = None, *, namespaced_only: bool = False
+) -> tuple[list[RuntimeEntry], list[str]]:
+    """(entries, warnings): the ClusterTrainingRuntimes and the TrainingRuntimes of `namespace`
+    (default: the context's). A Trainer that is not installed means no entries, silently; a
     kind we may not list (403) or an object that does not parse is a warning, not a failure."""
     from ktrain.cluster import client as k
     from ktrain.cluster.kube import ApiNotFoundError
 
     entries: list[RuntimeEntry] = []
     warnings: list[str] = []
-    for resource in (k.CLUSTER_TRAINING_RUNTIME, k.TRAINING_RUNTIME):
+    kinds = (k.TRAINING_RUNTIME,) if namespaced_only else (k.CLUSTER_TRAINING_RUNTIME, k.TRAINING_RUNTIME)
+    for resource in kinds:
         try:
-            items = k.list_objects(cluster, resource, cluster.namespace)
+            items = k.list_objects(cluster, resource, namespace or cluster.namespace)
         except ApiNotFoundError:
             continue  # the Trainer CRDs are not installed
         except ApiError as exc:
@@ -45,9 +74,7 @@ def fetch_runtime_entries(cluster: Any) -> tuple[list[RuntimeEntry], list[str]]:
             continue
         for item in items:
             data = {key: item[key] for key in ("apiVersion", "kind", "metadata", "spec") if key in item}
-            data["metadata"] = {
-                key: value for key, value in (data.get("metadata") or {}).items() if key != "managedFields"
-            }
+            data["metadata"] = portable_metadata(data.get("metadata") or {})
             name = data["metadata"].get("name", "?")
             where = f"cluster:{resource.kind.lower()}/{name}"
             try:
@@ -62,7 +89,16 @@ def fetch_runtime_entries(cluster: Any) -> tuple[list[RuntimeEntry], list[str]]:
 def add_cluster_runtimes(registry: RuntimeRegistry, cluster: Any, *, prefer: bool) -> list[str]:
     """Read the cluster's runtimes into `registry`; returns warnings."""
     entries, warnings = fetch_runtime_entries(cluster)
-    registry.add_cluster_entries(entries, prefer=prefer)
+
+    def namespaced(namespace: str) -> list[RuntimeEntry]:
+        try:
+            return fetch_runtime_entries(cluster, namespace, namespaced_only=True)[0]
+        except ApiError as exc:  # 403 on another namespace: as if it had none (the lookup says so)
+            if exc.status == 403:
+                return []
+            raise
+
+    registry.add_cluster_entries(entries, prefer=prefer, namespace=cluster.namespace, namespaced=namespaced)
     return warnings
 
 
@@ -72,25 +108,83 @@ def try_add_cluster_runtimes(
     """As `add_cluster_runtimes`, but a cluster that cannot be reached is one warning, and no
     kubeconfig at all is silence (and `kubernetes` is then never imported). A `request` given
     takes the context's namespace as its default, where the cluster's TrainingRuntimes live."""
-    if not kubeconfig_available(options.kubeconfig):
+    explicit = bool(options.kubeconfig or options.context)
+    if not explicit and not kubeconfig_available(options.kubeconfig):
         return []
     from ktrain.cluster.kube import connect
+    from ktrain.errors import UsageError
 
     try:
         cluster = connect(options)
+    except KtrainError as exc:
+        # --kubeconfig / --context that name nothing usable are the user's error, as in kubectl
+        # (issue #19); an unconfigured or broken ambient kubeconfig is only a warning.
+        if explicit and (isinstance(exc, UsageError) or not kubeconfig_available(options.kubeconfig)):
+            raise
+        return [f"cluster runtimes not shown: {exc.message}"]
+    try:
         if request is not None:
             request.default_namespace = cluster.namespace
         return add_cluster_runtimes(registry, cluster, prefer=prefer)
-    except KtrainError as exc:  # unreachable, timed out, forbidden, a broken kubeconfig...
+    except KtrainError as exc:  # unreachable, timed out, forbidden...
         return [f"cluster runtimes not shown: {exc.message}"]
 
 
-def render_resolving(
-    request: Any, registry: RuntimeRegistry, options: Any, *, cluster: Any = None, prefer_cluster: bool = False
-) -> tuple[Any, list[str]]:
-    """`service.render_request`, with runtimes from the cluster where the caller wants them.
+def runtime_file_notes(entry: RuntimeEntry, *, for_controller: bool) -> list[str]:
+    """An explicit `--runtime-file` runtime that hides the cluster's of the same kind and name is
+    used, and said so (never silently); for a TrainJob (`for_controller`) it is refused, as the
+    Trainer controller would use the cluster's instead."""
+    if entry.source != "file" or SOURCE_CLUSTER not in entry.shadows:
+        return []
+    runtime = entry.runtime
+    if for_controller:
+        from ktrain.errors import UsageError
 
-    - `cluster` given (job create): the cluster's runtimes win over local ones of the same name.
+        raise UsageError(
+            f"--runtime-file {entry.path} defines {runtime.kind} {runtime.name}, but the cluster has its own "
+            f"{runtime.kind} {runtime.name}, which the Trainer controller would use for this TrainJob",
+            hint="drop --runtime-file to submit with the cluster's runtime, or use --target jobset "
+            "to submit what the file renders",
+        )
+    return [f"using {runtime.kind} {runtime.name} from --runtime-file {entry.path}, not the cluster's of the same name"]
+
+
+def find_runtime(registry: RuntimeRegistry, name: str, options: Any) -> tuple[RuntimeEntry, list[str]]:
+    """A runtime by name as `job render` resolves it (`job init`): local first; with
+    --kubeconfig/--context the cluster's win; a name found nowhere else is looked up on the
+    current context's cluster. Returns (entry, warnings)."""
+    from ktrain.errors import RuntimeNotFoundError
+
+    explicit = bool(options.kubeconfig or options.context)
+    warnings = try_add_cluster_runtimes(registry, options, prefer=True) if explicit else []
+    try:
+        return registry.get(name), warnings
+    except RuntimeNotFoundError as exc:
+        if explicit or not kubeconfig_available(options.kubeconfig):
+            raise
+        fallback = try_add_cluster_runtimes(registry, options, prefer=False)
+        try:
+            return registry.get(name), warnings
+        except RuntimeNotFoundError:
+            if fallback:
+                exc.hint = f"{exc.hint}; {fallback[0]}" if exc.hint else fallback[0]
+            raise exc from None
+
+
+def render_resolving(
+    request: Any,
+    registry: RuntimeRegistry,
+    options: Any,
+    *,
+    cluster: Any = None,
+    prefer_cluster: bool = False,
+    run: Any = None,
+) -> tuple[Any, list[str]]:
+    """`service.render_request` (or `run`, e.g. `service.validate_request`), with runtimes from
+    the cluster where the caller wants them.
+
+    - `cluster` given (job create): the cluster's runtimes win over local ones of the same name,
+      except a `--runtime-file` (the user named that file for this job).
     - `prefer_cluster` (render with --kubeconfig/--context): the same, but an unreachable
       cluster is only a warning.
     - otherwise local runtimes are used, and the cluster (when a kubeconfig exists) is asked
@@ -99,6 +193,7 @@ def render_resolving(
     from ktrain.errors import RuntimeNotFoundError
     from ktrain.service import render_request
 
+    render_request = run or render_request
     warnings: list[str] = []
     if cluster is not None:
         # Runtimes we may not list (403) matter only when the name is then not found at all.

@@ -117,10 +117,17 @@ def owned_by_job(obj: Obj, job_name: str) -> bool:
 def existing_objects(cluster: KubeCluster, name: str, namespace: str, objects: list[Obj]) -> list[Written]:
     """What already exists of a job: its JobSet and TrainJob, and any object we are about to write."""
     seen: list[Written] = []
-    candidates = [(k.TRAINJOB, name), (k.JOBSET, name)]
-    candidates += [(k.resource_of(o), str(o["metadata"]["name"])) for o in objects]
+    written = [(k.resource_of(o), str(o["metadata"]["name"])) for o in objects]
+    candidates = [(k.TRAINJOB, name), (k.JOBSET, name), *written]
     for resource, obj_name in dict.fromkeys(candidates):
-        found = k.get(cluster, resource, obj_name, namespace)
+        try:
+            found = k.get(cluster, resource, obj_name, namespace)
+        except ApiError as exc:
+            # The other kind of the job (a TrainJob when submitting a JobSet) is looked at only to
+            # refuse a clash; one we may not read is not the command's failure (issue #19).
+            if exc.status != 403 or (resource, obj_name) in written:
+                raise
+            continue
         if found is not None:
             seen.append(Written(resource, obj_name, namespace, found, created=False))
     return seen
@@ -139,6 +146,26 @@ def record_runtime(objects: list[Obj], runtime_name: str) -> list[Obj]:
             meta["annotations"] = {**(meta.get("annotations") or {}), c.RUNTIME_ANNOTATION: runtime_name}
             obj = {**obj, "metadata": meta}
         out.append(obj)
+    return out
+
+
+def trainjob_to_submit(trainjob: Obj, rendered: list[Obj], labels: dict[str, str], annotations: dict[str, str]) -> Obj:
+    """The TrainJob for `--target trainjob`: with the --label / --annotation flags on its own
+    metadata too (they reach the JobSet through a runtime patch; `job list -l` and
+    `job delete -l` select the TrainJob), and the node count the render gave it."""
+    from ktrain.cluster.job_state import jobset_nodes
+
+    out = copy.deepcopy(trainjob)
+    meta = out.setdefault("metadata", {})
+    if labels:
+        meta["labels"] = {**(meta.get("labels") or {}), **labels}
+    extra = dict(annotations)
+    jobset = next((o for o in rendered if o.get("kind") == c.JOBSET_KIND), None)
+    nodes = jobset_nodes(jobset) if jobset else None
+    if nodes is not None and not ((out.get("spec") or {}).get("trainer") or {}).get("numNodes"):
+        extra[c.NODES_ANNOTATION] = str(nodes)
+    if extra:
+        meta["annotations"] = {**(meta.get("annotations") or {}), **extra}
     return out
 
 
@@ -164,6 +191,7 @@ def create_job(
     check_apis(cluster, objects)
     result = CreateResult()
     existing = existing_objects(cluster, name, namespace, objects)
+    replaced: set[tuple[k.Resource, str]] = set()
     if existing:
         if not overwrite:
             first = existing[0]
@@ -174,8 +202,16 @@ def create_job(
                 reason="AlreadyExists",
                 hint=f"pass --overwrite to replace it, or delete it first: ktrain job delete {name} -n {namespace}",
             )
-        if not dry_run:
-            removed = delete_job(cluster, name, namespace, extra=[(w.resource, w.name) for w in existing])
+        removed = delete_job(cluster, name, namespace, extra=[(w.resource, w.name) for w in existing], dry_run=dry_run)
+        if dry_run:
+            # The real --overwrite deletes first, then creates: validate every object as a create
+            # (a dry-run POST; see _apply), not as an update of what exists, which would trip
+            # immutable fields the create never meets (issue #19).
+            replaced = {(w.resource, w.name) for w in existing}
+            result.warnings.append(
+                f"--overwrite: would delete the existing job {name} first (" + ", ".join(w.ref for w in removed) + ")"
+            )
+        else:
             wait_deleted(cluster, removed, timeout=60.0)
             result.warnings.append(
                 f"--overwrite: deleted the existing job {name} first (" + ", ".join(w.ref for w in removed) + ")"
@@ -186,7 +222,7 @@ def create_job(
         _submit(cluster, objects, target, dry_run=True, written=[])
     written: list[Written] = []
     try:
-        _submit(cluster, objects, target, dry_run=dry_run, written=written)
+        _submit(cluster, objects, target, dry_run=dry_run, written=written, replaced=replaced)
     except BaseException as exc:  # Ctrl-C too: never leave a half-made job behind
         note = _roll_back(cluster, [w for w in written if w.created], dry_run, name=name, namespace=namespace)
         if isinstance(exc, KtrainError) and note:
@@ -197,16 +233,31 @@ def create_job(
     return result
 
 
-def _submit(cluster: KubeCluster, objects: list[Obj], target: str, *, dry_run: bool, written: list[Written]) -> None:
-    """Apply in order, appending to `written` as each object is stored (for the rollback)."""
+def _submit(
+    cluster: KubeCluster,
+    objects: list[Obj],
+    target: str,
+    *,
+    dry_run: bool,
+    written: list[Written],
+    replaced: set[tuple[k.Resource, str]] | None = None,
+) -> None:
+    """Apply in order, appending to `written` as each object is stored (for the rollback).
+    `replaced`: objects an --overwrite dry run would have deleted first (validated as creates)."""
+    replaced = replaced or set()
+
+    def write(obj: Obj) -> Written:
+        as_create = (k.resource_of(obj), str(obj["metadata"]["name"])) in replaced
+        return _apply_tracked(cluster, obj, dry_run, written, as_create=as_create)
+
     if target == TARGET_TRAINJOB:
-        _apply_tracked(cluster, objects[0], dry_run, written)
+        write(objects[0])
         return
     jobset = next(o for o in objects if o["kind"] == c.JOBSET_KIND)
     stay_suspended = bool((jobset.get("spec") or {}).get("suspend"))
     first = copy.deepcopy(jobset)
     first["spec"]["suspend"] = True
-    owner = _apply_tracked(cluster, first, dry_run, written)
+    owner = write(first)
     if not owner.obj.get("metadata", {}).get("uid"):
         # A server dry run normally returns a uid; if one does not, the dependents still need one.
         owner.obj.setdefault("metadata", {})["uid"] = "00000000-0000-0000-0000-000000000000"
@@ -214,20 +265,59 @@ def _submit(cluster: KubeCluster, objects: list[Obj], target: str, *, dry_run: b
         if obj is not jobset:
             dependent = copy.deepcopy(obj)
             dependent["metadata"]["ownerReferences"] = [k.owner_reference(owner.obj)]
-            _apply_tracked(cluster, dependent, dry_run, written)
+            write(dependent)
     if stay_suspended:
         return
     if dry_run:
         owner.obj["spec"]["suspend"] = False  # what the resume would store
     else:
-        # Re-apply the whole JobSet: with server-side apply, omitting a field we own would remove it.
-        owner.obj = _apply(cluster, jobset, dry_run).obj
+        owner.obj = resume(cluster, k.JOBSET, owner.name, owner.namespace)
 
 
-def _apply(cluster: KubeCluster, obj: Obj, dry_run: bool) -> Written:
+def set_suspended(cluster: KubeCluster, name: str, namespace: str, suspend: bool) -> tuple[Written, bool]:
+    """`job suspend` / `job resume`: set spec.suspend of the job's TrainJob (its controller passes
+    it on to the JobSet), else of its JobSet. Returns (what was patched, whether it changed)."""
+    from ktrain.cluster.job_state import TERMINAL_STATES, summarize
+    from ktrain.cluster.observe import find_job
+
+    trainjob, jobset = find_job(cluster, name, namespace)
+    state = summarize(trainjob, jobset, []).state
+    if state in TERMINAL_STATES:
+        verb = "suspend" if suspend else "resume"
+        raise ConflictError(f"job {name} is {state}: there is nothing to {verb}", status=409, reason="Conflict")
+    resource, obj = (k.TRAINJOB, trainjob) if trainjob is not None else (k.JOBSET, jobset)
+    assert obj is not None
+    if bool((obj.get("spec") or {}).get("suspend")) == suspend:
+        return Written(resource, name, namespace, obj, created=False), False
+    stored = resume(cluster, resource, name, namespace, suspend=suspend)
+    return Written(resource, name, namespace, stored, created=False), True
+
+
+def resume(
+    cluster: KubeCluster, resource: k.Resource, name: str, namespace: str | None, *, suspend: bool = False
+) -> Obj:
+    """Set only `spec.suspend` (a merge patch). Re-applying the whole object would re-send fields
+    the server defaulted or owns (JobSet's webhook defaults volumeClaimPolicies' retentionPolicy on
+    create, and a CEL rule then refuses any other value: issue #19)."""
+    return k.merge_patch(cluster, resource, name, namespace, {"spec": {"suspend": suspend}})
+
+
+def _apply(cluster: KubeCluster, obj: Obj, dry_run: bool, *, as_create: bool = False) -> Written:
+    """Server-side apply `obj`; with `as_create` (a dry run only), validate it as a create instead.
+
+    A dry-run POST of an object that exists runs every validation and admission step of a create
+    before the storage answers 409 AlreadyExists: that answer means the create would pass."""
     resource = k.resource_of(obj)
-    stored, created = k.apply(cluster, obj, dry_run=dry_run)
     meta = obj["metadata"]
+    if as_create and dry_run:
+        try:
+            stored = k.create(cluster, obj, dry_run=True)
+        except ConflictError as exc:
+            if exc.reason != "AlreadyExists":
+                raise
+            stored = copy.deepcopy(obj)
+        return Written(resource, str(meta["name"]), meta.get("namespace"), stored, True)
+    stored, created = k.apply(cluster, obj, dry_run=dry_run)
     return Written(resource, str(meta["name"]), meta.get("namespace"), stored, created or dry_run)
 
 
@@ -242,11 +332,13 @@ def possibly_applied(exc: BaseException) -> bool:
     return isinstance(exc, (ClusterUnreachableError, KeyboardInterrupt))
 
 
-def _apply_tracked(cluster: KubeCluster, obj: Obj, dry_run: bool, written: list[Written]) -> Written:
+def _apply_tracked(
+    cluster: KubeCluster, obj: Obj, dry_run: bool, written: list[Written], *, as_create: bool = False
+) -> Written:
     """`_apply`, appending the object to `written` once stored, or as unconfirmed when the
     write may have been stored without its answer reaching us."""
     try:
-        done = _apply(cluster, obj, dry_run)
+        done = _apply(cluster, obj, dry_run, as_create=as_create)
     except BaseException as exc:
         if not dry_run and possibly_applied(exc):
             meta = obj["metadata"]
@@ -309,6 +401,20 @@ def _looks_like_trainer_jobset(obj: Obj) -> bool:
         if c.LABEL_ANCESTOR in labels:
             return True
     return False
+
+
+def plain_jobsets(cluster: KubeCluster, names: list[str], namespace: str) -> list[str]:
+    """Which of `names` are JobSets that `job list` does not show (no TrainJob, no Trainer
+    runtime shape, not made by ktrain): someone else's JobSets."""
+    plain = []
+    for name in names:
+        if k.get(cluster, k.TRAINJOB, name, namespace) is not None:
+            continue
+        jobset = k.get(cluster, k.JOBSET, name, namespace)
+        annotations = ((jobset or {}).get("metadata") or {}).get("annotations") or {}
+        if jobset is not None and not _looks_like_trainer_jobset(jobset) and c.RUNTIME_ANNOTATION not in annotations:
+            plain.append(name)
+    return plain
 
 
 def select_jobs(cluster: KubeCluster, namespace: str, label_selector: str | None) -> list[str]:

@@ -35,6 +35,7 @@ FIXED = {
     "--dry-run": [("client", "render only"), ("server", "server-side validation, nothing stored"), ("none", "")],
     "--target": [("jobset", "submit the rendered objects"), ("trainjob", "submit the TrainJob")],
     "--source": [("all", ""), ("cluster", ""), ("local", "")],
+    "--runtime-kind": [("ClusterTrainingRuntime", "cluster-scoped"), ("TrainingRuntime", "in the job's namespace")],
     "--shell": [(s, "") for s in SHELL_NAMES],
     # Only when the option lists no formats of its own (help text "a | b | c" or a Choice).
     "--output": [("yaml", ""), ("json", ""), ("name", "")],
@@ -75,6 +76,9 @@ def _namespaces(req: Request) -> list[tuple[str, str]]:
 
     names = {ns for _, ns in values.kubeconfig_contexts(req.given) if ns}
     names.add("default")
+    # and the cluster's own (cached, refreshed in the background like job names; issue #19)
+    given = {flag: v for flag, v in req.given.items() if flag != "--namespace"}
+    names.update(values.cluster_values("namespaces", given))
     return [(n, "") for n in sorted(names)]
 
 

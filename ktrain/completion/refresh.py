@@ -20,10 +20,25 @@ RUNTIME_PREFIXES = ("clustertrainingruntime.trainer.kubeflow.org/", "trainingrun
 JOB_PREFIXES = ("jobset.jobset.x-k8s.io/", "trainjob.trainer.kubeflow.org/")
 
 
+def command_env() -> dict[str, str]:
+    """The environment for the commands asked: not in completion mode. The refresh is started by
+    the completer, whose `_KTRAIN_COMPLETE` it inherits; with it `ktrain job list -o name` would
+    answer completions instead of names (issue #19)."""
+    from ktrain.completion.complete import ENV_VAR
+
+    return {key: value for key, value in os.environ.items() if key != ENV_VAR and not key.startswith("COMP_")}
+
+
 def _names(cli: list[str], args: list[str], prefixes: tuple[str, ...]) -> list[str]:
     try:
         out = subprocess.run(
-            [*cli, *args], capture_output=True, text=True, timeout=TIME_LIMIT, stdin=subprocess.DEVNULL, check=False
+            [*cli, *args],
+            capture_output=True,
+            text=True,
+            timeout=TIME_LIMIT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+            env=command_env(),
         )
     except (OSError, subprocess.SubprocessError):
         return []
@@ -37,12 +52,30 @@ def _names(cli: list[str], args: list[str], prefixes: tuple[str, ...]) -> list[s
     return sorted(set(names))
 
 
+def _cluster_namespaces(conn: list[str]) -> list[str]:
+    """The cluster's namespaces (no CLI command lists them): empty when they may not be listed."""
+    flags = dict(zip(conn[::2], conn[1::2]))
+    try:
+        from ktrain.cluster import client as k
+        from ktrain.cluster.connection import ConnectionOptions
+        from ktrain.cluster.kube import connect
+
+        options = ConnectionOptions(
+            kubeconfig=flags.get("--kubeconfig"), context=flags.get("--context"), request_timeout=TIME_LIMIT
+        )
+        items = k.list_objects(connect(options), k.NAMESPACE)
+    except Exception:  # noqa: BLE001 - forbidden (common for namespaces), unreachable...: no values
+        return []
+    return sorted({str((o.get("metadata") or {}).get("name")) for o in items} - {"None"})
+
+
 def refresh(entry_path: str, conn: list[str], cli: list[str] | None = None) -> dict[str, object]:
     cli = cli or [sys.executable, "-m", "ktrain"]
     entry = {
         "time": time.time(),
         "runtimes": _names(cli, ["runtime", "list", "--source", "cluster", "-o", "name", *conn], RUNTIME_PREFIXES),
         "jobs": _names(cli, ["job", "list", "-o", "name", *conn], JOB_PREFIXES),
+        "namespaces": _cluster_namespaces(conn),
     }
     cache.write_json(entry_path, entry)
     try:

@@ -189,8 +189,11 @@ def _start_refresh(entry_path: str, conn: list[str]) -> None:
             pass
         import subprocess
 
+        from ktrain.completion.refresh import command_env
+
         subprocess.Popen(
             [sys.executable, "-m", "ktrain.completion.refresh", entry_path, *conn],
+            env=command_env(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -34,6 +34,8 @@ class Document:
     # Subtrees that came from other documents (a --patch file's runtime patch in the job):
     # (path here, that document, path there).
     grafts: list[tuple[Path, Document, Path]] = field(default_factory=list)
+    # Other documents of the same file that travel with this one (a job file's runtimes).
+    siblings: list[Document] = field(default_factory=list)
 
     def origin(self, path: Path) -> tuple[Document, Path]:
         """The document a path's value came from (this one, or one grafted into it), and the

@@ -8,6 +8,7 @@ A runtime shadows one of the same kind and name from a lower source.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ktrain import constants as c
@@ -77,8 +78,13 @@ def _runtime_documents(path: str, source: str) -> list[Document]:
 def load_runtime_file(path: str | os.PathLike[str], source: str) -> list[RuntimeEntry]:
     """Every (Cluster)TrainingRuntime document in a file (other kinds are skipped)."""
     path = os.fspath(path)
+    return load_runtime_documents(_runtime_documents(path, source), source, path)
+
+
+def load_runtime_documents(docs: list[Document], source: str, path: str) -> list[RuntimeEntry]:
+    """Every (Cluster)TrainingRuntime among parsed documents (other kinds are skipped)."""
     entries = []
-    for doc in _runtime_documents(path, source):
+    for doc in docs:
         if not isinstance(doc.data, dict):
             raise doc.error("a runtime document must be a mapping")
         kind = doc.data.get("kind")
@@ -107,12 +113,42 @@ class RuntimeRegistry:
         self._entries: list[RuntimeEntry] | None = None
         self._cluster: list[RuntimeEntry] = []
         self._cluster_first = False
+        self._cluster_namespace: str | None = None
+        self._namespaced: Callable[[str], list[RuntimeEntry]] | None = None
+        # Runtimes generated for a converted v1 job: above every other source.
+        self._converted: list[RuntimeEntry] = []
 
-    def add_cluster_entries(self, entries: list[RuntimeEntry], *, prefer: bool) -> None:
-        """Runtimes read from a cluster: above every local source when `prefer` (what the
-        controller would use), else below them all (a fallback for names not found locally)."""
+    def add_converted(self, entries: list[RuntimeEntry]) -> None:
+        """Runtimes that come with the job: generated for a converted Training Operator v1 job, or
+        written in the job's own file. They win over every other source."""
+        self._converted = [*entries, *self._converted]
+        self._entries = None
+
+    def add_cluster_entries(
+        self,
+        entries: list[RuntimeEntry],
+        *,
+        prefer: bool,
+        namespace: str | None = None,
+        namespaced: Callable[[str], list[RuntimeEntry]] | None = None,
+    ) -> None:
+        """Runtimes read from a cluster: when `prefer` (what the controller would use) above every
+        local source but an explicit `--runtime-file`, else below them all (a fallback for names not
+        found locally). `entries` hold the TrainingRuntimes of `namespace`; `namespaced(ns)` reads
+        another namespace's when a job turns out to live there (see `use_namespace`)."""
         self._cluster = list(entries)
         self._cluster_first = prefer
+        self._cluster_namespace = namespace
+        self._namespaced = namespaced
+        self._entries = None
+
+    def use_namespace(self, namespace: str) -> None:
+        """The job lives in `namespace`: its namespaced TrainingRuntimes are the ones that count."""
+        if self._namespaced is None or namespace == self._cluster_namespace:
+            return
+        kept = [e for e in self._cluster if e.runtime.kind != c.TRAINING_RUNTIME_KIND]
+        self._cluster = kept + self._namespaced(namespace)
+        self._cluster_namespace = namespace
         self._entries = None
 
     def _sources(self) -> list[tuple[str, str, bool]]:
@@ -138,7 +174,13 @@ class RuntimeRegistry:
                 files = [path] if is_file else _yaml_files(path)
                 for f in files:
                     entries.extend(load_runtime_file(f, source))
-            self._entries = [*self._cluster, *entries] if self._cluster_first else [*entries, *self._cluster]
+            if self._cluster_first:  # an explicit --runtime-file still wins: the user named it
+                named = [e for e in entries if e.source == "file"]
+                rest = [e for e in entries if e.source != "file"]
+                ordered = [*named, *self._cluster, *rest]
+            else:
+                ordered = [*entries, *self._cluster]
+            self._entries = [*self._converted, *ordered]
         return self._entries
 
     def entries(self) -> list[RuntimeEntry]:

@@ -9,7 +9,9 @@ are validated against the reference CRD schemas under ../shared when that direct
 
 Deliberate simplifications: deletion is immediate (no graceful deletion or lingering
 finalizers), strategic merge replaces lists, server-side apply treats every list as atomic, and
-CEL rules (`x-kubernetes-validations`) are not evaluated.
+CEL rules (`x-kubernetes-validations`) are not evaluated, except JobSet's `self == oldSelf`
+transition rules, which `jobset_admission` applies with JobSet's webhooks (create-time defaults,
+update immutability).
 """
 
 from .cluster import Cluster

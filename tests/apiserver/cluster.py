@@ -43,6 +43,7 @@ from .resources import (
     ResourceType,
     crd_object,
 )
+from . import jobset_admission
 from .schema import CrdSchema, crd_schema, load_crd
 from .validation import check_string_map, normalise_secret, validate_kind, validate_metadata
 
@@ -121,8 +122,11 @@ class Cluster:
         strict_namespaces: bool = True,
         namespaces: Sequence[str] = DEFAULT_NAMESPACES,
         full_crd_schemas: bool = True,
+        jobset_webhooks: bool = True,
     ) -> None:
         self.lock = threading.RLock()
+        # JobSet's webhooks and CEL transition rules (jobset_admission), when JobSets are served.
+        self.jobset_webhooks = jobset_webhooks
         self.changed = threading.Condition(self.lock)
         self.closing = False
         self.rv = 0
@@ -364,6 +368,8 @@ class Cluster:
         warnings: List[str] = []
         if rt is SECRETS:
             normalise_secret(obj)
+        if old is None and self._jobset_admission(rt):
+            jobset_admission.default_on_create(obj)  # the mutating webhook: create only
         if rt in (CONFIGMAPS, SECRETS):
             for field in ("data", "binaryData"):
                 error = check_string_map(rt.kind, obj, field)
@@ -384,6 +390,9 @@ class Cluster:
         if errors:
             raise invalid_object(rt.group, rt.kind, obj["metadata"].get("name", ""), errors)
         return obj, warnings
+
+    def _jobset_admission(self, rt: ResourceType) -> bool:
+        return self.jobset_webhooks and rt.group == "jobset.x-k8s.io" and rt.kind == "JobSet"
 
     def _spec_part(self, rt: ResourceType, obj: JSON) -> JSON:
         skip = {"metadata", "status"} if rt.status_subresource else {"metadata"}
@@ -520,6 +529,14 @@ class Cluster:
         if rt.namespaced:
             meta["namespace"] = old["metadata"]["namespace"]
         new, warnings = self._prepare(rt, new, old, field_validation)
+        if self._jobset_admission(rt):
+            schema = self.schema_for(rt)
+            errors = jobset_admission.transition_errors(schema.openapi if schema else None, old, new)
+            if errors:
+                raise invalid_object(rt.group, rt.kind, old["metadata"]["name"], errors)
+            errors = [] if subresource else jobset_admission.webhook_update_errors(old, new)
+            if errors:
+                raise jobset_admission.webhook_denied(errors)
         meta = new["metadata"]
         if manager is not None:
             fields.record_update(old, new, manager, rt.api_version, rfc3339(), subresource)

@@ -3,7 +3,8 @@
 Mirrors what apiextensions-apiserver does to a custom resource on write: prune fields the schema
 does not know (reported as `unknown field` warnings, or a 400 under fieldValidation=Strict), drop
 nulls for non-nullable fields, apply `default:` values, then validate against the
-`openAPIV3Schema`. `x-kubernetes-*` extensions are ignored for validation (no CEL rules).
+`openAPIV3Schema`. `x-kubernetes-*` extensions are ignored for validation (no CEL rules here; JobSet's
+transition rules are in jobset_admission).
 """
 
 from __future__ import annotations

@@ -142,6 +142,8 @@ RENDER_CASES: list[Case] = [
         "",
     ),
     (lambda f: ["render", "--runtime-file", f["mine.yaml"], "--runtime", "my-torch"], ""),
+    (lambda f: ["render", *TORCH, "--runtime-kind", "ClusterTrainingRuntime"], ""),
+    (lambda f: ["render", *TORCH, "--runtime-kind=TrainingRuntime"], ""),
     (lambda f: ["render", "--runtimes-dir", f["rtdir"], "--runtimes-dir=" + f["rtdir"], "-r", "dir-torch"], ""),
     (lambda f: ["render", *TORCH, "--patch", f["patch.yaml"]], ""),
     (
@@ -176,6 +178,7 @@ RENDER_CASES: list[Case] = [
 ]
 
 VALIDATE_CASES: list[Case] = [
+    (lambda f: ["job", "validate", *TORCH, "--runtime-kind", "ClusterTrainingRuntime", "--name", "j"], ""),
     (lambda f: ["job", "validate", *TORCH], ""),
     (lambda f: ["job", "validate", "-f", f["job.yaml"], "--nodes=3", "--", "torchrun", "t.py"], ""),
     (lambda f: ["job", "validate", "--filename", "-"], JOB),
@@ -280,6 +283,7 @@ INIT_CASES: list[Case] = [
     (lambda f: ["job", "init", "-r", "no-such-runtime"], ""),
     (lambda f: ["job", "init", "-r", "torch-distributed", "--runtime-file", f["missing"]], ""),
     (lambda f: ["job", "init", "-r", "a", "-r", "torch-distributed"], ""),  # the last one wins
+    (lambda f: ["job", "init", "-r", "torch-distributed", "--kubeconfig", f["missing"], "--context", "nowhere"], ""),
 ]
 
 RUNTIME_LIST_CASES: list[Case] = [

@@ -222,6 +222,7 @@ CREATE_CASES = [
         create("--runtime", "deepspeed-distributed", "--name", "ds", "--nodes", "3", "--", "mpirun", "python", "t.py")
     ),
     Case(create("-r", "deepspeed-distributed", "--name", "ds", "-o", "yaml")),  # warns: the output holds the key
+    Case(create(*TORCH, "--name", "rk", "--runtime-kind", "ClusterTrainingRuntime")),
     Case(create(*TORCH, "--name", "j", "--output=json", "--nproc-per-node", "4", "--image", "reg/t:1")),
     Case(create(*TORCH, "--name", "n", "-oname", "--label", "team=ml", "-l", "tier=gold", "--annotation", "a=b")),
     Case(
@@ -421,13 +422,14 @@ DELETE_CASES = [
     Case(cmd("delete"), setup=_two_jobs),
     Case(cmd("delete", "a", "--all"), setup=_two_jobs),
     Case(cmd("delete", "-l", "team=none"), setup=_two_jobs),  # nothing matches
-    Case(cmd("delete", "a", "b"), setup=_two_jobs, tty=True, stdin="n\n"),  # asked, declined: aborted, 130
+    Case(cmd("delete", "a", "b"), setup=_two_jobs, tty=True, stdin="n\n"),  # asked, declined: aborted, 1
     Case(cmd("delete", "a", "b"), setup=_two_jobs, tty=True, stdin="yes\n"),
     Case(cmd("delete", "a", "b"), setup=_two_jobs, tty=True, stdin=""),  # end of input declines
     Case(cmd("delete", "--all", "-y"), setup=_two_jobs, tty=True),
     Case(cmd("delete", "--all", "--yes", "--context", "nowhere"), setup=_two_jobs),
     Case(cmd("delete", "a"), setup=down),
     Case(cmd("delete", "--", "a"), setup=_two_jobs),
+    Case(cmd("delete", "a", "--force"), setup=_two_jobs),
 ]
 
 CLUSTER_TABLES = {
@@ -605,7 +607,7 @@ def test_the_tables_exercise_both_outcomes_and_every_exit_code_the_commands_prom
         4: GET_CASES[4],
         5: LIST_CASES[8],
         124: WAIT_CASES[4],
-        130: DELETE_CASES[12],
+        130: LOGS_CASES[16],
     }
     for code, case in wanted.items():
         assert _run(case, try_fast, 0, files, monkeypatch)[1][0] == code, case.argv(files)

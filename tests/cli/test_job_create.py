@@ -45,13 +45,15 @@ def test_torch_job_is_applied_in_the_context_namespace_and_resumed(cli, kube) ->
     assert jobset["spec"]["suspend"] is False
     assert jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] == 2
     applies = kube.srv.requests_for("apply", "jobsets")
-    assert [req.param("fieldManager") for req in applies] == ["ktrain"] * 3
-    # a server dry run first, then applied suspended, then resumed
+    assert [req.param("fieldManager") for req in applies] == ["ktrain"] * 2
+    # a server dry run first, then applied suspended, then resumed: a merge patch of spec.suspend
+    # alone (issue #19: a re-apply would re-send what the server defaulted)
     assert [(req.param("dryRun"), req.json()["spec"]["suspend"]) for req in applies] == [
         ("All", True),
         (None, True),
-        (None, False),
     ]
+    (resume,) = kube.srv.requests_for("patch", "jobsets")
+    assert (resume.param("fieldManager"), resume.json()) == ("ktrain", {"spec": {"suspend": False}})
     assert jobset["metadata"]["managedFields"][0]["manager"] == "ktrain"
     # the runtime is recorded on the JobSet, so `job list` can name it
     assert jobset["metadata"]["annotations"]["ktrain.io/runtime"] == "torch-distributed"
@@ -94,15 +96,19 @@ def test_deepspeed_companions_are_owned_by_the_jobset_and_the_key_is_not_printed
             "blockOwnerDeletion": True,
         }
     # the JobSet exists (suspended) before anything that points at it
-    order = [(req.resource.split(".")[0], req.param("dryRun")) for req in kube.srv.requests if req.verb == "apply"]
+    order = [
+        (req.verb, req.resource.split(".")[0], req.param("dryRun"))
+        for req in kube.srv.requests
+        if req.verb in ("apply", "patch")
+    ]
     assert order == [
-        ("jobsets", "All"),
-        ("secrets", "All"),
-        ("configmaps", "All"),
-        ("jobsets", None),
-        ("secrets", None),
-        ("configmaps", None),
-        ("jobsets", None),
+        ("apply", "jobsets", "All"),
+        ("apply", "secrets", "All"),
+        ("apply", "configmaps", "All"),
+        ("apply", "jobsets", None),
+        ("apply", "secrets", None),
+        ("apply", "configmaps", None),
+        ("patch", "jobsets", None),
     ]
 
 
@@ -184,8 +190,8 @@ def test_409_from_the_server_is_reported_and_nothing_is_left(cli, kube) -> None:
 
 
 def test_422_on_the_jobset_after_the_configmap_was_made_rolls_everything_back(cli, kube) -> None:
-    # the third JobSet apply (dry run, create, resume) fails: the Secret and ConfigMap exist by then
-    kube.srv.fail_nth("apply", "jobsets", 3, code=422, message="spec.replicatedJobs is immutable")
+    # the resume (after the dry run and the create) fails: the Secret and ConfigMap exist by then
+    kube.srv.fail_nth("patch", "jobsets", 3, code=422, message="spec.replicatedJobs is immutable")
     r = create(cli, kube, "--runtime", "deepspeed-distributed", "--name", "ds")
     assert r.exit_code == 5
     assert "JobSet team-a/ds" in r.stderr and "spec.replicatedJobs is immutable" in r.stderr

@@ -183,6 +183,14 @@ def test_selector_and_all_pick_trainer_shaped_jobs_only(cli, kube) -> None:
     r = delete(cli, kube, "--all")
     assert r.exit_code == 0
     assert [n for p, n in everything(kube.srv) if p == "jobsets"] == ["not-ours"]
+    # by name too: a JobSet `job list` hides is refused unless --force (issue #19)
+    r = delete(cli, kube, "not-ours")
+    assert r.exit_code == 2
+    assert "JobSet not-ours in namespace team-a is not a training job" in r.stderr and "--force" in r.stderr
+    assert [n for p, n in everything(kube.srv) if p == "jobsets"] == ["not-ours"]
+    r = delete(cli, kube, "not-ours", "--force")
+    assert r.exit_code == 0, r.stderr
+    assert everything(kube.srv) == []
 
 
 def test_several_jobs_on_a_terminal_ask_first(kube, monkeypatch, capsys) -> None:
@@ -196,7 +204,7 @@ def test_several_jobs_on_a_terminal_ask_first(kube, monkeypatch, capsys) -> None
             return True
 
     monkeypatch.setattr(sys, "stdin", Terminal("n\n"))
-    assert main(["job", "delete", *kube.args(), "a", "b"]) == 130
+    assert main(["job", "delete", *kube.args(), "a", "b"]) == 1  # declined: not Ctrl-C's 130 (issue #19)
     assert "delete 2 jobs in namespace team-a (a, b)? [y/N]" in capsys.readouterr().err
     assert len(kube.srv.objects("jobsets", NS)) == 2
     monkeypatch.setattr(sys, "stdin", Terminal("y\n"))

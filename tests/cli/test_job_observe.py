@@ -306,8 +306,10 @@ def test_forbidden_list_names_the_resource_and_what_to_do(srv, kc, cli) -> None:
     srv.forbid("list", "jobsets")
     r = cli("job", "list", "--kubeconfig", kc)
     assert r.exit_code == ExitCode.CLUSTER
-    assert r.stderr.startswith("error: jobsets.jobset.x-k8s.io in default: forbidden: ")
-    assert "hint: ask a cluster admin for RBAC permission" in r.stderr
+    # the server's message once (it names the resource), and a hint for a read (issue #19)
+    assert r.stderr.startswith("error: jobsets.jobset.x-k8s.io is forbidden: User ")
+    assert r.stderr.count("forbidden") == 1
+    assert "hint: ask a cluster admin for read access (RBAC), or look in another namespace (-n)" in r.stderr
 
 
 def test_trainjobs_we_may_not_list_leave_the_jobsets_listed_with_a_warning(srv, kc, cli) -> None:
@@ -316,7 +318,7 @@ def test_trainjobs_we_may_not_list_leave_the_jobsets_listed_with_a_warning(srv, 
     r = cli("job", "list", "--kubeconfig", kc, "-o", "name")
     assert r.exit_code == 0, r.stderr
     assert r.stdout == "jobset.jobset.x-k8s.io/visible\n"
-    assert r.stderr.startswith("warning: trainjobs.trainer.kubeflow.org in default: forbidden: ")
+    assert r.stderr.startswith("warning: trainjobs.trainer.kubeflow.org is forbidden: ")
     assert "showing JobSets only" in r.stderr
 
 

@@ -268,3 +268,75 @@ def test_logs_of_a_finished_job_plain_all_and_follow(cli, clean) -> None:
         assert follow.exit_code == 0 and line in follow.stdout, follow.stderr
     finally:
         assert cli("job", "delete", *e2e.args(), "e2e-logs", "--wait", "--timeout", "60s").exit_code == 0
+
+
+# --- issue #19: what a real cluster (with JobSet's webhooks) showed --------------------------------
+
+
+def _custom(e2e: Any, plural: str, name: str) -> dict[str, Any]:
+    from kubernetes import client
+
+    group, version = GROUPS[plural]
+    return client.CustomObjectsApi(e2e.api).get_namespaced_custom_object(group, version, e2e.namespace, plural, name)
+
+
+def test_torchtune_job_is_created_and_resumed(cli, clean) -> None:
+    """JobSet's webhook defaults volumeClaimPolicies' retentionPolicy; the resume must not undo it."""
+    e2e = clean
+    r = cli("job", "create", *e2e.args(), "-r", "torchtune-llama3.2-1b", "--name", "e2e-tt")
+    assert r.exit_code == 0, r.stderr
+    assert _custom(e2e, "jobsets", "e2e-tt")["spec"]["suspend"] is False
+    assert cli("job", "delete", *e2e.args(), "e2e-tt", "--wait", "--timeout", "60s").exit_code == 0
+
+
+def test_a_suspended_job_is_resumed_and_suspended_again(cli, clean) -> None:
+    e2e = clean
+    if not has_command("resume"):
+        pytest.skip("this ktrain has no `job resume`")
+    assert (
+        cli("job", "create", *e2e.args(), "-r", "torchtune-llama3.2-1b", "--name", "e2e-sr", "--suspend").exit_code == 0
+    )
+    assert _custom(e2e, "jobsets", "e2e-sr")["spec"]["suspend"] is True
+    r = cli("job", "resume", *e2e.args(), "e2e-sr")
+    assert r.exit_code == 0, r.stderr
+    assert _custom(e2e, "jobsets", "e2e-sr")["spec"]["suspend"] is False
+    r = cli("job", "suspend", *e2e.args(), "e2e-sr")
+    assert r.exit_code == 0, r.stderr
+    assert _custom(e2e, "jobsets", "e2e-sr")["spec"]["suspend"] is True
+    assert cli("job", "delete", *e2e.args(), "e2e-sr", "--wait", "--timeout", "60s").exit_code == 0
+
+
+def test_trainjob_target_labels_select_the_trainjob(cli, clean) -> None:
+    e2e = clean
+    r = cli(
+        "job",
+        "create",
+        *e2e.args(),
+        "-r",
+        "torch-distributed",
+        "--name",
+        "e2e-lbl",
+        "--target",
+        "trainjob",
+        "-l",
+        "team=nlp",
+    )
+    assert r.exit_code == 0, r.stderr
+    assert _custom(e2e, "trainjobs", "e2e-lbl")["metadata"]["labels"]["team"] == "nlp"
+    listed = cli("job", "list", *e2e.args(), "-l", "team=nlp", "-o", "name")
+    assert listed.stdout == "trainjob.trainer.kubeflow.org/e2e-lbl\n", listed.stderr
+    assert cli("job", "delete", *e2e.args(), "-l", "team=nlp", "--yes", "--wait", "--timeout", "60s").exit_code == 0
+    assert inventory(e2e) == []
+
+
+def test_overwrite_server_dry_run_predicts_the_real_overwrite(cli, clean) -> None:
+    e2e = clean
+    args = [*e2e.args(), "-r", "deepspeed-distributed", "--name", "e2e-ow"]
+    assert cli("job", "create", *args, "--nodes", "2").exit_code == 0
+    before = inventory(e2e)
+    dry = cli("job", "create", *args, "--nodes", "3", "--overwrite", "--dry-run=server")
+    assert dry.exit_code == 0, dry.stderr
+    assert inventory(e2e) == before
+    real = cli("job", "create", *args, "--nodes", "3", "--overwrite")
+    assert real.exit_code == 0, real.stderr
+    assert cli("job", "delete", *e2e.args(), "e2e-ow", "--wait", "--timeout", "60s").exit_code == 0

@@ -1,0 +1,144 @@
+"""JobSet admission as a cluster with JobSet v0.12 installed applies it to every write.
+
+- Defaulting (the JobSet mutating webhook, `Default` in kubernetes-sigs/jobset
+  pkg/webhooks/jobset_webhook.go): registered with `verbs=create` only, so defaults are added
+  when a JobSet is created and never again. Among them `retentionPolicy` of each
+  `volumeClaimPolicies` entry (`whenDeleted: Delete`).
+- CEL transition rules (`x-kubernetes-validations` of the CRD, api/jobset/v1alpha2/jobset_types.go):
+  `self == oldSelf` on spec.successPolicy, failurePolicy, network, startupPolicy,
+  volumeClaimPolicies and replicatedJobs[].dependsOn. As in apiextensions-apiserver, a transition
+  rule is evaluated only where the field exists in both the old and the new object (and list
+  items only where they correlate: `x-kubernetes-list-type: map` by key). A re-apply that drops a
+  server-defaulted field inside such a value therefore fails with `Value is immutable`.
+- The validating webhook's `ValidateUpdate`: spec.replicatedJobs and spec.managedBy are immutable,
+  except the pod template's labels, annotations, nodeSelector, tolerations and schedulingGates
+  while the JobSet is (or is being) suspended.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Dict, List, Optional
+
+from .errors import ApiError, FieldError, aggregate, invalid
+
+JSON = Dict[str, Any]
+
+CEL_IMMUTABLE = "Value is immutable"
+FIELD_IMMUTABLE = "field is immutable"
+
+
+def default_on_create(obj: JSON) -> None:
+    """The JobSet webhook's `Default` (create only)."""
+    spec = obj.setdefault("spec", {})
+    if not isinstance(spec, dict):
+        return
+    spec.setdefault("successPolicy", {"operator": "All"})
+    spec.setdefault("startupPolicy", {"startupPolicyOrder": "AnyOrder"})
+    for rjob in spec.get("replicatedJobs") or []:
+        job_spec = ((rjob.get("template") or {}).setdefault("spec", {})) if isinstance(rjob, dict) else None
+        if not isinstance(job_spec, dict):
+            continue
+        job_spec.setdefault("completionMode", "Indexed")
+        pod_spec = job_spec.setdefault("template", {}).setdefault("spec", {})
+        if isinstance(pod_spec, dict) and not pod_spec.get("restartPolicy"):
+            pod_spec["restartPolicy"] = "OnFailure"
+    network = spec.setdefault("network", {})
+    if isinstance(network, dict):
+        network.setdefault("enableDNSHostnames", True)
+        network.setdefault("publishNotReadyAddresses", True)
+    for i, rule in enumerate((spec.get("failurePolicy") or {}).get("rules") or []):
+        if isinstance(rule, dict) and not rule.get("name"):
+            rule["name"] = f"failurePolicyRule{i}"
+    for policy in spec.get("volumeClaimPolicies") or []:
+        if isinstance(policy, dict) and policy.get("retentionPolicy") is None:
+            policy["retentionPolicy"] = {"whenDeleted": "Delete"}
+
+
+def _transition_rules(schema: JSON, old: Any, new: Any, path: str, errors: List[FieldError]) -> None:
+    """Evaluate `self == oldSelf` rules of `schema` where old and new both have a value."""
+    for rule in schema.get("x-kubernetes-validations") or []:
+        if str(rule.get("rule", "")).replace(" ", "") == "self==oldSelf" and old != new:
+            errors.append(
+                FieldError("FieldValueInvalid", path, f"Invalid value: {rule.get('message') or CEL_IMMUTABLE}")
+            )
+    if isinstance(new, dict) and isinstance(old, dict):
+        for key, sub in (schema.get("properties") or {}).items():
+            if key in new and key in old:
+                _transition_rules(sub, old[key], new[key], f"{path}.{key}" if path else key, errors)
+    elif isinstance(new, list) and isinstance(old, list) and "items" in schema:
+        if schema.get("x-kubernetes-list-type") != "map":
+            return  # atomic and set lists: items do not correlate, their rules are not transition-checked
+        keys = schema.get("x-kubernetes-list-map-keys") or []
+
+        def key_of(item: Any) -> Any:
+            return tuple(item.get(k) for k in keys) if isinstance(item, dict) else None
+
+        previous = {key_of(item): item for item in old}
+        for i, item in enumerate(new):
+            match = previous.get(key_of(item))
+            if match is not None:
+                _transition_rules(schema["items"], match, item, f"{path}[{i}]", errors)
+
+
+def _pod_template_munged(new_spec: JSON, old_spec: JSON) -> List[Any]:
+    """spec.replicatedJobs with the fields a suspended JobSet may change taken from the old one."""
+    munged = copy.deepcopy(new_spec.get("replicatedJobs") or [])
+    old_jobs = old_spec.get("replicatedJobs") or []
+    for index, rjob in enumerate(munged):
+        if index >= len(old_jobs):
+            break
+        new_pod = ((rjob.get("template") or {}).get("spec") or {}).get("template")
+        old_pod = ((old_jobs[index].get("template") or {}).get("spec") or {}).get("template") or {}
+        if not isinstance(new_pod, dict):
+            continue
+        new_meta = new_pod.setdefault("metadata", {})
+        old_meta = old_pod.get("metadata") or {}
+        for key in ("annotations", "labels"):
+            _copy_key(old_meta, new_meta, key)
+        new_pod_spec = new_pod.setdefault("spec", {})
+        for key in ("nodeSelector", "tolerations", "schedulingGates"):
+            _copy_key(old_pod.get("spec") or {}, new_pod_spec, key)
+        if not new_meta:
+            new_pod.pop("metadata", None)
+    return munged
+
+
+def _copy_key(source: JSON, target: JSON, key: str) -> None:
+    if key in source:
+        target[key] = copy.deepcopy(source[key])
+    else:
+        target.pop(key, None)
+
+
+def transition_errors(openapi: Optional[JSON], old: JSON, new: JSON) -> List[FieldError]:
+    """The CRD's `self == oldSelf` rules on an update (a 422 `Invalid` from the server)."""
+    errors: List[FieldError] = []
+    if openapi is not None and "spec" in old and "spec" in new:
+        spec_schema = (openapi.get("properties") or {}).get("spec") or {}
+        _transition_rules(spec_schema, old["spec"], new["spec"], "spec", errors)
+    return errors
+
+
+def webhook_update_errors(old: JSON, new: JSON) -> List[FieldError]:
+    """The validating webhook's `ValidateUpdate` (it denies the request: a 403)."""
+    errors: List[FieldError] = []
+    old_spec, new_spec = old.get("spec") or {}, copy.deepcopy(new.get("spec") or {})
+    # replicatedJobs is a list-map: a real server's apply merges its items field by field and keeps
+    # the create-time defaults inside them; the double's apply replaces lists whole, so put them back.
+    defaulted = {"replicatedJobs": new_spec.get("replicatedJobs") or []}
+    default_on_create({"spec": defaulted})
+    new_spec["replicatedJobs"] = defaulted["replicatedJobs"]
+    replicated = new_spec["replicatedJobs"]
+    if old_spec.get("suspend") or new_spec.get("suspend"):
+        replicated = _pod_template_munged(new_spec, old_spec)
+    if replicated != (old_spec.get("replicatedJobs") or []):
+        errors.append(invalid("spec.replicatedJobs", replicated, FIELD_IMMUTABLE))
+    if new_spec.get("managedBy") != old_spec.get("managedBy"):
+        errors.append(invalid("spec.managedBy", new_spec.get("managedBy"), FIELD_IMMUTABLE))
+    return errors
+
+
+def webhook_denied(errors: List[FieldError]) -> ApiError:
+    """How the API server reports a validating webhook's refusal (controller-runtime: 403)."""
+    return ApiError(403, f'admission webhook "vjobset.kb.io" denied the request: {aggregate(errors)}', "Forbidden")
