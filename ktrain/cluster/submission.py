@@ -408,6 +408,7 @@ def plain_jobsets(cluster: KubeCluster, names: list[str], namespace: str) -> lis
     runtime shape, not made by ktrain): someone else's JobSets."""
     plain = []
     for name in names:
+        k.check_name(name, "job")  # before any request, with the same words as the other commands
         if k.get(cluster, k.TRAINJOB, name, namespace) is not None:
             continue
         jobset = k.get(cluster, k.JOBSET, name, namespace)
