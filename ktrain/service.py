@@ -505,6 +505,50 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
     return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed, ctx=ctx)
 
 
+def render_resolving(
+    request: RenderRequest,
+    registry: RuntimeRegistry,
+    options: Any,
+    *,
+    cluster: Any = None,
+    prefer_cluster: bool = False,
+) -> tuple[RenderOutcome, list[str]]:
+    """`render_request`, with runtimes from the cluster where the caller wants them.
+
+    - `cluster` given (job create): the cluster's runtimes win over local ones of the same name.
+    - `prefer_cluster` (render with --kubeconfig/--context): the same, but an unreachable
+      cluster is only a warning.
+    - otherwise local runtimes are used, and the cluster (when a kubeconfig exists) is asked
+      only for a name that is not found locally.
+    """
+    from ktrain.cluster.runtimes import add_cluster_runtimes, kubeconfig_available, try_add_cluster_runtimes
+
+    warnings: list[str] = []
+    if cluster is not None:
+        # Runtimes we may not list (403) matter only when the name is then not found at all.
+        unreadable = add_cluster_runtimes(registry, cluster, prefer=True)
+        try:
+            return render_request(request, registry), warnings
+        except RuntimeNotFoundError as exc:
+            if unreadable:
+                exc.hint = "; ".join([*([exc.hint] if exc.hint else []), *unreadable])
+            raise
+    if prefer_cluster:
+        warnings += try_add_cluster_runtimes(registry, options, prefer=True, request=request)
+    try:
+        return render_request(request, registry), warnings
+    except RuntimeNotFoundError:
+        if prefer_cluster or not kubeconfig_available(options.kubeconfig):
+            raise
+        fallback = try_add_cluster_runtimes(registry, options, prefer=False, request=request)
+        try:
+            return render_request(request, registry), warnings
+        except RuntimeNotFoundError as exc:
+            if fallback:
+                exc.hint = f"{exc.hint}; {fallback[0]}" if exc.hint else fallback[0]
+            raise
+
+
 @struct
 class ValidateOutcome:
     job: TrainJob

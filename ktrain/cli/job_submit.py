@@ -62,7 +62,7 @@ def submit_job(
         return
 
     from ktrain.cluster.kube import connect
-    from ktrain.cluster.runtimes import render_resolving
+    from ktrain.service import render_resolving
     from ktrain.service import require_admissible
     from ktrain.cluster.submission import TARGET_TRAINJOB, create_job, record_runtime
 
@@ -151,7 +151,8 @@ def _follow_and_wait(
 
 def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
     """What `job create` would submit, without contacting the cluster (as `job render`)."""
-    from ktrain.cluster.runtimes import kubeconfig_available, render_resolving
+    from ktrain.cluster.runtimes import kubeconfig_available
+    from ktrain.service import render_resolving
     from ktrain.errors import KtrainError
     from ktrain.output.manifests import format_objects
 

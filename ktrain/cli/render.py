@@ -14,7 +14,7 @@ from ktrain.cli.jobinput import JobInput
 
 def render_job(job_input: JobInput, output: str = "yaml", explain: bool = False) -> None:
     """Render the objects the Trainer controller would create, without a cluster."""
-    from ktrain.cluster.runtimes import render_resolving
+    from ktrain.service import render_resolving
     from ktrain.output.manifests import format_objects
 
     if explain and output != "yaml":

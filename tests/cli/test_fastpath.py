@@ -506,12 +506,12 @@ def test_values_outside_typer_bounds_are_left_to_typer() -> None:
 def test_interrupts_and_crashes_come_out_the_same_way(
     failure: BaseException, message: str, code: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ktrain.cluster.runtimes
+    import ktrain.service
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise failure
 
-    monkeypatch.setattr(ktrain.cluster.runtimes, "render_resolving", fail)
+    monkeypatch.setattr(ktrain.service, "render_resolving", fail)
     argv = ["render", *TORCH]
     assert _captured(try_fast, argv, "", monkeypatch) == (code, "", message)
     assert _captured(main, argv, "", monkeypatch) == (code, "", message)
