@@ -1,9 +1,9 @@
-"""The body of `ktrain job create`, typer-free: render a job as `job render` does, then submit it.
+"""`ktrain job create`: render a job as `job render` does, then submit it.
 
-The typer command (`ktrain.cli.job_create`) and the fast path (`ktrain.cli.fastpath`) both call
-`submit_job`, so what it prints, and what it leaves on the cluster when it fails or is
-interrupted (nothing: `ktrain.cluster.submission.create_job` rolls back), cannot depend on which of them
-parsed argv. The kubernetes client is imported only once the job is to reach a cluster.
+The typer app and the fast path (`ktrain.cli.fastpath`) both call `submit_job`, so what it
+prints, and what it leaves on the cluster when it fails or is interrupted (nothing:
+`ktrain.cluster.submission.create_job` rolls back), cannot depend on which of them parsed argv.
+The kubernetes client is imported only once the job is to reach a cluster.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ import sys
 
 from ktrain.cli.common import parse_timeout, warn
 from ktrain.cli.jobinput import JobInput
+from ktrain.cli.spec import REQUEST_TIMEOUT, Option, command
 from ktrain.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the fast path a few ms to import
-    from typing import Any
+    from typing import Annotated, Any
 
 DRY_RUN_VALUES = ("none", "client", "server")
 TARGETS = ("jobset", "trainjob")
@@ -33,17 +34,39 @@ def _mask_secrets(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+@command("job", "create", fast=True)
 def submit_job(
     job_input: JobInput,
-    target: str = "jobset",
-    dry_run: str = "none",
-    output: str | None = None,
-    overwrite: bool = False,
-    wait: bool = False,
-    timeout: str | None = None,
-    follow: bool = False,
-    show_render: bool = False,
-    request_timeout: float = 30.0,
+    target: Annotated[
+        str,
+        Option(
+            "--target",
+            help="jobset: submit the rendered objects (no Trainer controller needed); "
+            "trainjob: submit the TrainJob to the Trainer controller.",
+        ),
+    ] = "jobset",
+    dry_run: Annotated[
+        str,
+        Option(
+            "--dry-run",
+            help="none | client (print what would be submitted) | server "
+            "(the API server validates every object, nothing is stored).",
+        ),
+    ] = "none",
+    output: Annotated[str | None, Option("-o", "--output", help="name | yaml | json of what was created.")] = None,
+    overwrite: Annotated[bool, Option("--overwrite", help="Replace an existing job of the same name.")] = False,
+    wait: Annotated[bool, Option("--wait", help="Wait until the job completes or fails.")] = False,
+    timeout: Annotated[str | None, Option("--timeout", help="With --wait: give up after this long (e.g. 30m).")] = None,
+    follow: Annotated[bool, Option("--follow", help="Stream the job's logs after creating it.")] = False,
+    show_render: Annotated[
+        bool,
+        Option(
+            "--show-render",
+            help="--target trainjob: also print the objects the controller "
+            "would create (a preview; Secret data masked).",
+        ),
+    ] = False,
+    request_timeout: Annotated[float, REQUEST_TIMEOUT] = 30.0,
 ) -> None:
     """Render a job and submit it to the cluster (server-side apply, field manager ktrain)."""
     from ktrain.output.manifests import format_objects
@@ -62,9 +85,8 @@ def submit_job(
         return
 
     from ktrain.cluster.kube import connect
-    from ktrain.service import render_resolving
-    from ktrain.service import require_admissible
     from ktrain.cluster.submission import TARGET_TRAINJOB, create_job, record_runtime
+    from ktrain.service import render_resolving, require_admissible
 
     cluster = connect(job_input.connection(request_timeout))
     request = job_input.render_request()
@@ -131,7 +153,7 @@ def _follow_and_wait(
     )
 
     if follow:
-        from ktrain.cli.jobs_view import LogPrinter
+        from ktrain.cli.commands.job_logs import LogPrinter
 
         printer = LogPrinter(prefixed=False)
         stream_logs(
@@ -152,9 +174,9 @@ def _follow_and_wait(
 def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
     """What `job create` would submit, without contacting the cluster (as `job render`)."""
     from ktrain.cluster.runtimes import kubeconfig_available
-    from ktrain.service import render_resolving
     from ktrain.errors import KtrainError
     from ktrain.output.manifests import format_objects
+    from ktrain.service import render_resolving
 
     request = job_input.render_request()
     if job_input.namespace is None and kubeconfig_available(job_input.kubeconfig):
