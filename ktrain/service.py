@@ -559,8 +559,8 @@ class ValidateOutcome:
 def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> ValidateOutcome:
     """Offline validation: the TrainJob JSON Schema first, then everything the engine checks
     (CRD rules, webhooks, plugins). Raises ValidationFailedError with every problem found."""
-    from ktrain.engine import SshKeyPair
     from ktrain.authoring.json_schemas import schema_errors
+    from ktrain.engine import SshKeyPair
 
     doc, entry = job_document(request, registry)
     located = schema_errors(doc, "trainjob.schema.json")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from conftest import REPO
+
 from ktrain.cli.generate import commands_doc as generate
 
 

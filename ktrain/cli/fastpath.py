@@ -23,7 +23,8 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs this path a few ms to import
-    from typing import Any, Callable
+    from collections.abc import Callable
+    from typing import Any
 
 SUPPORTED_TYPES = ("str", "int", "float", "bool")
 _MAX_INT_DIGITS = 18  # beyond this, leave the conversion (and any error) to typer

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the fast path a few ms to import
-    from typing import Any, Callable, TypeVar
+    from collections.abc import Callable
+    from typing import Any, TypeVar
 
     F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,7 +54,7 @@ class Argument:
 class CommandInfo:
     """Where a command sits in `ktrain ...` and how the launcher may run it."""
 
-    __slots__ = ("path", "fast", "aliases")
+    __slots__ = ("aliases", "fast", "path")
 
     def __init__(self, path: tuple[str, ...], fast: bool, aliases: dict[tuple[str, ...], str]) -> None:
         self.path = path  # ("job", "delete"): `ktrain job delete`

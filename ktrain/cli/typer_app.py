@@ -12,7 +12,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
-from typing import Annotated, Any, Callable, Optional
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 
@@ -101,7 +102,7 @@ def _version(value: bool) -> None:
 def _root(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
     version: Annotated[
-        Optional[bool],  # noqa: UP045 - typer reads this annotation at runtime; keep its exact spelling
+        bool | None,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
     ] = None,
 ) -> None:

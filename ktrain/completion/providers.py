@@ -10,7 +10,7 @@ from ktrain.completion.request import Answer, Request, canonical_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
-    from typing import Callable
+    from collections.abc import Callable
 
 STEPS = ("dataset-initializer", "model-initializer", "launcher", "node")
 RESOURCES = (

@@ -13,8 +13,9 @@ import io
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -713,6 +714,6 @@ def test_every_job_input_field_is_declared_as_an_option_or_argument() -> None:
 
     from ktrain.cli.typer_app import JOB_INPUT_FIELDS, _resolved
 
-    assert JOB_INPUT_FIELDS == [f.name for f in fields(JobInput)]
+    assert [f.name for f in fields(JobInput)] == JOB_INPUT_FIELDS
     for name, annotation in _resolved(JobInput, JOB_INPUT_FIELDS).items():
         assert any(isinstance(m, typer.models.ParameterInfo) for m in annotation.__metadata__), name

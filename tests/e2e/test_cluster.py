@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from gang_runtimes import VOLCANO, write_runtime
 
 pytestmark = pytest.mark.e2e

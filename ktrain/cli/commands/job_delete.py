@@ -70,9 +70,9 @@ def delete_jobs(
     if not targets:
         sys.stderr.write(f"no jobs found in namespace {ns}\n")
         return
-    if len(targets) > 1 and not yes and sys.stdin.isatty():
-        if not _confirm(f"delete {len(targets)} jobs in namespace {ns} ({', '.join(targets)})?"):
-            raise Aborted()
+    question = f"delete {len(targets)} jobs in namespace {ns} ({', '.join(targets)})?"
+    if len(targets) > 1 and not yes and sys.stdin.isatty() and not _confirm(question):
+        raise Aborted()
     missing = []
     gone = []
     suffix = " (server dry run)" if dry_run == "server" else ""
