@@ -73,12 +73,13 @@ def _parse_info(param: Any, entry: dict[str, Any]) -> None:
 def _param(param: Any) -> dict[str, Any] | None:
     if getattr(param, "hidden", False):
         return None
+    entry: dict[str, Any]
     if getattr(param, "param_type_name", "") == "argument":
         entry = {"name": param.name, "nargs": param.nargs}
         _parse_info(param, entry)
         return entry
     names = list(param.opts) + list(param.secondary_opts)
-    entry: dict[str, Any] = {
+    entry = {
         "names": names,
         "takes_value": not (param.is_flag or getattr(param, "count", False)),
         "help": _first_line(param.help),
@@ -103,8 +104,8 @@ def _param(param: Any) -> dict[str, Any] | None:
 
 def _command(cmd: Any, ctx: Any) -> dict[str, Any]:
     node: dict[str, Any] = {"help": _first_line(cmd.help or getattr(cmd, "short_help", None))}
-    options = []
-    arguments = []
+    options: list[dict[str, Any]] = []
+    arguments: list[dict[str, Any]] = []
     for param in cmd.params:
         entry = _param(param)
         if entry is None:

@@ -30,7 +30,8 @@ class Request:
 
 def find_option(node: dict[str, Any], name: str) -> dict[str, Any] | None:
     """The option of a tree node that `name` (`-n`, `--namespace`) spells, if any."""
-    for opt in node.get("options", ()):
+    options: list[dict[str, Any]] = node.get("options", [])
+    for opt in options:
         if name in opt["names"]:
             return opt
     return None
@@ -38,8 +39,9 @@ def find_option(node: dict[str, Any], name: str) -> dict[str, Any] | None:
 
 def canonical_name(opt: dict[str, Any]) -> str:
     """An option's first long name (`--namespace` for `-n/--namespace`), else its only name."""
-    longs = [n for n in opt["names"] if n.startswith("--")]
-    return longs[0] if longs else opt["names"][0]
+    names: list[str] = opt["names"]
+    longs = [n for n in names if n.startswith("--")]
+    return longs[0] if longs else names[0]
 
 
 class Answer:
