@@ -6,10 +6,16 @@ kubeflow/trainer v2.3.0 (see ENGINE.md §14.1). No environment reads here.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
 # --- API groups / versions / kinds ---------------------------------------------------------
 TRAINER_GROUP = "trainer.kubeflow.org"
 TRAINER_VERSION = "v1alpha1"
-TRAINER_API_VERSION = f"{TRAINER_GROUP}/{TRAINER_VERSION}"
+# TRAINER_GROUP/TRAINER_VERSION spelled out and Final: type checkers see the literal that the API
+# models' `api_version: Literal[...]` fields take as their default.
+TRAINER_API_VERSION: Final = "trainer.kubeflow.org/v1alpha1"
 TRAINJOB_KIND = "TrainJob"
 TRAINING_RUNTIME_KIND = "TrainingRuntime"
 CLUSTER_TRAINING_RUNTIME_KIND = "ClusterTrainingRuntime"

@@ -30,13 +30,16 @@ from ktrain.inputs.documents import (
 from ktrain.inputs.registry import RuntimeEntry, RuntimeRegistry
 from ktrain.util.structs import field, struct
 
-try:  # CPython's own SHA-256: hashlib would first load OpenSSL (4 ms of a cold render)
-    from _sha2 import sha256  # Python >= 3.12
-except ImportError:
-    try:
-        from _sha256 import sha256  # Python 3.10, 3.11
+if TYPE_CHECKING:  # the same interface; typeshed knows _sha2 and _sha256 for some Pythons only
+    from hashlib import sha256
+else:
+    try:  # CPython's own SHA-256: hashlib would first load OpenSSL (4 ms of a cold render)
+        from _sha2 import sha256  # Python >= 3.12
     except ImportError:
-        from hashlib import sha256
+        try:
+            from _sha256 import sha256  # Python 3.10, 3.11
+        except ImportError:
+            from hashlib import sha256
 
 if TYPE_CHECKING:
     from ktrain.api.runtime import TrainingRuntime
@@ -184,7 +187,7 @@ def _upsert_env(envs: list[Obj], name: str, value: str) -> None:
 def _patch_documents(paths: list[str]) -> list[tuple[Obj, Document, Path]]:
     """Each runtime patch of the --patch files, with its document and where the patch's
     `trainingRuntimeSpec` is in it (the root, for a bare trainingRuntimeSpec)."""
-    patches = []
+    patches: list[tuple[Obj, Document, Path]] = []
     used: set[str] = set()
     for i, path in enumerate(paths):
         docs = load_documents(read_text(path), path)
@@ -346,8 +349,21 @@ def derive_name(runtime: TrainingRuntime, data: Obj) -> str:
 
 
 def resolve_runtime(
-    registry: RuntimeRegistry, data: Obj, override: str | None, doc: Document | None = None
+    registry: RuntimeRegistry,
+    data: Obj,
+    override: str | None,
+    doc: Document | None = None,
+    *,
+    kind_chosen: bool = False,
 ) -> RuntimeEntry:
+    """The runtime the TrainJob names, looked up by kind and name as the TrainJob webhook does.
+
+    The kind is `spec.runtimeRef.kind` (CRD default ClusterTrainingRuntime). With `--runtime NAME`
+    it is whichever kind the highest-precedence source holds, unless `kind_chosen` (the kind was
+    set for this command, e.g. `--set runtimeRef.kind=...`). A runtime of that name found only under
+    the other kind, or held under the other kind by a `--runtime-file`, refuses the job with the
+    webhook's not-found message (upstream `pkg/runtime/core/{,cluster}trainingruntime.go`
+    ValidateObjects), pointing at `runtimeRef.kind`."""
     ref = (data.get("spec") or {}).get("runtimeRef") or {}
     name = override or ref.get("name")
     if not name:
@@ -355,19 +371,23 @@ def resolve_runtime(
             "no runtime given: pass --runtime NAME or set spec.runtimeRef.name in the job file",
             hint="see `ktrain runtime list`",
         )
-    kind = None if override else ref.get("kind", c.CLUSTER_TRAINING_RUNTIME_KIND)
-    entry = registry.find(str(name), kind)
-    if entry is None and kind is not None:
-        # A file's runtimeRef may name a runtime we only have under the other kind: report it
-        # the way the webhook does (V2/V3) rather than as a lookup failure.
-        entry = registry.find(str(name))
+    name = str(name)
+    kind = None if override and not kind_chosen else (ref.get("kind") or c.CLUSTER_TRAINING_RUNTIME_KIND)
+    entry = registry.find(name, kind)
+    if kind is not None and kind not in c.RUNTIME_KINDS:
+        # an unsupported kind: validate_runtime_ref reports the webhook's "unsupported runtime"
+        entry = entry or registry.find(name)
+    elif kind is not None:
+        other = registry.find(name, next(k for k in c.RUNTIME_KINDS if k != kind))
+        if other is not None and (entry is None or (other.source == "file" and entry.source != "file")):
+            raise _kind_mismatch(kind, name, other, doc, stated=bool(ref.get("kind")))
     if entry is None:
         try:
-            return registry.get(str(name), kind)
+            return registry.get(name, kind)
         except RuntimeNotFoundError as exc:
             if kind in c.RUNTIME_KINDS:
                 # The job file names the runtime: say it as the TrainJob webhook does (V2/V3).
-                exc.message = f"{exc.message}\n{runtime_not_found(kind, str(name))}"
+                exc.message = f"{exc.message}\n{runtime_not_found(kind, name)}"
                 exc.args = (exc.message,)
             if doc is not None and not override:  # the name came from the file: point at it
                 line, col = doc.locate(("spec", "runtimeRef", "name"))
@@ -375,6 +395,25 @@ def resolve_runtime(
                     exc.at(doc.file, line, col, doc.source_line(line))
             raise
     return entry
+
+
+def _kind_mismatch(
+    kind: str, name: str, other: RuntimeEntry, doc: Document | None, *, stated: bool
+) -> RuntimeNotFoundError:
+    """The webhook's refusal of a runtimeRef whose kind names no runtime we have, while a runtime
+    of that name exists under the other kind."""
+    where = f"{other.path} holds" if other.source == "file" and other.path else f"there is ({other.origin})"
+    hint = (
+        f"{where} a {other.runtime.kind} named {name!r}, not a {kind}: set spec.runtimeRef.kind: {other.runtime.kind}"
+    )
+    if not stated:
+        hint += f" (runtimeRef.kind defaults to {c.CLUSTER_TRAINING_RUNTIME_KIND})"
+    exc = RuntimeNotFoundError(f"{kind} {name!r} not found\n{runtime_not_found(kind, name)}", hint=hint)
+    if doc is not None:
+        line, col = doc.locate(("spec", "runtimeRef", "kind"))
+        if line is not None:
+            exc.at(doc.file, line, col, doc.source_line(line))
+    return exc
 
 
 def build_job(request: RenderRequest, registry: RuntimeRegistry) -> tuple[TrainJob, RuntimeEntry, Document | None]:
@@ -413,7 +452,12 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
             "nothing to render: give a job file with -f, or --runtime NAME",
             hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py",
         )
-    entry = resolve_runtime(registry, data, ov.runtime, doc)
+    kind_chosen = False  # a kind set for this command is honoured by --runtime NAME too
+    if job_sets:
+        from ktrain.authoring.set_paths import absolute
+
+        kind_chosen = any(absolute(a.parts) == ("spec", "runtimeRef", "kind") for a in job_sets)
+    entry = resolve_runtime(registry, data, ov.runtime, doc, kind_chosen=kind_chosen)
     grafts: list[tuple[Path, Document, Path]] = []
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None, grafts)
     meta = data["metadata"]

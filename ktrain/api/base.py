@@ -7,9 +7,23 @@ uses (`records`) share these behaviours, so the engine reads either the same way
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class ObjectMetadata(Protocol):
+        """What the behaviours read of an object's metadata: `ktrain.api.common.ObjectMeta` (and
+        its record) has it. A protocol, so this module does not import the models built on it."""
+
+        @property
+        def name(self) -> str | None: ...
+        @property
+        def namespace(self) -> str | None: ...
+        @property
+        def labels(self) -> dict[str, str] | None: ...
 
 
 def camel(name: str) -> str:
@@ -43,10 +57,12 @@ class NamedBehaviour(Behaviour):
     """An object whose name is its metadata.name ("" when unset)."""
 
     __slots__ = ()
+    if TYPE_CHECKING:  # every model (and record) with a behaviour has it; declared for the checker only
+        metadata: ObjectMetadata
 
     @property
     def name(self) -> str:
-        return self.metadata.name or ""  # type: ignore[attr-defined]
+        return self.metadata.name or ""
 
 
 class TrainJobBehaviour(NamedBehaviour):
@@ -54,7 +70,7 @@ class TrainJobBehaviour(NamedBehaviour):
 
     @property
     def namespace(self) -> str:
-        return self.metadata.namespace or "default"  # type: ignore[attr-defined]
+        return self.metadata.namespace or "default"
 
 
 class TrainingRuntimeBehaviour(NamedBehaviour):
@@ -62,7 +78,7 @@ class TrainingRuntimeBehaviour(NamedBehaviour):
 
     @property
     def labels(self) -> dict[str, str]:
-        return dict(self.metadata.labels or {})  # type: ignore[attr-defined]
+        return dict(self.metadata.labels or {})
 
     @property
     def framework(self) -> str:

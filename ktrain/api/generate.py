@@ -10,7 +10,7 @@ import types
 import typing
 from pathlib import Path
 from pprint import pformat
-from typing import Any
+from typing import Any, TypedDict
 
 SPEC_FILE = Path(__file__).with_name("record_spec.py")
 MODULES = ("ktrain.api.common", "ktrain.api.trainjob", "ktrain.api.runtime")
@@ -24,7 +24,25 @@ Types: ("str",) ("int",) ("bool",) ("float",) ("any",) ("opt", T) ("lit", values
 "value" (the default itself), "factory" ("dict", "list" or a model name).
 """
 
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ktrain.api.generate import ModelSpec
+
 '''
+
+# One field: (attribute, wire name, type spec, default kind, default).
+FieldSpec = tuple[str, str, tuple[Any, ...], str, Any]
+
+
+class ModelSpec(TypedDict):
+    """One model's entry in record_spec.MODELS."""
+
+    module: str
+    behaviours: tuple[str, ...]
+    extra: str
+    fields: tuple[FieldSpec, ...]
 
 
 def _type_spec(annotation: Any) -> tuple[Any, ...]:
@@ -72,14 +90,14 @@ def _default(info: Any) -> tuple[str, Any]:
     return "value", info.default
 
 
-def build_spec() -> dict[str, dict[str, Any]]:
+def build_spec() -> dict[str, ModelSpec]:
     import importlib
 
     from pydantic import BaseModel
 
     from ktrain.api import base
 
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, ModelSpec] = {}
     for module_name in MODULES:
         module = importlib.import_module(module_name)
         for name, cls in vars(module).items():
@@ -93,7 +111,7 @@ def build_spec() -> dict[str, dict[str, Any]]:
                 or name == "KubeModel"
             ):  # the base holds no fields
                 continue
-            fields = []
+            fields: list[FieldSpec] = []
             for attr, info in cls.model_fields.items():
                 kind, default = _default(info)
                 fields.append((attr, info.alias or attr, _type_spec(info.annotation), kind, default))
@@ -112,7 +130,7 @@ def build_spec() -> dict[str, dict[str, Any]]:
 
 
 def spec_text() -> str:
-    return _HEADER + "MODELS = " + pformat(build_spec(), width=110, sort_dicts=False) + "\n"
+    return _HEADER + "MODELS: dict[str, ModelSpec] = " + pformat(build_spec(), width=110, sort_dicts=False) + "\n"
 
 
 def main() -> None:

@@ -7,7 +7,13 @@ Types: ("str",) ("int",) ("bool",) ("float",) ("any",) ("opt", T) ("lit", values
 "value" (the default itself), "factory" ("dict", "list" or a model name).
 """
 
-MODELS = {'ObjectMeta': {'module': 'ktrain.api.common',
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ktrain.api.generate import ModelSpec
+
+MODELS: dict[str, ModelSpec] = {'ObjectMeta': {'module': 'ktrain.api.common',
                 'behaviours': (),
                 'extra': 'allow',
                 'fields': (('name', 'name', ('opt', ('str',)), 'value', None),

@@ -46,7 +46,7 @@ class Record:
             all(getattr(self, f[0]) == getattr(other, f[0]) for f in self._fields) and self._extras() == other._extras()
         )
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as the pydantic models; typeshed wants a method
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{f[0]}={getattr(self, f[0])!r}" for f in self._fields)

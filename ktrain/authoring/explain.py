@@ -92,7 +92,8 @@ def _without_policies(runtime: TrainingRuntime, *, keep_ml: bool) -> TrainingRun
 def _job(final: TrainJob, spec: Obj) -> TrainJob:
     data = final.to_dict()
     data["spec"] = spec
-    return validate("TrainJob", data)
+    job: TrainJob = validate("TrainJob", data)
+    return job
 
 
 def _template_object(runtime: TrainingRuntime, final: Obj, spec: Obj) -> Obj:
@@ -160,7 +161,7 @@ def explain(
         layers.append(Layer(layers[-1].label if layers[-1] else FLAG, final_objects))
     present = [layer for layer in layers if layer is not None]
 
-    notes = []
+    notes: list[Callable[[Path], str | None]] = []
     for obj in final_objects:
         key = _key(obj)
         states = []

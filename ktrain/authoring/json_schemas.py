@@ -54,7 +54,8 @@ def export(directory: str | Path) -> list[Path]:
 def load_schema(filename: str) -> dict[str, Any]:
     from ktrain.inputs.bundled import schemas_dir
 
-    return json.loads((schemas_dir() / filename).read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads((schemas_dir() / filename).read_text(encoding="utf-8"))
+    return schema
 
 
 _TYPES = {
@@ -104,7 +105,9 @@ def _problems(error: Any) -> list[tuple[list[Any], str, bool]]:
     if error.validator == "required" and isinstance(error.instance, dict):
         return [([*path, name], "is required", False) for name in error.validator_value if name not in error.instance]
     if error.validator == "type":
-        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        wanted: list[str] = (
+            error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        )
         words = " or ".join(_TYPES.get(w, w) for w in wanted)
         got = error.instance
         return [(path, f"must be {words}, got {type(got).__name__} {got!r}"[:200], False)]

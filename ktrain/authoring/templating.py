@@ -123,7 +123,8 @@ def _located(
 def render_template(text: str, file: str, values: dict[str, Any]) -> str:
     """The template's output text; every jinja2 problem becomes an InputError at file:line."""
     import jinja2
-    from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+    from jinja2.exceptions import SecurityError
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     lines = text.splitlines()
     env = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)

@@ -276,20 +276,19 @@ def parse_command(argv: list[str]) -> tuple[Callable[..., Any], dict[str, Any]] 
     handler = handler_of(path)
     code = handler.__code__
     params = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
-    job_input = params[:1] == ["job_input"]
-    job_fields: list[str] = []
-    if job_input:
-        from ktrain.cli.jobinput import JobInput
-        from ktrain.util.structs import fields
+    if params[:1] != ["job_input"]:
+        if sorted(values) != sorted(params):
+            return None  # the tree and the body disagree: let typer (and the sync test) speak
+        return handler, {name: values[name] for name in params}
+    from ktrain.cli.jobinput import JobInput
+    from ktrain.util.structs import fields
 
-        job_fields = [f.name for f in fields(JobInput)]
-        params = params[1:]
+    job_fields = [f.name for f in fields(JobInput)]
+    params = params[1:]
     if sorted(values) != sorted(job_fields + params):
-        return None  # the tree and the body disagree: let typer (and the sync test) speak
-    kwargs = {name: values[name] for name in params}
-    if job_input:
-        kwargs = {"job_input": JobInput(**{name: values[name] for name in job_fields}), **kwargs}
-    return handler, kwargs
+        return None
+    job_input = JobInput(**{name: values[name] for name in job_fields})
+    return handler, {"job_input": job_input, **{name: values[name] for name in params}}
 
 
 def try_fast(argv: list[str]) -> int | None:

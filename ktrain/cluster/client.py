@@ -8,16 +8,36 @@ Objects stay plain dicts (what ktrain renders and prints). Requests go through t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from ktrain import constants as c
 from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
+from ktrain.cluster.names import check_name, check_namespace
 from ktrain.errors import InternalError
 
 Obj = dict[str, Any]
 
 APPLY_CONTENT_TYPE = "application/apply-patch+yaml"
+# What ktrain accepts for answers: JSON for objects; for pods/log the server negotiates the media
+# type like any GET (it accepts only application/json, application/yaml and protobuf in Accept,
+# answering 406 to `text/plain` alone) and then streams the log as text/plain whatever was
+# negotiated. kubectl (client-go) sends the same header.
+ACCEPT_JSON = "application/json"
+ACCEPT_LOG = "application/json, */*"
+
+
+# --- names in paths ---------------------------------------------------------------------------
+# Every request path is built here from a namespace and a name checked by `ktrain.cluster.names`
+# (the API server's own rules), each segment percent-encoded; `_send` refuses any other path.
+# A path `_send` accepts: segments of unreserved characters only, none of them `.` or `..`.
+_SAFE_PATH = re.compile(r"^(/(?!\.\.?(/|$))[A-Za-z0-9._~-]+)+$")
+
+
+def _seg(text: str) -> str:
+    return quote(text, safe="")
 
 
 @dataclass(frozen=True)
@@ -42,15 +62,21 @@ class Resource:
         """kubectl's `<kind>.<group>` spelling, as in `jobset.jobset.x-k8s.io/NAME`."""
         return f"{self.kind.lower()}.{self.group}" if self.group else self.kind.lower()
 
-    def path(self, namespace: str | None, name: str | None = None) -> str:
+    def path(self, namespace: str | None, name: str | None = None, subresource: str | None = None) -> str:
+        """The REST path; namespace and name are checked (InvalidNameError) and percent-encoded."""
         base = f"/apis/{self.api_version}" if self.group else f"/api/{self.api_version}"
         if self.namespaced and namespace is not None:  # None: across all namespaces
-            base += f"/namespaces/{namespace}"
+            base += f"/namespaces/{_seg(check_namespace(namespace))}"
         base += f"/{self.plural}"
-        return f"{base}/{name}" if name else base
+        if name is None:
+            return base
+        base += f"/{_seg(check_name(name, self.kind))}"
+        return f"{base}/{subresource}" if subresource else base
 
 
 CONFIGMAP = Resource("v1", "ConfigMap", "configmaps")
+POD = Resource("v1", "Pod", "pods")
+EVENT = Resource("v1", "Event", "events")
 SECRET = Resource("v1", "Secret", "secrets")
 NAMESPACE = Resource("v1", "Namespace", "namespaces", namespaced=False)
 JOBSET = Resource(c.JOBSET_API_VERSION, c.JOBSET_KIND, "jobsets")
@@ -100,7 +126,13 @@ def _send(
     body: Any,
     request_timeout: Any,
 ) -> Any:
-    """One request through the configured ApiClient (auth, TLS, proxy); the unread RESTResponse."""
+    """One request through the configured ApiClient (auth, TLS, proxy); the unread RESTResponse.
+
+    Every request ktrain makes passes here: a path not built by `Resource.path` / `api_path`
+    (a segment that is empty, `.`, `..` or holds anything but unreserved characters) is refused
+    before anything is sent. Query values are percent-encoded by the ApiClient."""
+    if not _SAFE_PATH.match(path):
+        raise InternalError(f"refusing to send a request to an unchecked path {path!r}")
     api = cluster.api_client
     params = api.param_serialize(
         method=method,
@@ -124,7 +156,7 @@ def _request(
     _request_timeout: float | None = None,
 ) -> tuple[Any, int]:
     """One REST request; returns (decoded body, HTTP status)."""
-    headers = {"Accept": "application/json"}
+    headers = {"Accept": ACCEPT_JSON}
     if content_type:
         headers["Content-Type"] = content_type
     response = _send(cluster, method, path, query or [], headers, body, _request_timeout)
@@ -138,7 +170,7 @@ def open_get(
     path: str,
     *,
     query: dict[str, Any] | None = None,
-    accept: str = "application/json",
+    accept: str = ACCEPT_JSON,
     _request_timeout: Any = None,
 ) -> Any:
     """GET the API path `path` and hand back the unread urllib3 response (for streams, and for

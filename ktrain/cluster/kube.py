@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ktrain.cluster.connection import ConnectionOptions
+from ktrain.cluster.names import check_namespace
 from ktrain.errors import ApiError, ClusterUnreachableError, ConflictError, ExitCode, UsageError
 
 T = TypeVar("T")
@@ -23,6 +24,11 @@ class ApiNotFoundError(ApiError):
     """The server answered 404."""
 
     exit_code = ExitCode.NOT_FOUND
+
+
+class NotSentError(ClusterUnreachableError):
+    """No connection was made (refused, unresolvable, TLS, connect timeout): the request was never
+    sent, so a write failing this way surely was not carried out."""
 
 
 def kubeconfig_paths(explicit: str | None) -> list[str]:
@@ -73,9 +79,21 @@ class KubeCluster:
             reason, (u3.ReadTimeoutError, u3.ConnectTimeoutError, TimeoutError)
         )
         if timed_out:
-            return ClusterUnreachableError(
+            connecting = isinstance(reason, u3.ConnectTimeoutError)
+            return (NotSentError if connecting else ClusterUnreachableError)(
                 f"{where} did not answer within {self.request_timeout:g}s",
                 hint="check the network path to the cluster (VPN, proxy), or retry",
+            )
+        if isinstance(reason, u3.ProtocolError) or (
+            isinstance(reason, ConnectionError) and not isinstance(reason, ConnectionRefusedError)
+        ):
+            # The request went out and the connection broke before an answer (reset, closed, or
+            # the server died): whether it was carried out is unknown.
+            inner = reason.args[1] if isinstance(reason, u3.ProtocolError) and len(reason.args) > 1 else reason
+            return ClusterUnreachableError(
+                f"{where} closed the connection without answering ({type(inner).__name__}): "
+                "the request may or may not have been carried out",
+                hint="is the cluster (or a proxy in front of it) restarting? `kubectl cluster-info` shows the same",
             )
         if isinstance(exc, (u3.MaxRetryError, u3.NewConnectionError, u3.ProtocolError, ConnectionError, u3.SSLError)):
             text = str(reason)
@@ -87,7 +105,7 @@ class KubeCluster:
                 text = "TLS verification failed"
             else:
                 text = type(reason).__name__
-            return ClusterUnreachableError(
+            return NotSentError(
                 f"cannot reach {where}: {text}",
                 hint="is the cluster running? `kubectl cluster-info` shows the same; pick another with --context",
             )
@@ -206,11 +224,14 @@ def connect(options: ConnectionOptions) -> KubeCluster:
             )
         except ConfigException as exc:
             raise UsageError(f"cannot use context {context_name!r}: {exc}") from None
+    # Checked here too, not only when a path is built: a command's first request (discovery, or the
+    # cluster-scoped runtimes) may not carry the namespace, and nothing at all is sent for a bad one.
+    namespace = check_namespace(namespace or "default")
     configuration.retries = False  # one answer per request: the caller decides about retrying
     api_client = client.ApiClient(configuration)
     return KubeCluster(
         api_client,
-        namespace=namespace or "default",
+        namespace=namespace,
         context=context_name,
         server=str(configuration.host),
         request_timeout=options.request_timeout,

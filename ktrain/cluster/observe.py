@@ -20,12 +20,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 from ktrain import constants as c
+from ktrain.cluster import client as k
 from ktrain.cluster import job_state as status
-from ktrain.cluster.client import open_get
+from ktrain.cluster.client import ACCEPT_LOG, open_get
 from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
+from ktrain.cluster.names import check_name
 from ktrain.errors import (
     ApiError,
     ClusterError,
@@ -38,8 +39,8 @@ from ktrain.errors import (
 
 Obj = dict[str, Any]
 
-JOBSET = (c.JOBSET_GROUP, c.JOBSET_API_VERSION.split("/")[1], "jobsets")
-TRAINJOB = (c.TRAINER_GROUP, c.TRAINER_VERSION, "trainjobs")
+JOBSET = k.JOBSET
+TRAINJOB = k.TRAINJOB
 DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container"
 
 # Seconds between two looks at the job while waiting or following (tests lower it).
@@ -55,39 +56,21 @@ def _loads(response: Any) -> Obj:
 
 
 # Reads go to REST paths through `open_get`: the typed API classes cost far more to import than a
-# whole `job list` takes otherwise (see ktrain.cluster.client.open_get).
-def _seg(text: str) -> str:
-    return quote(text, safe="")
+# whole `job list` takes otherwise (see ktrain.cluster.client.open_get). Paths come from
+# `Resource.path`, which checks and encodes namespaces and names.
 
 
-def _custom_path(resource: tuple[str, str, str], namespace: str | None, name: str | None = None) -> str:
-    group, version, plural = resource
-    path = f"/apis/{group}/{version}" + (f"/namespaces/{_seg(namespace)}" if namespace is not None else "")
-    return f"{path}/{plural}" + (f"/{_seg(name)}" if name is not None else "")
-
-
-def _pods_path(namespace: str | None) -> str:
-    return f"/api/v1/namespaces/{_seg(namespace)}/pods" if namespace is not None else "/api/v1/pods"
-
-
-def _list_custom(
-    cluster: KubeCluster, resource: tuple[str, str, str], namespace: str | None, selector: str | None
-) -> list[Obj]:
-    group, _, plural = resource
-    what = f"{plural}.{group}" + (f" in {namespace}" if namespace is not None else "")
-    response = cluster.call(
-        open_get, cluster, _custom_path(resource, namespace), query={"labelSelector": selector}, what=what
-    )
+def _list_custom(cluster: KubeCluster, resource: k.Resource, namespace: str | None, selector: str | None) -> list[Obj]:
+    what = f"{resource.plural}.{resource.group}" + (f" in {namespace}" if namespace is not None else "")
+    response = cluster.call(open_get, cluster, resource.path(namespace), query={"labelSelector": selector}, what=what)
     return list(_loads(response).get("items") or [])
 
 
-def _get_custom(cluster: KubeCluster, resource: tuple[str, str, str], namespace: str, name: str) -> Obj | None:
+def _get_custom(cluster: KubeCluster, resource: k.Resource, namespace: str, name: str) -> Obj | None:
     """The object, or None when it (or its whole API) is not there."""
-    group, _, plural = resource
+    path = resource.path(namespace, name)
     try:
-        response = cluster.call(
-            open_get, cluster, _custom_path(resource, namespace, name), what=f"{plural}.{group} {namespace}/{name}"
-        )
+        response = cluster.call(open_get, cluster, path, what=f"{resource.plural}.{resource.group} {namespace}/{name}")
     except ApiNotFoundError:
         return None
     return _loads(response)
@@ -98,7 +81,7 @@ def _list_pods_document(cluster: KubeCluster, namespace: str | None, selector: s
     response = cluster.call(
         open_get,
         cluster,
-        _pods_path(namespace),
+        k.POD.path(namespace),
         query={"labelSelector": selector},
         what="pods" if namespace is None else f"pods in {namespace}",
     )
@@ -113,7 +96,7 @@ def list_warning_events(cluster: KubeCluster, namespace: str) -> list[Obj]:
     response = cluster.call(
         open_get,
         cluster,
-        f"/api/v1/namespaces/{_seg(namespace)}/events",
+        k.EVENT.path(namespace),
         query={"fieldSelector": "type=Warning"},
         what=f"events in {namespace}",
     )
@@ -171,6 +154,7 @@ def find_job(cluster: KubeCluster, name: str, namespace: str | None = None) -> t
 
     A TrainJob's JobSet has the TrainJob's name."""
     ns = namespace or cluster.namespace
+    check_name(name, "job")
     trainjob = _get_custom(cluster, TRAINJOB, ns, name)
     jobset = _get_custom(cluster, JOBSET, ns, name)
     if trainjob is None and jobset is None:
@@ -255,7 +239,7 @@ def wait_for_job(
                 f"{status.WAIT_TARGETS[target]} (it is {summary.state})",
                 summary=summary,
             )
-        watched: tuple[tuple[str, str, str] | None, str, str, str | None]
+        watched: tuple[k.Resource | None, str, str, str | None]
         if target == "running":
             watched = (
                 None,
@@ -276,7 +260,7 @@ WATCH_SECONDS = 60.0
 
 def await_change(
     cluster: KubeCluster,
-    resource: tuple[str, str, str] | None,
+    resource: k.Resource | None,
     namespace: str,
     resource_version: str,
     selector: str | None,
@@ -299,7 +283,7 @@ def await_change(
             response = cluster.call(
                 open_get,
                 cluster,
-                _pods_path(namespace),
+                k.POD.path(namespace),
                 query={"labelSelector": selector, **query},
                 what="a watch on pods",
                 stream=True,
@@ -309,9 +293,9 @@ def await_change(
             response = cluster.call(
                 open_get,
                 cluster,
-                _custom_path(resource, namespace),
+                resource.path(namespace),
                 query={"fieldSelector": f"metadata.name={name}", **query},
-                what=f"a watch on {resource[2]}",
+                what=f"a watch on {resource.plural}",
                 stream=True,
                 _request_timeout=timeout,
             )
@@ -458,20 +442,25 @@ def _read_log(cluster: KubeCluster, pod: Obj, container: str, *, follow: bool, o
         query["tailLines"] = options.tail
     if first and options.since_seconds is not None:
         query["sinceSeconds"] = options.since_seconds
-    path = (
-        f"/api/v1/namespaces/{_seg(meta.get('namespace') or cluster.namespace)}/pods/{_seg(str(meta.get('name')))}/log"
-    )
+    path = k.POD.path(str(meta.get("namespace") or cluster.namespace), str(meta.get("name")), "log")
     try:
         return cluster.call(
             open_get,
             cluster,
             path,
             query=query,
-            accept="text/plain",
+            accept=ACCEPT_LOG,
             what=f"logs of pod {meta.get('name')}",
             stream=follow,
         )
     except ApiError as exc:
+        if exc.status == 406:  # a server (or proxy) that negotiates otherwise than kube-apiserver
+            raise ClusterError(
+                f"the API server refused to send the logs of pod {meta.get('name')} in any media type ktrain "
+                f"accepts (406 Not Acceptable, Accept: {ACCEPT_LOG}); the server says: {exc.message}",
+                hint="a proxy in front of the API server may filter the Accept header; "
+                "`kubectl logs` goes through the same path",
+            ) from None
         if exc.status == 400:  # "waiting to start", "previous terminated container ... not found"
             hint = None
             if options.previous:

@@ -14,10 +14,11 @@ from typing import Any
 
 from ktrain import constants as c
 from ktrain.cluster import client as k
-from ktrain.cluster.kube import KubeCluster
+from ktrain.cluster.kube import KubeCluster, NotSentError
+from ktrain.cluster.names import check_name
 from ktrain.engine.plugins.flux import CURVE_SUFFIX, ENTRYPOINT_SUFFIX
 from ktrain.engine.plugins.mpi import HOSTFILE_SUFFIX, SSH_AUTH_SECRET_SUFFIX
-from ktrain.errors import ClusterError, ConflictError, KtrainError, WaitTimeoutError
+from ktrain.errors import ApiError, ClusterError, ClusterUnreachableError, ConflictError, KtrainError, WaitTimeoutError
 
 Obj = dict[str, Any]
 
@@ -63,6 +64,9 @@ class Written:
     namespace: str | None
     obj: Obj
     created: bool
+    # False for a write whose answer never came (connection lost, 5xx, Ctrl-C in flight): the
+    # server may have stored it, so a rollback deletes it by name, and a 404 then is no error.
+    confirmed: bool = True
 
     @property
     def ref(self) -> str:
@@ -155,6 +159,9 @@ def create_job(
     to it (deleting the JobSet then collects them); it is unsuspended last unless the job asks
     to stay suspended. On any failure what this call created is deleted again, newest first.
     """
+    for obj in objects:  # every name and namespace checked before the first request (InvalidNameError)
+        meta = obj.get("metadata") or {}
+        k.resource_of(obj).path(meta.get("namespace") or namespace, str(meta.get("name")))
     check_apis(cluster, objects)
     result = CreateResult()
     existing = existing_objects(cluster, name, namespace, objects)
@@ -182,7 +189,7 @@ def create_job(
     try:
         _submit(cluster, objects, target, dry_run=dry_run, written=written)
     except BaseException as exc:  # Ctrl-C too: never leave a half-made job behind
-        note = _roll_back(cluster, [w for w in written if w.created], dry_run)
+        note = _roll_back(cluster, [w for w in written if w.created], dry_run, name=name, namespace=namespace)
         if isinstance(exc, KtrainError) and note:
             exc.hint = f"{exc.hint}; {note}" if exc.hint else note
         raise
@@ -194,14 +201,13 @@ def create_job(
 def _submit(cluster: KubeCluster, objects: list[Obj], target: str, *, dry_run: bool, written: list[Written]) -> None:
     """Apply in order, appending to `written` as each object is stored (for the rollback)."""
     if target == TARGET_TRAINJOB:
-        written.append(_apply(cluster, objects[0], dry_run))
+        _apply_tracked(cluster, objects[0], dry_run, written)
         return
     jobset = next(o for o in objects if o["kind"] == c.JOBSET_KIND)
     stay_suspended = bool((jobset.get("spec") or {}).get("suspend"))
     first = copy.deepcopy(jobset)
     first["spec"]["suspend"] = True
-    owner = _apply(cluster, first, dry_run)
-    written.append(owner)
+    owner = _apply_tracked(cluster, first, dry_run, written)
     if not owner.obj.get("metadata", {}).get("uid"):
         # A server dry run normally returns a uid; if one does not, the dependents still need one.
         owner.obj.setdefault("metadata", {})["uid"] = "00000000-0000-0000-0000-000000000000"
@@ -209,7 +215,7 @@ def _submit(cluster: KubeCluster, objects: list[Obj], target: str, *, dry_run: b
         if obj is not jobset:
             dependent = copy.deepcopy(obj)
             dependent["metadata"]["ownerReferences"] = [k.owner_reference(owner.obj)]
-            written.append(_apply(cluster, dependent, dry_run))
+            _apply_tracked(cluster, dependent, dry_run, written)
     if stay_suspended:
         return
     if dry_run:
@@ -226,23 +232,73 @@ def _apply(cluster: KubeCluster, obj: Obj, dry_run: bool) -> Written:
     return Written(resource, str(meta["name"]), meta.get("namespace"), stored, created or dry_run)
 
 
-def _roll_back(cluster: KubeCluster, created: list[Written], dry_run: bool) -> str:
-    """Delete what was created, newest first; a sentence for the error's hint."""
+def possibly_applied(exc: BaseException) -> bool:
+    """Whether a write that failed with `exc` may still have been stored: no answer came (the
+    connection broke or timed out, Ctrl-C while it was in flight) or a 5xx, which a server may
+    send after storing (504 says "may still be processing"). A 4xx is a refusal: nothing stored."""
+    if isinstance(exc, ApiError):
+        return exc.status == 0 or exc.status >= 500
+    if isinstance(exc, NotSentError):  # no connection was made
+        return False
+    return isinstance(exc, (ClusterUnreachableError, KeyboardInterrupt))
+
+
+def _apply_tracked(cluster: KubeCluster, obj: Obj, dry_run: bool, written: list[Written]) -> Written:
+    """`_apply`, appending the object to `written` once stored, or as unconfirmed when the
+    write may have been stored without its answer reaching us."""
+    try:
+        done = _apply(cluster, obj, dry_run)
+    except BaseException as exc:
+        if not dry_run and possibly_applied(exc):
+            meta = obj["metadata"]
+            written.append(
+                Written(k.resource_of(obj), str(meta["name"]), meta.get("namespace"), obj, True, confirmed=False)
+            )
+        raise
+    written.append(done)
+    return done
+
+
+def _roll_back(cluster: KubeCluster, created: list[Written], dry_run: bool, *, name: str, namespace: str) -> str:
+    """Delete what was (or may have been) created, newest first, by name: a 404 means it was not
+    stored. Returns a sentence for the error's hint; when the cluster stops answering, it names
+    every object that may be left and the command that removes them."""
     if dry_run or not created:
         return ""
-    failed = []
-    for w in reversed(created):
+    pending = list(dict.fromkeys((w.resource, w.name, w.namespace) for w in reversed(created)))
+    refs = {(w.resource, w.name, w.namespace): w.ref for w in created}
+    removed, lost_but_stored = 0, []
+    failed: list[str] = []
+    left: list[str] = []
+    for i, (resource, obj_name, obj_ns) in enumerate(pending):
         try:
-            k.delete(cluster, w.resource, w.name, w.namespace, propagation="Background")
+            gone = k.delete(cluster, resource, obj_name, obj_ns, propagation="Background")
+        except ClusterUnreachableError:
+            left = [refs[key] for key in pending[i:]]  # no answer: stop asking, report the rest
+            break
         except KtrainError as exc:
-            failed.append(f"{w.ref} ({exc.message})")
-    if failed:
+            failed.append(f"{refs[(resource, obj_name, obj_ns)]} ({exc.message})")
+            continue
+        if gone:
+            removed += 1
+            if not any(
+                w.confirmed for w in created if (w.resource, w.name, w.namespace) == (resource, obj_name, obj_ns)
+            ):
+                lost_but_stored.append(refs[(resource, obj_name, obj_ns)])
+    command = f"ktrain job delete {name} -n {namespace}"
+    if left or failed:
+        what = ", ".join(left + failed)
+        why = "the cluster stopped answering" if left else "rolling back also failed"
         return (
-            "rolling back also failed for "
-            + ", ".join(failed)
-            + f": delete with `ktrain job delete {created[0].name}` once the cluster answers"
+            f"{why}: these objects may be left in namespace {namespace}: {what}; "
+            f"remove them once the cluster answers with `{command}`"
         )
-    return f"nothing was left on the cluster (rolled back {len(created)} created object(s))"
+    if not removed:
+        return "nothing was left on the cluster (the write had not been stored)"
+    note = f"nothing was left on the cluster (rolled back {removed} created object(s))"
+    if lost_but_stored:
+        note += "; " + ", ".join(lost_but_stored) + " had been stored although the answer was lost"
+    return note
 
 
 # --- delete ------------------------------------------------------------------------------------
@@ -285,6 +341,7 @@ def delete_job(
     left behind on clusters without a garbage collector (a bare API server) or when the owner is
     already gone. With propagation Orphan only the TrainJob / JobSet are deleted.
     """
+    check_name(name, "job")
     deleted: list[Written] = []
     for resource in (k.TRAINJOB, k.JOBSET):
         obj = k.get(cluster, resource, name, namespace)

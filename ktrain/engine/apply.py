@@ -100,11 +100,13 @@ def convert_env_vars(envs: Iterable[Obj] | None) -> list[Obj]:
 
 
 def find_container(pod_spec: Obj, name: str, *, include_init: bool = False) -> Obj | None:
-    for container in pod_spec.get("containers") or []:
+    containers: list[Obj] = pod_spec.get("containers") or []
+    for container in containers:
         if container.get("name") == name:
             return container
     if include_init:
-        for container in pod_spec.get("initContainers") or []:
+        init_containers: list[Obj] = pod_spec.get("initContainers") or []
+        for container in init_containers:
             if container.get("name") == name:
                 return container
     return None

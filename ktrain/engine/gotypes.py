@@ -1,4 +1,5 @@
-"""What a JSON round trip through upstream's Go types drops: `omitempty` fields at their zero value.
+"""What a round trip through upstream's Go types does to a mapping: `omitempty` fields at their zero
+value vanish, and non-pointer `resource.Quantity` fields are always written.
 
 Upstream never works on the YAML as written. The runtime is read into the typed JobSet
 `JobSetSpec` and turned into an apply configuration by JSON-encoding it
@@ -9,6 +10,14 @@ env `{name: A, value: ""}` is sent as `{name: A}` and leaves the runtime's value
 runtime mount's `readOnly: false` never reaches the JobSet. Pointer fields (`serviceAccountName` in a
 PodSpecPatch, `privileged`, `runAsUser`, ...) keep their zero values.
 
+A non-pointer struct is never "empty" to `omitempty` (neither to `encoding/json` nor to
+`runtime.DefaultUnstructuredConverter.ToUnstructured`, whose `isZero` has no struct case), and a
+`resource.Quantity` encodes itself as its canonical string. So `ResourceFieldSelector.divisor` comes
+out of every round trip as written in canonical form (`1000m` -> `1`), or as `"0"` when it was
+unset: every `resourceFieldRef` in the runtime template, in a runtimePatch and in the merged spec
+gains `divisor: "0"` (env `valueFrom` and downwardAPI volume items alike). `QUANTITIES` lists such
+fields.
+
 `STRUCTS` lists, per Go struct, its non-pointer `omitempty` scalar fields and the struct type of its
 nested fields, for the types a render passes through (k8s.io/api core/v1 and batch/v1 v0.36, JobSet
 v1alpha2 v0.12.0, trainer `trainjob_types.go`). Fields not listed are kept as written.
@@ -17,6 +26,8 @@ v1alpha2 v0.12.0, trainer `trainjob_types.go`). Fields not listed are kept as wr
 from __future__ import annotations
 
 from typing import Any
+
+from ktrain.engine.quantity import Quantity, QuantityError
 
 Obj = dict[str, Any]
 
@@ -69,6 +80,11 @@ STRUCTS: dict[str, _Struct] = {
         secretKeyRef="LocalObjectReference",
     ),
     "ObjectFieldSelector": _s("apiVersion"),
+    "DownwardAPIVolumeSource": _s(items="DownwardAPIVolumeFile"),
+    "DownwardAPIProjection": _s(items="DownwardAPIVolumeFile"),
+    "DownwardAPIVolumeFile": _s(fieldRef="ObjectFieldSelector", resourceFieldRef="ResourceFieldSelector"),
+    "ProjectedVolumeSource": _s(sources="VolumeProjection"),
+    "VolumeProjection": _s(downwardAPI="DownwardAPIProjection"),
     "ResourceFieldSelector": _s("containerName"),
     "EnvFromSource": _s("prefix", configMapRef="LocalObjectReference", secretRef="LocalObjectReference"),
     "LocalObjectReference": _s("name"),
@@ -79,6 +95,8 @@ STRUCTS: dict[str, _Struct] = {
         configMap="LocalObjectReference",
         persistentVolumeClaim="ReadOnlySource",
         nfs="ReadOnlySource",
+        downwardAPI="DownwardAPIVolumeSource",
+        projected="ProjectedVolumeSource",
     ),
     "EmptyDirVolumeSource": _s("medium"),
     "SecretVolumeSource": _s("secretName"),
@@ -105,6 +123,20 @@ STRUCTS: dict[str, _Struct] = {
 }
 
 
+# struct -> its non-pointer `resource.Quantity` fields (k8s.io/api core/v1).
+QUANTITIES: dict[str, tuple[str, ...]] = {"ResourceFieldSelector": ("divisor",)}
+
+
+def _quantity(value: Any) -> Any:
+    """A Quantity as Go writes it back; a value that does not parse is left for validation to report."""
+    if value is None:
+        return "0"
+    try:
+        return Quantity.parse(value).canonical()
+    except (QuantityError, TypeError, ValueError):
+        return value
+
+
 def _is_zero(value: Any) -> bool:
     if isinstance(value, bool):
         return value is False
@@ -115,7 +147,8 @@ def _is_zero(value: Any) -> bool:
 
 def drop_zero_values(value: Any, struct: str) -> Any:
     """`value` (a mapping of Go type `struct`, or a list of them) without its zero `omitempty`
-    scalars, at every depth `STRUCTS` knows. The input is not changed."""
+    scalars and with its `QUANTITIES` written, at every depth `STRUCTS` knows. The input is not
+    changed."""
     if isinstance(value, list):
         return [drop_zero_values(item, struct) for item in value]
     if not isinstance(value, dict) or struct not in STRUCTS:
@@ -126,4 +159,6 @@ def drop_zero_values(value: Any, struct: str) -> Any:
         if key in omit and _is_zero(item):
             continue
         out[key] = drop_zero_values(item, nested[key]) if key in nested else item
+    for key in QUANTITIES.get(struct, ()):
+        out[key] = _quantity(out.get(key))
     return out

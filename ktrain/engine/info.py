@@ -29,7 +29,8 @@ def pod_spec_of(rjob: Obj) -> Obj:
     job_template = rjob.setdefault("template", {})
     job_spec = job_template.setdefault("spec", {})
     pod_template = job_spec.setdefault("template", {})
-    return pod_template.setdefault("spec", {})
+    pod_spec: Obj = pod_template.setdefault("spec", {})
+    return pod_spec
 
 
 def ancestor_of(rjob: Obj) -> str | None:

@@ -94,8 +94,9 @@ class Quantity:
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
             raise ValueError(f"unknown quantity format {self.format!r}; expected one of {FORMATS}")
-        if not isinstance(self.amount, Decimal) or not self.amount.is_finite():
-            raise ValueError(f"quantity amount must be a finite Decimal, not {self.amount!r}")
+        amount: object = self.amount  # typed Decimal, and checked at run time all the same
+        if not isinstance(amount, Decimal) or not amount.is_finite():
+            raise ValueError(f"quantity amount must be a finite Decimal, not {amount!r}")
 
     # --- construction ---------------------------------------------------------------------------
     @classmethod

@@ -15,6 +15,7 @@ from ktrain.util.structs import field, struct
 
 if TYPE_CHECKING:  # pydantic is imported when a model is parsed, not to read YAML
     from pydantic import BaseModel
+    from ruamel.yaml import YAML
 
 Path = tuple[str | int, ...]
 
@@ -65,7 +66,7 @@ class Document:
         return InputError(message, file=self.file, line=line, column=col, hint=hint, source_line=self.source_line(line))
 
 
-def _yaml():  # type: ignore[no-untyped-def]
+def _yaml() -> YAML:
     from ruamel.yaml import YAML
 
     y = YAML(typ="rt")

@@ -164,7 +164,10 @@ class RuntimeRegistry:
         return sorted({e.runtime.name for e in self.entries()})
 
     def find(self, name: str, kind: str | None = None) -> RuntimeEntry | None:
-        for entry in self.entries():
+        """The visible runtime of that name and kind; without a kind, the one from the highest
+        source (a --runtime-file TrainingRuntime beats a bundled ClusterTrainingRuntime)."""
+        self.entries()  # each winner's `shadows`
+        for entry in self.all_entries():  # highest precedence first: the first match is visible
             if entry.runtime.name == name and (kind is None or entry.runtime.kind == kind):
                 return entry
         return None

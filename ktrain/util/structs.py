@@ -18,9 +18,16 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, TypeVar
+    from typing import Any, TypeVar, overload
+
+    from typing_extensions import dataclass_transform  # typing has it from Python 3.11
 
     T = TypeVar("T")
+else:  # the type checker's view only: at run time a no-op, as typing's own
+
+    def dataclass_transform(**_: object) -> object:
+        return lambda decorated: decorated
+
 
 _MISSING = object()
 
@@ -29,7 +36,9 @@ class FrozenInstanceError(AttributeError):
     """Assigning to a field of a frozen struct (as dataclasses.FrozenInstanceError)."""
 
 
-class field:  # noqa: N801 - named as dataclasses.field, which it stands in for
+class _FieldSpec:
+    """What `field(...)` makes: a class attribute's value that `@struct` reads and replaces."""
+
     __slots__ = ("default", "default_factory", "repr")
 
     def __init__(
@@ -40,6 +49,20 @@ class field:  # noqa: N801 - named as dataclasses.field, which it stands in for
         self.default = default
         self.default_factory = default_factory
         self.repr = repr
+
+
+if TYPE_CHECKING:  # typed as dataclasses.field: the checker sees the field's value type, not a _FieldSpec
+
+    @overload
+    def field(*, default: T, repr: bool = True) -> T: ...
+    @overload
+    def field(*, default_factory: Callable[[], T], repr: bool = True) -> T: ...
+    @overload
+    def field(*, repr: bool = True) -> Any: ...
+    def field(*, default: Any = _MISSING, default_factory: Any = _MISSING, repr: bool = True) -> Any: ...
+
+else:
+    field = _FieldSpec  # named as dataclasses.field, which it stands in for
 
 
 class Field:
@@ -71,13 +94,15 @@ def _is_classvar(annotation: Any) -> bool:
     return text.startswith(("ClassVar", "typing.ClassVar", "Final", "typing.Final"))
 
 
+@dataclass_transform(eq_default=True, field_specifiers=(field,))
 def struct(
     cls: type[T] | None = None, /, *, frozen: bool = False, slots: bool = False, eq: bool = True, repr: bool = True
 ) -> Any:  # noqa: A002
     """Decorate a class as `@dataclass` would (see the module docstring for what is supported)."""
 
     def wrap(cls: type[T]) -> type[T]:
-        return _process(cls, frozen=frozen, slots=slots, eq=eq, with_repr=repr)
+        processed: type[T] = _process(cls, frozen=frozen, slots=slots, eq=eq, with_repr=repr)
+        return processed
 
     return wrap if cls is None else wrap(cls)
 
@@ -93,7 +118,7 @@ def _process(cls: Any, *, frozen: bool, slots: bool, eq: bool, with_repr: bool) 
         if _is_classvar(annotation):
             continue
         value = cls.__dict__.get(name, _MISSING)
-        if isinstance(value, field):
+        if isinstance(value, _FieldSpec):
             spec = (name, value.default, value.default_factory, value.repr)
         else:
             if isinstance(value, (list, dict, set)):
@@ -183,7 +208,7 @@ def _process(cls: Any, *, frozen: bool, slots: bool, eq: bool, with_repr: bool) 
     for key, value in namespace.items():
         setattr(cls, key, value)
     for name, default, _, _ in fields:  # class attributes hold plain defaults, as in dataclasses
-        if isinstance(cls.__dict__.get(name), field):
+        if isinstance(cls.__dict__.get(name), _FieldSpec):
             if default is _MISSING:
                 delattr(cls, name)
             else:

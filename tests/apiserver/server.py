@@ -11,9 +11,11 @@ what is and is not modelled.
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
 import secrets
 import socket
+import struct
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -41,6 +43,7 @@ from .errors import (
     not_supported,
     unauthorized,
 )
+from .negotiation import JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, negotiate_input, negotiate_output, negotiate_stream
 from .resources import (
     EVENTS,
     NAMESPACES,
@@ -81,6 +84,18 @@ class Fault:
     delay: float = 0.0
     seen: int = 0  # matching requests so far
     hits: int = 0  # times the fault fired
+    # What a firing fault does instead of answering `code` (see FAULT_ACTIONS); None: answer `code`.
+    action: str | None = None
+    dry_run: bool | None = None  # match only server dry runs (True) or only real requests (False)
+
+
+# A fault's `action`: what a network or a dying server does to a request.
+#   "reset":         the connection is reset before the request is carried out (nothing stored);
+#   "lose-response": the request is carried out (a write is stored), then the connection is reset
+#                    without an answer, as when a proxy or the network drops the response;
+#   "go-away":       as "lose-response", and the server stops listening: every later request
+#                    finds the connection refused (the server died mid-command).
+FAULT_ACTIONS = ("reset", "lose-response", "go-away")
 
 
 @dataclass(frozen=True)
@@ -136,8 +151,22 @@ class _Server(ThreadingHTTPServer):
         self.double = double
         self.tracking_lock = threading.Lock()
         self.connections: dict[socket.socket, threading.Thread] = {}
+        self.to_reset: set = set()  # sockets to close with RST instead of FIN
         self.counter = 0
         super().__init__(address, _Handler)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.tracking_lock:
+            reset = request in self.to_reset
+            self.to_reset.discard(request)
+        if not reset:
+            super().shutdown_request(request)
+            return
+        try:  # SO_LINGER 0: close() sends RST, as a crashed peer or a dropping proxy does
+            request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass
+        self.close_request(request)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         # Without TCP_NODELAY, headers and body written separately meet the client's delayed
@@ -186,6 +215,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
     streaming = False  # set once a chunked response has begun
+    media = JSON_TYPE  # the negotiated response media type (JSON until negotiated)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         """Silence the default access log on stderr."""
@@ -219,7 +249,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def send_json(self, code: int, payload: Any, warnings: Sequence[str] = ()) -> None:
-        self._send(code, json.dumps(payload).encode(), "application/json", warnings)
+        """An object (or Status) in the negotiated media type: JSON, or YAML when asked for."""
+        if self.media == YAML_TYPE:
+            body = yaml.safe_dump(payload, sort_keys=False).encode()
+            self._send(code, body, YAML_TYPE, warnings)
+            return
+        self._send(code, json.dumps(payload).encode(), JSON_TYPE, warnings)
+
+    def reset_connection(self) -> None:
+        """End this connection with a TCP reset and no answer."""
+        with self.server.tracking_lock:
+            self.server.to_reset.add(self.connection)
+        self.close_connection = True
 
     def start_chunked(self, content_type: str) -> None:
         self.streaming = True
@@ -255,6 +296,7 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         self.streaming = False
+        self.media = JSON_TYPE
         route = Route("")
         route_error: ApiError | None = None
         try:
@@ -266,7 +308,13 @@ class _Handler(BaseHTTPRequestHandler):
             double._authenticate(self.headers.get("Authorization"))
             if route_error is not None:
                 raise route_error
-            double._run_faults(route)
+            action = double._run_faults(route, query)
+            if action == "reset":
+                self.reset_connection()
+                return
+            if action in ("lose-response", "go-away"):
+                self._dispatch_unanswered(split.path, query, body, route, stop=action == "go-away")
+                return
             double._dispatch(self, split.path, query, body, route)
         except _ClientGone:
             self.close_connection = True
@@ -283,6 +331,23 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_json(err.code, err.status())
             except OSError:
                 self.close_connection = True
+
+    def _dispatch_unanswered(
+        self, path: str, query: Mapping[str, list[str]], body: bytes, route: Route, *, stop: bool
+    ) -> None:
+        """Carry the request out, throw the answer away and reset the connection (and with
+        `stop`, stop the server before the client can see the reset)."""
+        real = self.wfile
+        self.wfile = io.BytesIO()  # type: ignore[assignment]
+        try:
+            self.server.double._dispatch(self, path, query, body, route)
+        except Exception:  # noqa: BLE001 - whatever the outcome, no answer
+            pass
+        finally:
+            self.wfile = real
+        self.reset_connection()
+        if stop:
+            self.server.double._go_away()
 
 
 def _one(query: Mapping[str, list[str]], key: str) -> str | None:
@@ -345,14 +410,20 @@ class ApiServerDouble:
         self._server: _Server | None = None
         self._serve_thread: threading.Thread | None = None
         self._stopping = threading.Event()
+        self._listener_closed = threading.Event()
+        self._stopper: threading.Thread | None = None
 
     # -- lifecycle --------------------------------------------------------------------------------
 
     def start(self) -> ApiServerDouble:
         """Start serving; after stop() this rebinds the same port."""
+        stopper, self._stopper = self._stopper, None
+        if stopper is not None and stopper is not threading.current_thread():
+            stopper.join(10)  # a "go-away" fault's stop must finish before serving again
         if self._server is not None:
             return self
         self._stopping.clear()
+        self._listener_closed.clear()
         with self.cluster.lock:
             self.cluster.closing = False
         server = _Server((self.host, self._port), self)
@@ -369,6 +440,9 @@ class ApiServerDouble:
 
     def stop(self) -> None:
         """Stop serving: later requests get connection refused; streams end; threads exit."""
+        stopper = self._stopper
+        if stopper is not None and stopper is not threading.current_thread():
+            stopper.join(10)  # a "go-away" fault is stopping the server already
         server = self._server
         if server is None:
             return
@@ -379,12 +453,21 @@ class ApiServerDouble:
         server.shutdown()
         threads = server.close_connections()
         server.server_close()
+        self._listener_closed.set()
         if self._serve_thread is not None:
             self._serve_thread.join(timeout=5)
         for thread in threads:
             thread.join(timeout=5)
         self._server = None
         self._serve_thread = None
+
+    def _go_away(self) -> None:
+        """Stop serving from inside a handler (fault action "go-away"): returns once the listening
+        socket is closed, so that the next connection is refused."""
+        stopper = threading.Thread(target=self.stop, name=f"{THREAD_PREFIX}-go-away", daemon=True)
+        self._stopper = stopper
+        stopper.start()
+        self._listener_closed.wait(10)
 
     @property
     def running(self) -> bool:
@@ -481,9 +564,15 @@ class ApiServerDouble:
         nth: int | None = None,
         times: int | None = None,
         delay: float = 0.0,
+        action: str | None = None,
+        dry_run: bool | None = None,
     ) -> Fault:
         """Add a Fault (see its docstring); returns it so tests can read `seen` / `hits`."""
-        fault = Fault(verb, resource, namespace, name, code, message, reason, nth, times, delay)
+        if action is not None and action not in FAULT_ACTIONS:
+            raise ValueError(f"unknown fault action {action!r}: use one of {', '.join(FAULT_ACTIONS)}")
+        fault = Fault(
+            verb, resource, namespace, name, code, message, reason, nth, times, delay, action=action, dry_run=dry_run
+        )
         with self._lock:
             self.faults.append(fault)
         return fault
@@ -505,6 +594,28 @@ class ApiServerDouble:
     def fail_nth_create(self, resource: str, n: int, code: int = 422, message: str | None = None) -> Fault:
         """Fail only the n-th create of `resource` (a plural or a kind)."""
         return self.fail_nth("create", resource, n, code, message)
+
+    def lose_response(
+        self,
+        verb: str | None = None,
+        resource: str | None = None,
+        *,
+        nth: int | None = None,
+        dry_run: bool | None = False,
+    ) -> Fault:
+        """Carry out the matching request (a write is stored), then reset the connection unanswered."""
+        return self.inject(verb=verb, resource=resource, nth=nth, times=1, action="lose-response", dry_run=dry_run)
+
+    def go_away(
+        self,
+        verb: str | None = None,
+        resource: str | None = None,
+        *,
+        nth: int | None = None,
+        dry_run: bool | None = False,
+    ) -> Fault:
+        """As `lose_response`, and the server stops: later requests find the connection refused."""
+        return self.inject(verb=verb, resource=resource, nth=nth, times=1, action="go-away", dry_run=dry_run)
 
     def slow(self, seconds: float, *, verb: str | None = None, resource: str | None = None) -> Fault:
         """Delay matching requests (all requests by default) by `seconds`."""
@@ -837,12 +948,16 @@ class ApiServerDouble:
             return "delete" if name else "deletecollection"
         return "unsupported"
 
-    def _run_faults(self, route: Route) -> None:
+    def _run_faults(self, route: Route, query: Mapping[str, list[str]]) -> str | None:
+        """Delay and/or fail as the matching faults say; returns a firing fault's action."""
+        dry_run = bool(query.get("dryRun"))
         with self._lock:
             rules = list(self.faults)
         for fault in rules:
             with self._lock:
                 if fault.verb is not None and fault.verb not in route.rbac_verbs:
+                    continue
+                if fault.dry_run is not None and fault.dry_run != dry_run:
                     continue
                 if fault.resource is not None and not _matches_resource(fault.resource, route):
                     continue
@@ -858,8 +973,11 @@ class ApiServerDouble:
                 fault.hits += 1
             if fault.delay:
                 self._stopping.wait(fault.delay)
+            if fault.action is not None:
+                return fault.action
             if fault.code is not None:
                 raise self._fault_error(fault, route)
+        return None
 
     def _fault_error(self, fault: Fault, route: Route) -> ApiError:
         code = fault.code or 500
@@ -895,9 +1013,19 @@ class ApiServerDouble:
         body: bytes,
         route: Route,
     ) -> None:
+        accept = handler.headers.get("Accept")
         if route.rtype is None:
+            if path.strip("/").split("/")[0] in ("api", "apis"):  # discovery documents negotiate too
+                handler.media = negotiate_output(accept)
+                self._refuse_protobuf(handler)
             self._discovery(handler, path)
             return
+        # Every resource handler negotiates the answer first (handlers/get.go, create.go, patch.go,
+        # delete.go, update.go); a watch then needs a stream serializer (watch.go).
+        handler.media = negotiate_output(accept)
+        if route.verb == "watch":
+            handler.media = negotiate_stream(accept)
+        self._refuse_protobuf(handler)
         rt = route.rtype
         ns = route.namespace
         cluster = self.cluster
@@ -921,7 +1049,8 @@ class ApiServerDouble:
         elif route.verb == "watch":
             self._serve_watch(handler, rt, ns, query)
         elif route.verb == "create":
-            result = cluster.create(rt, ns, _parse_json(body), manager or default_manager, dry_run, field_validation)
+            obj = _parse_body(body, negotiate_input(handler.headers.get("Content-Type")))
+            result = cluster.create(rt, ns, obj, manager or default_manager, dry_run, field_validation)
             handler.send_json(201, result.obj, result.warnings)
         elif route.verb == "update":
             assert route.name is not None
@@ -929,7 +1058,7 @@ class ApiServerDouble:
                 rt,
                 ns,
                 route.name,
-                _parse_json(body),
+                _parse_body(body, negotiate_input(handler.headers.get("Content-Type"))),
                 manager or default_manager,
                 dry_run,
                 field_validation,
@@ -954,19 +1083,30 @@ class ApiServerDouble:
             handler.send_json(201 if result.created else 200, result.obj, result.warnings)
         elif route.verb == "delete":
             assert route.name is not None
-            options = _parse_json(body) if body else {}
+            options = _parse_body(body, negotiate_input(handler.headers.get("Content-Type"))) if body else {}
             if not isinstance(options, dict):
                 raise bad_request("the body of a delete must be a DeleteOptions object")
             dry_run = dry_run or options.get("dryRun") == ["All"]
             policy = self._propagation(query, options)
             handler.send_json(200, cluster.delete(rt, ns, route.name, policy, dry_run, options.get("preconditions")))
         elif route.verb == "deletecollection":
-            options = _parse_json(body) if body else {}
+            options = _parse_body(body, negotiate_input(handler.headers.get("Content-Type"))) if body else {}
             accept = make_filter(_one(query, "labelSelector"), _one(query, "fieldSelector"), rt.allowed_field_labels())
             policy = self._propagation(query, options)
             handler.send_json(200, cluster.delete_collection(rt, ns, accept, policy, dry_run))
         else:
             raise method_not_supported(rt.group, rt.plural)
+
+    @staticmethod
+    def _refuse_protobuf(handler: _Handler) -> None:
+        """The one media type the real server serves and the double cannot encode (README.md)."""
+        if handler.media not in (JSON_TYPE, YAML_TYPE):
+            handler.media = JSON_TYPE
+            raise ApiError(
+                406,
+                f"the API-server double does not encode {PROTOBUF_TYPE}: ask for application/json",
+                "NotAcceptable",
+            )
 
     def _dry_run(self, query: Mapping[str, list[str]], route: Route) -> bool:
         values = list(query.get("dryRun", []))
@@ -1178,6 +1318,18 @@ class ApiServerDouble:
             sent += len(data)
             handler.chunk(data)
         handler.end_chunks()
+
+
+def _parse_body(body: bytes, media: str) -> Any:
+    """A request body in its negotiated media type (JSON, or YAML; protobuf is not decoded)."""
+    if media == YAML_TYPE:
+        try:
+            return yaml.safe_load(body or b"null")
+        except yaml.YAMLError as exc:
+            raise bad_request(f"error converting YAML to JSON: {exc}") from None
+    if media != JSON_TYPE:
+        raise bad_request(f"the API-server double does not decode {media}")
+    return _parse_json(body)
 
 
 def _parse_json(body: bytes) -> Any:

@@ -3,6 +3,8 @@ kube-apiserver: every CRD served, no controllers, and (by default) no garbage co
 `job delete` must remove companions itself as it would have to on a bare API server.
 
     .venv/bin/python tests/e2e/run_against_double.py [--with-gc] [pytest args...]
+
+Tests marked `needs_pods` (logs of a job that ran) are deselected: the double runs no pods.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ def main(argv: list[str]) -> int:
         os.environ["KTRAIN_E2E_KUBECONFIG"] = str(kubeconfig)
         if not srv.schema_validation:  # ../shared (the CRD schemas) is absent
             os.environ["KTRAIN_E2E_NO_CRD_SCHEMAS"] = "1"
-        return int(pytest.main(["-m", "e2e", "-p", "no:cacheprovider", str(TESTS / "e2e"), *args]))
+        # No controller runs pods here: the tests that need them are left out (not skipped).
+        marks = "e2e and not needs_pods"
+        return int(pytest.main(["-m", marks, "-p", "no:cacheprovider", str(TESTS / "e2e"), *args]))
 
 
 if __name__ == "__main__":

@@ -170,3 +170,101 @@ def test_objects_the_server_rejects_are_clear_errors_with_nothing_left(cli, clea
     assert r.exit_code == 5, r.stdout
     assert "enableDNSHostnames" in r.stderr
     assert inventory(e2e) == []
+
+
+# --- logs (issue #18): what a real API server serves to `job logs` ---------------------------------
+
+POD_TIMEOUT = os.environ.get("KTRAIN_E2E_POD_TIMEOUT", "180s")
+
+
+def add_pod_of(e2e: Any, job: str, jobset: dict[str, Any]) -> str:
+    """A pod as the Job controller would make it for rank 0 of the node step (for clusters that run
+    no controller: it stays Pending there, without a node)."""
+    from kubernetes import client
+
+    from ktrain import constants as c
+
+    name = f"{job}-node-0-0-e2e"
+    client.CoreV1Api(e2e.api).create_namespaced_pod(
+        e2e.namespace,
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": name,
+                "labels": {c.JOBSET_NAME_LABEL: job, c.JOBSET_RJOB_NAME_LABEL: "node", c.JOBSET_JOB_INDEX_LABEL: "0"},
+                "annotations": {c.JOB_COMPLETION_INDEX_ANNOTATION: "0"},
+                "ownerReferences": [
+                    {
+                        "apiVersion": jobset["apiVersion"],
+                        "kind": "JobSet",
+                        "name": job,
+                        "uid": jobset["metadata"]["uid"],
+                    }
+                ],
+            },
+            "spec": {"containers": [{"name": "node", "image": "busybox"}], "restartPolicy": "Never"},
+        },
+    )
+    return name
+
+
+def test_a_log_read_is_answered_by_the_server_not_refused_406(cli, clean) -> None:
+    """Works on a bare API server: a suspended job and a pod that never runs. The server answers the
+    log request itself (a 400: no host, or no previous container), which it does only after the
+    Accept header was accepted; a refused Accept would be a 406."""
+    from kubernetes import client
+
+    e2e = clean
+    r = cli("job", "create", *e2e.args(), "--runtime", "torch-distributed", "--name", "e2e-logs0", "--suspend")
+    assert r.exit_code == 0, r.stderr
+    custom = client.CustomObjectsApi(e2e.api)
+    jobset = custom.get_namespaced_custom_object("jobset.x-k8s.io", "v1alpha2", e2e.namespace, "jobsets", "e2e-logs0")
+    pod = add_pod_of(e2e, "e2e-logs0", jobset)
+    try:
+        previous = cli("job", "logs", "e2e-logs0", *e2e.args(), "--previous")
+        assert previous.exit_code == 1, (previous.stdout, previous.stderr)
+        assert "the server says:" in previous.stderr and "406" not in previous.stderr, previous.stderr
+        assert "Traceback" not in previous.stderr
+    finally:
+        client.CoreV1Api(e2e.api).delete_namespaced_pod(pod, e2e.namespace, grace_period_seconds=0)
+        assert cli("job", "delete", *e2e.args(), "e2e-logs0").exit_code == 0
+
+
+@pytest.mark.needs_pods
+def test_logs_of_a_finished_job_plain_all_and_follow(cli, clean) -> None:
+    """Needs a cluster that runs pods (JobSet controller, nodes); skips where pods never start."""
+    e2e = clean
+    line = "ktrain-e2e-hello"
+    r = cli(
+        "job",
+        "create",
+        *e2e.args(),
+        "--runtime",
+        "torch-distributed",
+        "--name",
+        "e2e-logs",
+        "--nodes",
+        "1",
+        "--",
+        "python",
+        "-c",
+        f"print('{line}')",
+    )
+    assert r.exit_code == 0, r.stderr
+    try:
+        waited = cli("job", "wait", "e2e-logs", *e2e.args(), "--for", "complete", "--timeout", POD_TIMEOUT)
+        if waited.exit_code != 0:
+            got = cli("job", "get", "e2e-logs", *e2e.args())
+            pytest.skip(
+                f"the job's pods did not run to completion within {POD_TIMEOUT} (no JobSet controller or "
+                f"no node here?): `job wait` exit {waited.exit_code}; {got.stdout.strip()[:300]}"
+            )
+        plain = cli("job", "logs", "e2e-logs", *e2e.args())
+        assert plain.exit_code == 0 and line in plain.stdout, plain.stderr
+        every = cli("job", "logs", "e2e-logs", *e2e.args(), "--all")
+        assert every.exit_code == 0 and line in every.stdout, every.stderr
+        follow = cli("job", "logs", "e2e-logs", *e2e.args(), "-f")  # a finished pod: prints and returns
+        assert follow.exit_code == 0 and line in follow.stdout, follow.stderr
+    finally:
+        assert cli("job", "delete", *e2e.args(), "e2e-logs", "--wait", "--timeout", "60s").exit_code == 0

@@ -41,9 +41,9 @@ def settings(info: RuntimeInfo, runtime_env: list[Obj]) -> dict[str, str]:
         if env.get("name") in out and isinstance(env.get("value"), str):
             out[env["name"]] = env["value"]
     trainer = info.job.spec.trainer
-    for env in (trainer.env or []) if trainer else []:
-        if env.name in out and env.value is not None:
-            out[env.name] = env.value
+    for var in (trainer.env or []) if trainer else []:
+        if var.name in out and var.value is not None:
+            out[var.name] = var.value
     return out
 
 

@@ -166,3 +166,58 @@ def test_unknown_patch_fields_are_named_with_their_full_path() -> None:
         f"{base}.spec.replicatedJobs[0].replicas",
         f"{base}.spec.replicatedJobs[0].template.spec.template.spec.containers[0].image",
     ]
+
+
+def test_typed_round_trip_writes_every_divisor() -> None:
+    """`resource.Quantity` is a non-pointer struct: Go never omits it, so an unset divisor comes
+    back as "0" and a set one in canonical form (ToUnstructured / json.Marshal of core/v1 types)."""
+    spec = _spec(
+        {
+            "name": "node",
+            "env": [
+                {"name": "A", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu"}}},
+                {"name": "B", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu", "divisor": "1000m"}}},
+                {"name": "C", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu", "divisor": 2}}},
+                {"name": "D", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+            ],
+        }
+    )
+    pod = spec["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    pod["volumes"] = [
+        {"name": "d", "downwardAPI": {"items": [{"path": "p", "resourceFieldRef": {"resource": "limits.memory"}}]}},
+        {
+            "name": "p",
+            "projected": {
+                "sources": [{"downwardAPI": {"items": [{"path": "q", "resourceFieldRef": {"resource": "limits.cpu"}}]}}]
+            },
+        },
+    ]
+    typed = drop_zero_values(spec, "JobSetSpec")
+    refs = [e["valueFrom"].get("resourceFieldRef") for e in _container(typed)["env"]]
+    assert [r and r["divisor"] for r in refs] == ["0", "1", "2", None]
+    volumes = typed["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["volumes"]
+    assert volumes[0]["downwardAPI"]["items"][0]["resourceFieldRef"]["divisor"] == "0"
+    assert volumes[1]["projected"]["sources"][0]["downwardAPI"]["items"][0]["resourceFieldRef"]["divisor"] == "0"
+    assert (
+        "divisor"
+        not in spec["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["env"][0][
+            "valueFrom"
+        ]["resourceFieldRef"]
+    )  # the input is not changed
+
+
+def test_unparsable_divisor_is_left_for_validation() -> None:
+    typed = drop_zero_values({"resource": "limits.cpu", "divisor": "1x"}, "ResourceFieldSelector")
+    assert typed == {"resource": "limits.cpu", "divisor": "1x"}
+
+
+def test_patch_env_without_divisor_resets_the_runtime_divisor() -> None:
+    """The typed patch is JSON-encoded with `divisor: "0"` before the strategic merge."""
+    runtime = _spec(
+        {"name": "side", "env": [{"name": "M", "valueFrom": {"resourceFieldRef": {"resource": "x", "divisor": "1Mi"}}}]}
+    )
+    patch = _spec({"name": "side", "env": [{"name": "M", "valueFrom": {"resourceFieldRef": {"resource": "y"}}}]})
+    merged = merge_runtime_patches(runtime, [patch])
+    assert _container(merged)["env"] == [
+        {"name": "M", "valueFrom": {"resourceFieldRef": {"resource": "y", "divisor": "0"}}}
+    ]
