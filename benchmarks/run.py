@@ -24,8 +24,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
@@ -171,8 +172,8 @@ def _deepspeed_request(nodes: int) -> Any:
 
 def renders_per_second(seconds: float) -> dict[str, Any]:
     """Python API: build + validate the TrainJob, render, and write YAML text, in one process."""
-    from ktrain.output.yamltext import dump_all
     from ktrain.inputs.registry import RuntimeRegistry
+    from ktrain.output.yamltext import dump_all
     from ktrain.service import render_request
 
     registry = RuntimeRegistry()
@@ -256,7 +257,6 @@ def job_create(rounds: int, env: dict[str, str], workdir: Path) -> dict[str, Any
         return {"status": f"n/a (API server double unavailable: {type(exc).__name__})"}
     ktrain = ktrain_command()
     times: list[float] = []
-    rss: list[int] = []
     with ApiServerDouble() as server:
         kubeconfig = server.write_kubeconfig(workdir / "kubeconfig")
         for i in range(rounds + 1):

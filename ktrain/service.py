@@ -42,10 +42,10 @@ else:
 
 if TYPE_CHECKING:
     from ktrain.api.runtime import TrainingRuntime
-    from ktrain.convert import Conversion
     from ktrain.api.trainjob import TrainJob
     from ktrain.authoring.finetune import FineTuning
     from ktrain.authoring.set_paths import Assignment
+    from ktrain.convert import Conversion
     from ktrain.inputs.code_bundle import CodeBundle
 
 Obj = dict[str, Any]
@@ -883,6 +883,54 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
     return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed, ctx=ctx)
 
 
+def render_resolving(
+    request: RenderRequest,
+    registry: RuntimeRegistry,
+    options: Any,
+    *,
+    cluster: Any = None,
+    prefer_cluster: bool = False,
+    run: Any = None,
+) -> tuple[Any, list[str]]:
+    """`render_request` (or `run`, e.g. `validate_request`), with runtimes from the cluster where
+    the caller wants them.
+
+    - `cluster` given (job create): the cluster's runtimes win over local ones of the same name,
+      except a `--runtime-file` (the user named that file for this job).
+    - `prefer_cluster` (render with --kubeconfig/--context): the same, but an unreachable
+      cluster is only a warning.
+    - otherwise local runtimes are used, and the cluster (when a kubeconfig exists) is asked
+      only for a name that is not found locally.
+    """
+    from ktrain.cluster.runtimes import add_cluster_runtimes, kubeconfig_available, try_add_cluster_runtimes
+
+    use = run or render_request
+    warnings: list[str] = []
+    if cluster is not None:
+        # Runtimes we may not list (403) matter only when the name is then not found at all.
+        unreadable = add_cluster_runtimes(registry, cluster, prefer=True)
+        try:
+            return use(request, registry), warnings
+        except RuntimeNotFoundError as exc:
+            if unreadable:
+                exc.hint = "; ".join([*([exc.hint] if exc.hint else []), *unreadable])
+            raise
+    if prefer_cluster:
+        warnings += try_add_cluster_runtimes(registry, options, prefer=True, request=request)
+    try:
+        return use(request, registry), warnings
+    except RuntimeNotFoundError:
+        if prefer_cluster or not kubeconfig_available(options.kubeconfig):
+            raise
+        fallback = try_add_cluster_runtimes(registry, options, prefer=False, request=request)
+        try:
+            return use(request, registry), warnings
+        except RuntimeNotFoundError as exc:
+            if fallback:
+                exc.hint = f"{exc.hint}; {fallback[0]}" if exc.hint else fallback[0]
+            raise
+
+
 @struct
 class ValidateOutcome:
     job: TrainJob
@@ -893,8 +941,8 @@ class ValidateOutcome:
 def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> ValidateOutcome:
     """Offline validation: the TrainJob JSON Schema first, then everything the engine checks
     (CRD rules, webhooks, plugins). Raises ValidationFailedError with every problem found."""
-    from ktrain.engine import SshKeyPair
     from ktrain.authoring.json_schemas import schema_errors
+    from ktrain.engine import SshKeyPair
 
     doc, entry = job_document(request, registry)
     located = schema_errors(doc, "trainjob.schema.json")

@@ -5,23 +5,23 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any
 
 import pytest
 import urllib3
+from apiserver import ApiServerDouble, owner_reference
+from apiserver.server import THREAD_PREFIX
 from kubernetes import client, config, watch
 
 # The generated API modules load lazily and CoreV1Api alone takes ~0.5 s; import them with the
 # test module so that cost is not charged to whichever test happens to run first.
 from kubernetes.client import ApiextensionsV1Api, CoreV1Api, CustomObjectsApi
 
-from apiserver import ApiServerDouble, owner_reference
-from apiserver.server import THREAD_PREFIX
-
 TOKEN = "t0k3n"
 JS_GROUP, JS_VERSION = "jobset.x-k8s.io", "v1alpha2"
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def status_of(exc: client.ApiException) -> JSON:
     return body
 
 
-def configmap(name: str, labels: Dict[str, str] | None = None, **data: str) -> JSON:
+def configmap(name: str, labels: dict[str, str] | None = None, **data: str) -> JSON:
     meta: JSON = {"name": name}
     if labels:
         meta["labels"] = labels
@@ -151,7 +151,7 @@ def test_group_resource_list_describes_cluster_and_namespaced_trainer_types(
 
 def test_written_kubeconfig_is_loadable_by_the_client(srv: ApiServerDouble, tmp_path: Path) -> None:
     path = srv.write_kubeconfig(tmp_path / "kubeconfig", namespace="team-a", context="ctx")
-    contexts, active = config.list_kube_config_contexts(config_file=str(path))
+    _contexts, active = config.list_kube_config_contexts(config_file=str(path))
     api_client = config.new_client_from_config(config_file=str(path), context="ctx")
     try:
         version = client.VersionApi(api_client).get_code()
@@ -318,7 +318,7 @@ def test_list_pages_with_limit_and_continue(core: client.CoreV1Api) -> None:
         ("!role", ["c", "d"]),
     ],
 )
-def test_label_selectors(core: client.CoreV1Api, selector: str, expected: List[str]) -> None:
+def test_label_selectors(core: client.CoreV1Api, selector: str, expected: list[str]) -> None:
     for name, labels in (
         ("a", {"app": "trainer", "role": "launcher"}),
         ("b", {"app": "trainer", "role": "worker"}),

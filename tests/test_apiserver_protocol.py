@@ -15,7 +15,10 @@ import yaml
 from apiserver import ApiServerDouble
 
 JSON = dict[str, Any]
-ACCEPTED = "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+ACCEPTED = (
+    "only the following media types are accepted: application/json, application/yaml, "
+    "application/vnd.kubernetes.protobuf"
+)
 JS = "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets"
 CM = "/api/v1/namespaces/default/configmaps"
 LOG = "/api/v1/namespaces/default/pods/p/log"

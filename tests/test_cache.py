@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ktrain.inputs import parse_cache as cache
 from ktrain.inputs import documents as loader
+from ktrain.inputs import parse_cache as cache
 from ktrain.inputs import registry
 
 RUNTIME = """\

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 import yaml
-
 from conftest import UPSTREAM
+
 from ktrain.engine import RenderContext, SshKeyPair
 from ktrain.inputs.registry import RuntimeRegistry
 from ktrain.service import JobOverrides, RenderRequest, render_request

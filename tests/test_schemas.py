@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import yaml
-
 from conftest import CASES, REPO
+
 from ktrain.authoring.json_schemas import generate
 
 

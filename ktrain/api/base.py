@@ -12,7 +12,18 @@ from typing import TYPE_CHECKING, Any
 from ktrain import constants as c
 
 if TYPE_CHECKING:
-    from ktrain.api.common import ObjectMeta
+    from typing import Protocol
+
+    class ObjectMetadata(Protocol):
+        """What the behaviours read of an object's metadata: `ktrain.api.common.ObjectMeta` (and
+        its record) has it. A protocol, so this module does not import the models built on it."""
+
+        @property
+        def name(self) -> str | None: ...
+        @property
+        def namespace(self) -> str | None: ...
+        @property
+        def labels(self) -> dict[str, str] | None: ...
 
 
 def camel(name: str) -> str:
@@ -47,7 +58,7 @@ class NamedBehaviour(Behaviour):
 
     __slots__ = ()
     if TYPE_CHECKING:  # every model (and record) with a behaviour has it; declared for the checker only
-        metadata: ObjectMeta
+        metadata: ObjectMetadata
 
     @property
     def name(self) -> str:

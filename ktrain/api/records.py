@@ -15,7 +15,7 @@ input pydantic rejects is never accepted here, and one it accepts renders the sa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from ktrain.api import base
 from ktrain.api.record_spec import MODELS
@@ -32,7 +32,7 @@ class Record:
 
     __slots__ = ()
     _fields: tuple[tuple[str, str, Any, str, Any], ...] = ()
-    _aliases: dict[str, int] = {}
+    _aliases: ClassVar[dict[str, int]] = {}  # per subclass; never mutated
     _names: frozenset[str] = frozenset()
     _extra_allowed = False
 
@@ -158,7 +158,7 @@ def build(cls: type[Record], data: Any) -> Record:
         values[index] = _check(cls._fields[index][2], value)
     obj = object.__new__(cls)
     setter = object.__setattr__
-    for (attr, _, _, default_kind, default), value in zip(cls._fields, values):
+    for (attr, _, _, default_kind, default), value in zip(cls._fields, values, strict=False):
         if value is _REQUIRED:
             if default_kind == "value":
                 value = default

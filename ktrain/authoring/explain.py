@@ -78,7 +78,7 @@ def _leaves(value: Any, path: Path, named: Path, out: dict[Path, tuple[Path, Any
 def _by_named_path(obj: Obj) -> dict[Path, Any]:
     found: dict[Path, tuple[Path, Any]] = {}
     _leaves(obj, (), (), found)
-    return {named: value for named, value in found.values()}
+    return dict(found.values())
 
 
 def _without_policies(runtime: TrainingRuntime, *, keep_ml: bool) -> TrainingRuntime:

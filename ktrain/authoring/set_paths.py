@@ -17,7 +17,7 @@ as YAML flow, `[torchrun, train.py]`); a value of the wrong type is an error poi
 from __future__ import annotations
 
 import re
-from typing import Any, Union
+from typing import Any
 
 from ktrain.api.record_spec import MODELS
 from ktrain.errors import InputError
@@ -28,7 +28,7 @@ from ktrain.util.structs import struct
 Spec = tuple[Any, ...]
 
 # One part of a path: a field name, a list index, or a list item selected by `key=value`.
-Part = Union[str, int, tuple[str, str]]
+Part = str | int | tuple[str, str]
 
 _INT = re.compile(r"^[-+]?[0-9]+$")
 _MAX_INT_TEXT = 21  # a sign and the 20 digits of a 64-bit integer; longer stays text (or is an error)
@@ -111,7 +111,7 @@ def parse_assignment(text: str) -> Assignment:
         if ch == ".":
             if started:
                 flush(i)
-            elif not parts or isinstance(parts[-1], str) and text[i - 1] == ".":
+            elif not parts or (isinstance(parts[-1], str) and text[i - 1] == "."):
                 raise _error(text, "empty field name in --set path", i + 1)
             i += 1
             continue

@@ -154,13 +154,17 @@ def _binop_size(operator: str, left: Any, right: Any, budget: Budget) -> None:
             n = _sequence_len(seq)
             if n is not None and isinstance(times, int):
                 budget.allow(n * max(0, times), what)
-        if isinstance(left, int) and isinstance(right, int):
-            if left.bit_length() + right.bit_length() > MAX_INT_BITS:
-                raise TemplateLimit(f"{what} would be a number of more than {MAX_INT_BITS} bits")
+        if isinstance(left, int) and isinstance(right, int) and left.bit_length() + right.bit_length() > MAX_INT_BITS:
+            raise TemplateLimit(f"{what} would be a number of more than {MAX_INT_BITS} bits")
     elif operator == "**":
-        if isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1:
-            if right > MAX_INT_BITS or left.bit_length() * right > MAX_INT_BITS:
-                raise TemplateLimit(f"{what} would be a number of more than {MAX_INT_BITS} bits")
+        if (
+            isinstance(left, int)
+            and isinstance(right, int)
+            and right > 0
+            and abs(left) > 1
+            and (right > MAX_INT_BITS or left.bit_length() * right > MAX_INT_BITS)
+        ):
+            raise TemplateLimit(f"{what} would be a number of more than {MAX_INT_BITS} bits")
     elif operator == "+":
         a, b = _sequence_len(left), _sequence_len(right)
         if a is not None and b is not None:

@@ -146,7 +146,8 @@ def render_template(text: str, file: str, values: dict[str, Any]) -> str:
             file,
             lines,
             exc.line or _template_line(exc),
-            hint="a job template renders a few KiB in milliseconds: look for a loop, a macro or a repetition that runs away",
+            hint="a job template renders a few KiB in milliseconds: "
+            "look for a loop, a macro or a repetition that runs away",
         ) from None
     except jinja2.UndefinedError as exc:
         line = _template_line(exc)

@@ -1,9 +1,8 @@
 """The `ktrain` command line: one typer app, one error wrapper (httpie's raw_main pattern).
 
-The typer app lives in `ktrain.cli.commands` and is imported only when a command needs it:
-this package stays typer-free so the fast path (`ktrain.cli.fastpath`) and the command bodies
-and helpers it shares with the typer commands (`render`, `job_offline`, `runtimes_view`,
-`job_submit`, `jobs_view`, `job_remove`, `jobinput`, `common`, `guard`) load without typer.
+The commands are declared, typer-free, in `ktrain.cli.commands` (see `ktrain.cli.spec`); the
+typer app is built from them in `ktrain.cli.typer_app`, imported only when typer must parse argv.
+The console script first offers argv to the typer-free fast path (`ktrain.cli.fastpath`).
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     if name == "app":  # `from ktrain.cli import app`, without importing typer up front
-        from ktrain.cli.commands import app
+        from ktrain.cli.typer_app import app
 
         return app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -28,8 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     from typer._click import exceptions as click_exceptions  # typer vendors click
     from typer.main import get_command
 
-    from ktrain.cli.commands import app
     from ktrain.cli.guard import run_guarded
+    from ktrain.cli.typer_app import app
     from ktrain.errors import ExitCode
 
     args = list(sys.argv[1:] if argv is None else argv)

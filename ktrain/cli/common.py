@@ -35,6 +35,11 @@ def note(message: str) -> None:
     sys.stderr.write(f"note: {message}\n")
 
 
+def stall_notice(reason: str) -> None:
+    """While waiting: why the job is not moving (once per new reason), on stderr."""
+    sys.stderr.write(f"waiting: {reason}\n")
+
+
 OUTPUT_FORMATS = ("yaml", "json", "name")
 
 
@@ -56,3 +61,39 @@ def parse_duration(text: str, flag: str) -> float:
 def parse_timeout(text: str | None, flag: str = "--timeout") -> float | None:
     """A --timeout value in seconds; absent or 0 means no limit."""
     return (parse_duration(text, flag) or None) if text is not None else None
+
+
+def connection(
+    kubeconfig: str | None, context: str | None, namespace: str | None, request_timeout: float = 30.0
+) -> Any:
+    """A `ConnectionOptions` from the kubectl-style flags (no cluster is contacted)."""
+    from ktrain.cluster.connection import ConnectionOptions
+
+    return ConnectionOptions(
+        kubeconfig=kubeconfig, context=context, namespace=namespace, request_timeout=request_timeout
+    )
+
+
+def cluster_for(kubeconfig: str | None, context: str | None, namespace: str | None, request_timeout: float) -> Any:
+    """The cluster the kubectl-style flags name (imports the kubernetes client)."""
+    from ktrain.cluster.kube import connect
+
+    return connect(connection(kubeconfig, context, namespace, request_timeout))
+
+
+def utc_now() -> Any:
+    """The current time, as an aware UTC datetime (ages in `job list` / `job get`)."""
+    import datetime as dt
+
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def dump_data(data: Any, output: str) -> str:
+    """`-o yaml|json` of plain data that is not a Kubernetes object list."""
+    if output == "json":
+        import json
+
+        return json.dumps(data, indent=4) + "\n"
+    from ktrain.output.yamltext import dump
+
+    return dump(data)

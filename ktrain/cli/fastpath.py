@@ -3,10 +3,11 @@
 Importing typer and letting it parse costs more than rendering a job or listing runtimes, and
 about 0.1 s on top of the kubernetes client's import for the cluster commands. The
 console script (`ktrain.launcher`) first offers argv to `try_fast`, which looks the command up
-in `COMMANDS`, parses its arguments with click's rules (vendored in typer:
-`typer/_click/parser.py`) from the option table of the generated command tree
-(`ktrain/completion/tree.json`, rebuilt from the typer app and checked for staleness), then
-calls the same typer-free body as the typer command, inside the same `run_guarded`.
+in the generated command tree (`ktrain/completion/tree.json`, written by `ktrain.cli.generate`
+from the command declarations and checked for staleness): a command declared
+`@command(..., fast=True)` has a `handler` there. It parses the arguments with click's rules
+(vendored in typer: `typer/_click/parser.py`) from the node's option table, then calls the same
+function the typer command calls, inside the same `run_guarded`.
 
 It handles a command completely or declines (returns None) and the typer app runs as usual:
 it declines on anything it does not fully understand — help, `--debug`, an unknown option, a
@@ -22,26 +23,9 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs this path a few ms to import
-    from typing import Any, Callable
+    from collections.abc import Callable
+    from typing import Any
 
-# The commands handled here: their path in the tree (= how argv starts) -> "module:function" of
-# their typer-free body, which the typer command calls too. A body whose first parameter is
-# `job_input` receives the JobInput options as one JobInput (as `@job_input_options` does);
-# every other parameter is an option or argument of the same name (its `dest` in the tree).
-COMMANDS = {
-    ("job", "render"): "ktrain.cli.render:render_job",
-    ("render",): "ktrain.cli.render:render_job",
-    ("job", "validate"): "ktrain.cli.job_offline:validate_job",
-    ("job", "init"): "ktrain.cli.job_offline:init_job",
-    ("runtime", "list"): "ktrain.cli.runtimes_view:list_runtimes",
-    ("runtime", "show"): "ktrain.cli.runtimes_view:show_runtime",
-    ("job", "create"): "ktrain.cli.job_submit:submit_job",
-    ("job", "list"): "ktrain.cli.jobs_view:list_jobs",
-    ("job", "get"): "ktrain.cli.jobs_view:show_job",
-    ("job", "logs"): "ktrain.cli.jobs_view:print_logs",
-    ("job", "wait"): "ktrain.cli.jobs_view:wait_job",
-    ("job", "delete"): "ktrain.cli.job_remove:delete_jobs",
-}
 SUPPORTED_TYPES = ("str", "int", "float", "bool")
 _MAX_INT_DIGITS = 18  # beyond this, leave the conversion (and any error) to typer
 _MAX_FLOAT_CHARS = 15  # plain decimals this short read the same through float() and typer
@@ -55,18 +39,54 @@ def disabled() -> bool:
     return os.environ.get("KTRAIN_NO_FASTPATH", "") not in ("", "0")
 
 
+def _tree() -> dict[str, Any]:
+    global _TREE
+    if _TREE is None:
+        from ktrain.completion.tree import load_tree
+
+        _TREE = load_tree()
+    return _TREE
+
+
+_TREE: dict[str, Any] | None = None
+_COMMANDS: dict[tuple[str, ...], str] | None = None
+
+
+def fast_commands() -> dict[tuple[str, ...], str]:
+    """The commands handled here: their path in the tree (= how argv starts) -> "module:function"
+    of their body (`@command(..., fast=True)`, recorded in the tree as `handler`), which the
+    typer command calls too. A body whose first parameter is `job_input` receives the JobInput
+    options as one JobInput (as the typer command does); every other parameter is an option or
+    argument of the same name (its `dest` in the tree)."""
+    global _COMMANDS
+    if _COMMANDS is None:
+        found: dict[tuple[str, ...], str] = {}
+        pending: list[tuple[tuple[str, ...], dict[str, Any]]] = [((), _tree()["root"])]
+        while pending:
+            path, node = pending.pop()
+            if "handler" in node:
+                found[path] = node["handler"]
+            pending += [((*path, name), sub) for name, sub in node.get("commands", {}).items()]
+        _COMMANDS = dict(sorted(found.items()))
+    return _COMMANDS
+
+
+def __getattr__(name: str) -> Any:
+    if name == "COMMANDS":  # `from ktrain.cli.fastpath import COMMANDS`, read from the tree on first use
+        return fast_commands()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def command_path(argv: list[str]) -> tuple[tuple[str, ...], list[str]] | None:
     """(tree path, the command's own arguments) when argv names a command the fast path knows."""
-    for path in COMMANDS:
+    for path in fast_commands():
         if tuple(argv[: len(path)]) == path:
             return path, argv[len(path) :]
     return None
 
 
 def command_node(path: tuple[str, ...]) -> dict[str, Any]:
-    from ktrain.completion.tree import load_tree
-
-    node = load_tree()["root"]
+    node = _tree()["root"]
     for name in path:
         node = node["commands"][name]
     return node  # type: ignore[no-any-return]
@@ -236,8 +256,8 @@ def _in_range(option: dict[str, Any], value: float) -> bool:
 
 
 def handler_of(path: tuple[str, ...]) -> Callable[..., Any]:
-    """The typer-free body COMMANDS names for a command."""
-    module, _, function = COMMANDS[path].partition(":")
+    """The typer-free body the tree names for a command."""
+    module, _, function = fast_commands()[path].partition(":")
     return getattr(__import__(module, fromlist=[function]), function)  # type: ignore[no-any-return]
 
 
@@ -256,20 +276,19 @@ def parse_command(argv: list[str]) -> tuple[Callable[..., Any], dict[str, Any]] 
     handler = handler_of(path)
     code = handler.__code__
     params = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
-    job_input = params[:1] == ["job_input"]
-    job_fields: list[str] = []
-    if job_input:
-        from ktrain.cli.jobinput import JobInput
-        from ktrain.util.structs import fields
+    if params[:1] != ["job_input"]:
+        if sorted(values) != sorted(params):
+            return None  # the tree and the body disagree: let typer (and the sync test) speak
+        return handler, {name: values[name] for name in params}
+    from ktrain.cli.jobinput import JobInput
+    from ktrain.util.structs import fields
 
-        job_fields = [f.name for f in fields(JobInput)]
-        params = params[1:]
+    job_fields = [f.name for f in fields(JobInput)]
+    params = params[1:]
     if sorted(values) != sorted(job_fields + params):
-        return None  # the tree and the body disagree: let typer (and the sync test) speak
-    kwargs = {name: values[name] for name in params}
-    if job_input:
-        kwargs = {"job_input": JobInput(**{name: values[name] for name in job_fields}), **kwargs}
-    return handler, kwargs
+        return None
+    job_input = JobInput(**{name: values[name] for name in job_fields})
+    return handler, {"job_input": job_input, **{name: values[name] for name in params}}
 
 
 def try_fast(argv: list[str]) -> int | None:

@@ -11,7 +11,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the fast path a few ms to import
-    from typing import Callable
+    from collections.abc import Callable
 
 
 class Aborted(Exception):

@@ -8,7 +8,6 @@ Objects stay plain dicts (what ktrain renders and prints). Requests go through t
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +15,8 @@ from urllib.parse import quote
 
 from ktrain import constants as c
 from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
-from ktrain.errors import InternalError, UsageError
+from ktrain.cluster.names import check_name, check_namespace
+from ktrain.errors import InternalError
 
 Obj = dict[str, Any]
 
@@ -30,68 +30,10 @@ ACCEPT_LOG = "application/json, */*"
 
 
 # --- names in paths ---------------------------------------------------------------------------
-# Every request path is built here from a namespace and a name checked with the API server's own
-# rules (k8s.io/apimachinery/pkg/util/validation: IsDNS1123Label for namespaces,
-# IsDNS1123Subdomain for object names, in the server's words), each segment percent-encoded;
-# `_send` refuses any other path. A name such as `../../api/v1/namespaces/x/configmaps/y#`
-# therefore never reaches the wire.
-
-_DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN = _DNS1123_LABEL + "(\\." + _DNS1123_LABEL + ")*"
-_LABEL_RE = re.compile(f"^{_DNS1123_LABEL}$")
-_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN}$")
-DNS1123_LABEL_MSG = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
-    "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-    f"'{_DNS1123_LABEL}')"
-)
-DNS1123_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
-    "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
-    f"'{_DNS1123_SUBDOMAIN}')"
-)
+# Every request path is built here from a namespace and a name checked by `ktrain.cluster.names`
+# (the API server's own rules), each segment percent-encoded; `_send` refuses any other path.
 # A path `_send` accepts: segments of unreserved characters only, none of them `.` or `..`.
 _SAFE_PATH = re.compile(r"^(/(?!\.\.?(/|$))[A-Za-z0-9._~-]+)+$")
-
-
-class InvalidNameError(UsageError):
-    """A namespace or name that cannot be part of a request path; nothing was sent."""
-
-
-def _name_problems(value: str, *, label: bool) -> list[str]:
-    limit, regex, message = (63, _LABEL_RE, DNS1123_LABEL_MSG) if label else (253, _SUBDOMAIN_RE, DNS1123_SUBDOMAIN_MSG)
-    problems = []
-    if len(value) > limit:
-        problems.append(f"must be no more than {limit} characters")
-    if not regex.match(value):
-        problems.append(message)
-    return problems
-
-
-def _show(value: str) -> str:
-    return json.dumps(value)  # as the server's %q
-
-
-def check_namespace(namespace: str) -> str:
-    """`namespace`, or InvalidNameError in the API server's words (a DNS-1123 label)."""
-    problems = _name_problems(str(namespace), label=True)
-    if problems:
-        raise InvalidNameError(
-            f"invalid namespace {_show(str(namespace))}: " + "; ".join(problems),
-            hint="nothing was sent to the cluster; pass a namespace with -n NAME",
-        )
-    return namespace
-
-
-def check_name(name: str, kind: str = "object") -> str:
-    """`name`, or InvalidNameError in the API server's words (a DNS-1123 subdomain, the rule of
-    ktrain's kinds: CRDs' objects, ConfigMaps, Secrets and Pods)."""
-    problems = _name_problems(str(name), label=kind == "Namespace")
-    if problems:
-        raise InvalidNameError(
-            f"invalid {kind} name {_show(str(name))}: " + "; ".join(problems), hint="nothing was sent to the cluster"
-        )
-    return name
 
 
 def _seg(text: str) -> str:

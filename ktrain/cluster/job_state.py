@@ -418,7 +418,10 @@ def stall_reason(
         waited = (now - created).total_seconds() if created else 0.0
         if not scheduled and not (pod.get("spec") or {}).get("nodeName") and waited >= SCHEDULER_GRACE:
             who = f"scheduler {scheduler!r}" if scheduler and scheduler != "default-scheduler" else "the scheduler"
-            return f"pod {pod_name} has waited {short_duration(waited)} for {who}, which has not looked at it: is it running?"
+            return (
+                f"pod {pod_name} has waited {short_duration(waited)} for {who}, "
+                "which has not looked at it: is it running?"
+            )
         reason, message = pod_reason(pod)
         if reason in _STUCK_WAITING:
             return f"pod {pod_name}: {reason}" + (f": {message}" if message else "")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ktrain.cluster.connection import ConnectionOptions
+from ktrain.cluster.names import check_namespace
 from ktrain.errors import ApiError, ClusterUnreachableError, ConflictError, ExitCode, UsageError
 
 T = TypeVar("T")
@@ -247,8 +248,6 @@ def connect(options: ConnectionOptions) -> KubeCluster:
             )
         except ConfigException as exc:
             raise UsageError(f"cannot use context {context_name!r}: {exc}") from None
-    from ktrain.cluster.client import check_namespace  # the client's path rules (it imports this module)
-
     # Checked here too, not only when a path is built: a command's first request (discovery, or the
     # cluster-scoped runtimes) may not carry the namespace, and nothing at all is sent for a bad one.
     namespace = check_namespace(namespace or "default")

@@ -26,6 +26,7 @@ from ktrain.cluster import client as k
 from ktrain.cluster import job_state as status
 from ktrain.cluster.client import ACCEPT_LOG, open_get
 from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
+from ktrain.cluster.names import check_name
 from ktrain.errors import (
     ApiError,
     ClusterError,
@@ -153,7 +154,7 @@ def find_job(cluster: KubeCluster, name: str, namespace: str | None = None) -> t
 
     A TrainJob's JobSet has the TrainJob's name."""
     ns = namespace or cluster.namespace
-    k.check_name(name, "job")
+    check_name(name, "job")
     trainjob = _get_custom(cluster, TRAINJOB, ns, name)
     jobset = _get_custom(cluster, JOBSET, ns, name)
     if trainjob is None and jobset is None:

@@ -15,6 +15,7 @@ from typing import Any
 from ktrain import constants as c
 from ktrain.cluster import client as k
 from ktrain.cluster.kube import KubeCluster, NotSentError
+from ktrain.cluster.names import check_name
 from ktrain.engine.plugins.flux import CURVE_SUFFIX, ENTRYPOINT_SUFFIX
 from ktrain.engine.plugins.mpi import HOSTFILE_SUFFIX, SSH_AUTH_SECRET_SUFFIX
 from ktrain.errors import ApiError, ClusterError, ClusterUnreachableError, ConflictError, KtrainError, WaitTimeoutError
@@ -408,6 +409,7 @@ def plain_jobsets(cluster: KubeCluster, names: list[str], namespace: str) -> lis
     runtime shape, not made by ktrain): someone else's JobSets."""
     plain = []
     for name in names:
+        check_name(name, "job")  # before any request, with the same words as the other commands
         if k.get(cluster, k.TRAINJOB, name, namespace) is not None:
             continue
         jobset = k.get(cluster, k.JOBSET, name, namespace)
@@ -446,7 +448,7 @@ def delete_job(
     left behind on clusters without a garbage collector (a bare API server) or when the owner is
     already gone. With propagation Orphan only the TrainJob / JobSet are deleted.
     """
-    k.check_name(name, "job")
+    check_name(name, "job")
     deleted: list[Written] = []
     for resource in (k.TRAINJOB, k.JOBSET):
         obj = k.get(cluster, resource, name, namespace)

@@ -6,13 +6,18 @@ The answer on stdout is a directive line (`:values`, `:nospace`, `:files` or `:d
 candidate per line — `value<TAB>description` for zsh, fish and PowerShell, the bare value for
 bash (trimmed after the last COMP_WORDBREAKS character of the current word, as bash expects).
 
-Imports only the stdlib and this package: no typer, pydantic, ruamel or kubernetes.
+Imports only the stdlib and this package: no typer, pydantic, ruamel or kubernetes. The types a
+request and its answer are made of live in `ktrain.completion.request`, below both this module
+and the value providers.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+
+from ktrain.completion import providers
+from ktrain.completion.request import Answer, Request, canonical_name, find_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
@@ -65,34 +70,6 @@ def split_line(line: str) -> tuple[list[str], str]:
     return words, "".join(current)
 
 
-class Request:
-    """Where the cursor is in the command tree, and what the line already says.
-
-    (Plain classes, not dataclasses: importing dataclasses costs a completion 7 ms.)
-    """
-
-    def __init__(self, node: dict[str, Any]) -> None:
-        self.path: list[str] = []  # e.g. ["job", "render"]
-        self.node = node
-        self.option: dict[str, Any] | None = None  # the option whose value is being completed
-        self.option_prefix = ""  # "--runtime=" when completing "--runtime=tor"
-        self.after_dashdash = False
-        self.positional = 0  # how many positional arguments precede the cursor
-        self.given: dict[str, list[str]] = {}  # option values on the line, by long name
-
-
-def _find_option(node: dict[str, Any], name: str) -> dict[str, Any] | None:
-    for opt in node.get("options", ()):
-        if name in opt["names"]:
-            return opt
-    return None
-
-
-def _canonical(opt: dict[str, Any]) -> str:
-    longs = [n for n in opt["names"] if n.startswith("--")]
-    return longs[0] if longs else opt["names"][0]
-
-
 def locate(tree: dict[str, Any], words: list[str], incomplete: str) -> Request:
     """Follow `words` (program name excluded) through the tree, as click would parse them."""
     req = Request(node=tree["root"])
@@ -108,13 +85,13 @@ def locate(tree: dict[str, Any], words: list[str], incomplete: str) -> Request:
             continue
         if word.startswith("-") and word != "-":
             name, eq, value = word.partition("=") if word.startswith("--") else (word[:2], "", word[2:])
-            opt = _find_option(req.node, name)
+            opt = find_option(req.node, name)
             if opt is None or not opt["takes_value"]:
                 continue
             if eq or value:
-                req.given.setdefault(_canonical(opt), []).append(value)
+                req.given.setdefault(canonical_name(opt), []).append(value)
             elif i < len(words):
-                req.given.setdefault(_canonical(opt), []).append(words[i])
+                req.given.setdefault(canonical_name(opt), []).append(words[i])
                 i += 1
             else:  # the option's value is the word being completed
                 req.option = opt
@@ -127,22 +104,14 @@ def locate(tree: dict[str, Any], words: list[str], incomplete: str) -> Request:
             req.positional += 1
     if req.option is None and not req.after_dashdash and incomplete.startswith("--") and "=" in incomplete:
         name, _, _ = incomplete.partition("=")
-        opt = _find_option(req.node, name)
+        opt = find_option(req.node, name)
         if opt is not None and opt["takes_value"]:
             req.option = opt
             req.option_prefix = name + "="
     return req
 
 
-class Answer:
-    def __init__(self, directive: str = "values", items: list[tuple[str, str]] | None = None) -> None:
-        self.directive = directive  # values | nospace | files | dirs
-        self.items = items or []  # (value, description)
-
-
 def answer(tree: dict[str, Any], line: str) -> Answer:
-    from ktrain.completion import providers
-
     words, incomplete = split_line(line)
     words = words[1:]  # the program name
     req = locate(tree, words, incomplete)
@@ -157,7 +126,7 @@ def answer(tree: dict[str, Any], line: str) -> Answer:
         seen = set(req.given)
         items = []
         for opt in req.node.get("options", ()):
-            if _canonical(opt) in seen and not opt.get("multiple"):
+            if canonical_name(opt) in seen and not opt.get("multiple"):
                 continue
             for name in opt["names"]:
                 if name.startswith(incomplete) and (name.startswith("--") or incomplete in ("-", name)):

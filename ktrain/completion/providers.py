@@ -6,11 +6,11 @@ so a command or option added on another branch completes as soon as the tree is 
 
 from __future__ import annotations
 
-from ktrain.completion.complete import Answer, Request
+from ktrain.completion.request import Answer, Request, canonical_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
-    from typing import Any, Callable
+    from collections.abc import Callable
 
 STEPS = ("dataset-initializer", "model-initializer", "launcher", "node")
 RESOURCES = (
@@ -42,11 +42,6 @@ FIXED = {
 }
 FILE_OPTIONS = {"--filename", "--runtime-file", "--patch", "--values", "--kubeconfig", "--ssh-key"}
 DIR_OPTIONS = {"--runtimes-dir"}
-
-
-def _long(opt: dict[str, Any]) -> str:
-    longs = [n for n in opt["names"] if n.startswith("--")]
-    return longs[0] if longs else opt["names"][0]
 
 
 def _runtime_names(req: Request) -> list[tuple[str, str]]:
@@ -103,7 +98,7 @@ ARGUMENT_PROVIDERS: dict[tuple[str, str], Callable[[Request], list[tuple[str, st
 
 def option_values(req: Request, incomplete: str) -> Answer:
     opt = req.option or {}
-    name = _long(opt)
+    name = canonical_name(opt)
     if opt.get("choices"):
         return Answer(items=[(c, "") for c in opt["choices"]])
     if name in FIXED:

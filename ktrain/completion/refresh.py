@@ -54,7 +54,7 @@ def _names(cli: list[str], args: list[str], prefixes: tuple[str, ...]) -> list[s
 
 def _cluster_namespaces(conn: list[str]) -> list[str]:
     """The cluster's namespaces (no CLI command lists them): empty when they may not be listed."""
-    flags = dict(zip(conn[::2], conn[1::2]))
+    flags = dict(zip(conn[::2], conn[1::2], strict=False))
     try:
         from ktrain.cluster import client as k
         from ktrain.cluster.connection import ConnectionOptions

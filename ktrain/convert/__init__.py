@@ -13,10 +13,8 @@ from ktrain.inputs.documents import Document, Path
 def job_paths(doc: Document) -> list[Path]:
     """Where the v1 jobs of a document are: the document itself, or each item of a `List`."""
     data = doc.data
-    if (
-        isinstance(data, dict)
-        and data.get("kind") == "List"
-        or (isinstance(data, dict) and str(data.get("kind", "")).endswith("List") and "items" in data)
+    if (isinstance(data, dict) and data.get("kind") == "List") or (
+        isinstance(data, dict) and str(data.get("kind", "")).endswith("List") and "items" in data
     ):
         items = data.get("items")
         if not isinstance(items, list):

@@ -183,7 +183,7 @@ def bundled_runtime(framework: str) -> Obj:
     roles = roles_value([(rj, role, n, port) for rj, role, n in steps])
     rjobs = []
     targets = []
-    for rj, role, n in steps:
+    for rj, _role, n in steps:
         container_name = c.NODE if rj == c.NODE else framework
         container = {
             "name": container_name,
@@ -278,7 +278,8 @@ def mxnet_static_env(roles: list[tuple[str, str, int, int]], rjob: str, labels: 
     me = next(r for r in roles if r[0] == rjob)
     cluster = {role: [{"url": _ref_host(rj, i), "port": port} for i in range(n)] for rj, role, n, port in ordered}
     label_map = {role: labels.get(role, "") for _, role, _, _ in ordered}
-    config = f'{{"cluster":{_json(cluster)},"labels":{_json(label_map)},"task":{{"type":{_json(me[1])},"index":{INDEX_REF}}}}}'
+    task = f'{{"type":{_json(me[1])},"index":{INDEX_REF}}}'
+    config = f'{{"cluster":{_json(cluster)},"labels":{_json(label_map)},"task":{task}}}'
     sched = cluster.get("scheduler") or []
     env: list[Obj] = [
         {"name": "MX_CONFIG", "value": config},

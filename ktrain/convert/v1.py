@@ -545,7 +545,7 @@ def _kind_fields(
         if nproc is not None:
             where = ("spec", "nprocPerNode") if "nprocPerNode" in spec else ("spec", "elasticPolicy", "nProcPerNode")
             text = str(nproc)
-            if isinstance(nproc, int) and not isinstance(nproc, bool) or text.isdigit():
+            if (isinstance(nproc, int) and not isinstance(nproc, bool)) or text.isdigit():
                 gen.nproc = int(text)
                 ctx.row(where, KEPT, "TrainJob spec.trainer.numProcPerNode")
             elif text in ("auto", "gpu", "cpu"):

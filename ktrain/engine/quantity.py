@@ -360,10 +360,7 @@ def _parse_string(text: str) -> Quantity:
     if not any(ch in _DIGITS for ch in scanned.value):
         raise QuantityError(text, ERR_NUMERIC)
     amount = Decimal(scanned.value)
-    if base == 10:
-        amount = amount.scaleb(exponent, _EXACT)
-    else:
-        amount = _EXACT.multiply(amount, Decimal(1 << exponent))
+    amount = amount.scaleb(exponent, _EXACT) if base == 10 else _EXACT.multiply(amount, Decimal(1 << exponent))
     # Decimal's abs() and unary minus round to the context precision: use the copy_* forms.
     negative = amount.is_signed()
     amount = amount.copy_abs()

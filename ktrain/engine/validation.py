@@ -198,7 +198,7 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
             errors.append(
                 FieldError(
                     f"spec.runtimePatches[{i}].manager",
-                    'Invalid value: "": spec.runtimePatches[%d].manager in body should be at least 1 chars long' % i,
+                    f'Invalid value: "": spec.runtimePatches[{i}].manager in body should be at least 1 chars long',
                 )
             )
         errors += _max_length(f"spec.runtimePatches[{i}].manager", patch.manager, 253)

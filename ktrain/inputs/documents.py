@@ -172,7 +172,7 @@ def _reason(exc: BaseException) -> str:
 class _Expansion:
     """Counts what _plain makes, to stop alias bombs (see _allowed_alias_ratio)."""
 
-    __slots__ = ("seen", "count", "aliased", "alias_depth", "alias_text")
+    __slots__ = ("alias_depth", "alias_text", "aliased", "count", "seen")
 
     def __init__(self) -> None:
         self.seen: set[int] = set()

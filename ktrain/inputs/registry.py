@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from ktrain import constants as c
 from ktrain.errors import InputError, RuntimeNotFoundError
-from ktrain.inputs.documents import Document, load_documents, parse_model
 from ktrain.inputs.bundled import data_path
+from ktrain.inputs.documents import Document, load_documents, parse_model
 from ktrain.util.structs import field, struct
 
 if TYPE_CHECKING:  # a record (ktrain.api.records), or the pydantic model for input pydantic coerced

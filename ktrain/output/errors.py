@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ktrain.errors import InputError, KtrainError, ValidationFailedError
 
-
 # An echoed source line is cut to this many characters around the column (a 1 MB line would
 # otherwise be 1 MB on stderr), and a message line to MAX_MESSAGE_LINE.
 ECHO_WIDTH = 200

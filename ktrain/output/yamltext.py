@@ -30,7 +30,7 @@ _IMPLICIT = re.compile(
     | [-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+
     | [-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)
     | [0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)?
-    )$""",
+    )$""",  # noqa: E501 - one YAML 1.1 timestamp alternative, kept whole to read as the spec writes it
     re.VERBOSE,
 )
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
@@ -55,7 +55,7 @@ def _double_quoted(s: str) -> str:
     for ch in json.dumps(s, ensure_ascii=False)[1:-1]:  # JSON's escapes are YAML escapes too
         o = ord(ch)
         out.append(
-            ch if o < 0x80 and o != 0x7F or _printable_char(o) else f"\\u{o:04x}" if o <= 0xFFFF else f"\\U{o:08x}"
+            ch if (o < 0x80 and o != 0x7F) or _printable_char(o) else f"\\u{o:04x}" if o <= 0xFFFF else f"\\U{o:08x}"
         )
     return '"' + "".join(out) + '"'
 

@@ -68,7 +68,7 @@ else:
 class Field:
     """What `fields()` tells of one field (dataclasses.Field's `name` and `default`)."""
 
-    __slots__ = ("name", "default")
+    __slots__ = ("default", "name")
 
     def __init__(self, name: str, default: Any) -> None:
         self.name = name
@@ -113,7 +113,8 @@ def _process(cls: Any, *, frozen: bool, slots: bool, eq: bool, with_repr: bool) 
     for base in reversed(cls.__mro__[1:]):
         for spec in getattr(base, "__struct_fields__", ()):
             specs[spec[0]] = spec
-    for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+    # Not inspect.get_annotations: importing inspect is what this module exists to avoid.
+    for name, annotation in cls.__dict__.get("__annotations__", {}).items():  # noqa: RUF063
         if _is_classvar(annotation):
             continue
         value = cls.__dict__.get(name, _MISSING)
@@ -139,7 +140,7 @@ def _process(cls: Any, *, frozen: bool, slots: bool, eq: bool, with_repr: bool) 
         if args:
             if len(args) > len(names):
                 raise TypeError(f"{cls.__name__}() takes {len(names)} arguments but {len(args)} were given")
-            for name, value in zip(names, args):
+            for name, value in zip(names, args, strict=False):
                 if name in kwargs:
                     raise TypeError(f"{cls.__name__}() got multiple values for argument {name!r}")
                 kwargs[name] = value

@@ -27,11 +27,11 @@ from .server import (
 )
 
 __all__ = [
+    "CRD_SETS",
+    "DEFAULT_UPSTREAM",
     "ApiError",
     "ApiServerDouble",
-    "CRD_SETS",
     "Cluster",
-    "DEFAULT_UPSTREAM",
     "Fault",
     "FieldError",
     "RecordedRequest",

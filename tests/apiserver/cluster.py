@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import base64
+import builtins
 import copy
 import datetime as dt
 import json
 import random
 import threading
 import uuid
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any
 
 import yaml
 
-from . import fields
+from . import fields, jobset_admission
 from .errors import (
     ApiError,
     FieldError,
@@ -43,12 +45,11 @@ from .resources import (
     ResourceType,
     crd_object,
 )
-from . import jobset_admission
 from .schema import CrdSchema, crd_schema, load_crd
 from .validation import check_string_map, normalise_secret, validate_kind, validate_metadata
 
-JSON = Dict[str, Any]
-ObjectKey = Tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
+JSON = dict[str, Any]
+ObjectKey = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -75,7 +76,7 @@ _PRESERVED_META = (
 )
 
 
-def rfc3339(moment: Optional[dt.datetime] = None) -> str:
+def rfc3339(moment: dt.datetime | None = None) -> str:
     moment = moment or dt.datetime.now(dt.timezone.utc)
     return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -96,7 +97,7 @@ class Change:
     type: str  # ADDED, MODIFIED or DELETED
     rtype: ResourceType
     namespace: str
-    old: Optional[JSON]
+    old: JSON | None
     new: JSON
 
 
@@ -110,14 +111,14 @@ class LogLine:
 class WriteResult:
     obj: JSON
     created: bool = False
-    warnings: Tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
 
 class Cluster:
     def __init__(
         self,
         crd_sets: Iterable[str],
-        upstream_dir: Optional[Path],
+        upstream_dir: Path | None,
         validate_schemas: bool = True,
         strict_namespaces: bool = True,
         namespaces: Sequence[str] = DEFAULT_NAMESPACES,
@@ -131,17 +132,17 @@ class Cluster:
         self.closing = False
         self.rv = 0
         self.compacted_rv = 0
-        self.history: List[Change] = []
+        self.history: list[Change] = []
         self.strict_namespaces = strict_namespaces
         present = upstream_dir is not None and upstream_dir.is_dir()
         self.upstream_dir = upstream_dir if present else None
         self.validate_schemas = validate_schemas and self.upstream_dir is not None
-        self.types: Dict[Tuple[str, str], ResourceType] = {rt.key: rt for rt in BUILTIN_TYPES}
+        self.types: dict[tuple[str, str], ResourceType] = {rt.key: rt for rt in BUILTIN_TYPES}
         for name in sorted(crd_sets):
             for rt in CRD_SETS[name]:
                 self.types[rt.key] = rt
-        self.store: Dict[Tuple[str, str], Dict[ObjectKey, JSON]] = {k: {} for k in self.types}
-        self.logs: Dict[Tuple[str, str, str, bool], List[LogLine]] = {}
+        self.store: dict[tuple[str, str], dict[ObjectKey, JSON]] = {k: {} for k in self.types}
+        self.logs: dict[tuple[str, str, str, bool], list[LogLine]] = {}
         for ns in namespaces:
             self.put(NAMESPACES, {"metadata": {"name": ns}})
         for rt in self.custom_types():
@@ -154,18 +155,18 @@ class Cluster:
 
     # -- type lookup -----------------------------------------------------------------------
 
-    def custom_types(self) -> List[ResourceType]:
+    def custom_types(self) -> builtins.list[ResourceType]:
         return [rt for rt in self.types.values() if rt.custom]
 
-    def served_groups(self) -> Dict[str, str]:
+    def served_groups(self) -> dict[str, str]:
         """group -> version for every non-core group."""
-        out: Dict[str, str] = {}
+        out: dict[str, str] = {}
         for rt in self.types.values():
             if rt.group:
                 out.setdefault(rt.group, rt.version)
         return out
 
-    def types_in(self, group: str, version: str) -> List[ResourceType]:
+    def types_in(self, group: str, version: str) -> builtins.list[ResourceType]:
         return [rt for rt in self.types.values() if rt.group == group and rt.version == version]
 
     def lookup(self, group: str, version: str, plural: str) -> ResourceType:
@@ -174,7 +175,7 @@ class Cluster:
             raise no_such_resource()
         return rt
 
-    def resolve(self, resource: str, group: Optional[str] = None) -> ResourceType:
+    def resolve(self, resource: str, group: str | None = None) -> ResourceType:
         """Find a served type by plural, singular, kind, short name or `plural.group`."""
         wanted = resource.lower()
         matches = [rt for rt in self.types.values() if wanted in rt.aliases() and (group is None or rt.group == group)]
@@ -185,13 +186,13 @@ class Cluster:
             raise ValueError(f"{resource!r} is ambiguous ({options}); pass group= or plural.group")
         return matches[0]
 
-    def _crd_doc(self, rt: ResourceType) -> Optional[JSON]:
+    def _crd_doc(self, rt: ResourceType) -> JSON | None:
         if self.upstream_dir is None or rt.crd_file is None:
             return None
         path = self.upstream_dir / rt.crd_file
         return load_crd(path) if path.is_file() else None
 
-    def schema_for(self, rt: ResourceType) -> Optional[CrdSchema]:
+    def schema_for(self, rt: ResourceType) -> CrdSchema | None:
         if not self.validate_schemas or self.upstream_dir is None or rt.crd_file is None:
             return None
         path = self.upstream_dir / rt.crd_file
@@ -203,18 +204,18 @@ class Cluster:
         self.rv += 1
         return str(self.rv)
 
-    def _record(self, kind: str, rt: ResourceType, old: Optional[JSON], new: JSON) -> None:
+    def _record(self, kind: str, rt: ResourceType, old: JSON | None, new: JSON) -> None:
         ns = (new.get("metadata") or {}).get("namespace", "") if rt.namespaced else ""
         self.history.append(Change(self.rv, kind, rt, ns, old, new))
         self.changed.notify_all()
 
-    def _key(self, rt: ResourceType, namespace: Optional[str], name: str) -> ObjectKey:
+    def _key(self, rt: ResourceType, namespace: str | None, name: str) -> ObjectKey:
         return ((namespace or "") if rt.namespaced else "", name)
 
-    def _stored(self, rt: ResourceType, namespace: Optional[str], name: str) -> Optional[JSON]:
+    def _stored(self, rt: ResourceType, namespace: str | None, name: str) -> JSON | None:
         return self.store[rt.key].get(self._key(rt, namespace, name))
 
-    def _write(self, rt: ResourceType, obj: JSON, old: Optional[JSON], copy_result: bool = True) -> JSON:
+    def _write(self, rt: ResourceType, obj: JSON, old: JSON | None, copy_result: bool = True) -> JSON:
         obj["metadata"]["resourceVersion"] = self._next_rv()
         meta = obj["metadata"]
         self.store[rt.key][self._key(rt, meta.get("namespace"), meta["name"])] = obj
@@ -254,14 +255,14 @@ class Cluster:
 
     # -- reads -----------------------------------------------------------------------------
 
-    def get(self, rt: ResourceType, namespace: Optional[str], name: str) -> JSON:
+    def get(self, rt: ResourceType, namespace: str | None, name: str) -> JSON:
         with self.lock:
             obj = self._stored(rt, namespace, name)
             if obj is None:
                 raise not_found(rt.group, rt.plural, name)
             return copy.deepcopy(obj)
 
-    def items(self, rt: ResourceType, namespace: Optional[str], accept: Callable[[JSON], bool]) -> List[JSON]:
+    def items(self, rt: ResourceType, namespace: str | None, accept: Callable[[JSON], bool]) -> builtins.list[JSON]:
         with self.lock:
             found = [
                 obj
@@ -273,7 +274,7 @@ class Cluster:
     def list(
         self,
         rt: ResourceType,
-        namespace: Optional[str],
+        namespace: str | None,
         accept: Callable[[JSON], bool],
         limit: int = 0,
         continue_token: str = "",
@@ -306,7 +307,7 @@ class Cluster:
             "items": items,
         }
 
-    def changes_after(self, rv: int) -> List[Change]:
+    def changes_after(self, rv: int) -> builtins.list[Change]:
         with self.lock:
             if rv < self.compacted_rv:
                 raise ApiError(410, f"too old resource version: {rv} ({self.compacted_rv})", "Expired")
@@ -343,7 +344,7 @@ class Cluster:
             raise bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}')
         return obj
 
-    def _check_namespace(self, rt: ResourceType, obj: JSON, namespace: Optional[str]) -> None:
+    def _check_namespace(self, rt: ResourceType, obj: JSON, namespace: str | None) -> None:
         meta = obj["metadata"]
         if rt.namespaced:
             body_ns = meta.get("namespace")
@@ -362,10 +363,10 @@ class Cluster:
                 raise not_found("", "namespaces", namespace)
 
     def _prepare(
-        self, rt: ResourceType, obj: JSON, old: Optional[JSON], field_validation: str
-    ) -> Tuple[JSON, List[str]]:
+        self, rt: ResourceType, obj: JSON, old: JSON | None, field_validation: str
+    ) -> tuple[JSON, builtins.list[str]]:
         """Normalise, prune/default and validate `obj`; returns it with unknown-field warnings."""
-        warnings: List[str] = []
+        warnings: list[str] = []
         if rt is SECRETS:
             normalise_secret(obj)
         if old is None and self._jobset_admission(rt):
@@ -383,7 +384,7 @@ class Cluster:
                 raise bad_request(f"strict decoding error: {detail}")
             if field_validation != "Ignore":
                 warnings.extend(f'unknown field "{p}"' for p in unknown)
-        errors: List[FieldError] = list(validate_metadata(rt, obj))
+        errors: list[FieldError] = list(validate_metadata(rt, obj))
         errors.extend(validate_kind(rt, obj, old))
         if schema is not None:
             errors.extend(schema.validate(obj))
@@ -403,7 +404,7 @@ class Cluster:
     def create(
         self,
         rt: ResourceType,
-        namespace: Optional[str],
+        namespace: str | None,
         body: Any,
         manager: str,
         dry_run: bool = False,
@@ -436,7 +437,7 @@ class Cluster:
             obj.setdefault("spec", {"finalizers": ["kubernetes"]})
             obj["status"] = {"phase": "Active"}
 
-    def _insert(self, rt: ResourceType, obj: JSON, dry_run: bool, warnings: List[str]) -> WriteResult:
+    def _insert(self, rt: ResourceType, obj: JSON, dry_run: bool, warnings: builtins.list[str]) -> WriteResult:
         meta = obj["metadata"]
         if self._stored(rt, meta.get("namespace"), meta["name"]) is not None:
             raise already_exists(rt.group, rt.plural, meta["name"])
@@ -453,7 +454,7 @@ class Cluster:
     def update(
         self,
         rt: ResourceType,
-        namespace: Optional[str],
+        namespace: str | None,
         name: str,
         body: Any,
         manager: str,
@@ -514,7 +515,7 @@ class Cluster:
         rt: ResourceType,
         old: JSON,
         new: JSON,
-        manager: Optional[str],
+        manager: str | None,
         dry_run: bool,
         field_validation: str,
         subresource: str,
@@ -551,11 +552,11 @@ class Cluster:
     def patch(
         self,
         rt: ResourceType,
-        namespace: Optional[str],
+        namespace: str | None,
         name: str,
         content_type: str,
         raw: bytes,
-        manager: Optional[str],
+        manager: str | None,
         user_agent_manager: str,
         force: bool = False,
         dry_run: bool = False,
@@ -565,7 +566,7 @@ class Cluster:
         patch_type = content_type.split(";")[0].strip().lower()
         # Custom resources have no patch strategy metadata, so no strategic merge.
         strategic = [] if rt.custom else [STRATEGIC_PATCH]
-        accepted = [JSON_PATCH, MERGE_PATCH] + strategic + [APPLY_PATCH]
+        accepted = [JSON_PATCH, MERGE_PATCH, *strategic, APPLY_PATCH]
         if patch_type not in accepted:
             raise unsupported_media_type(accepted)
         is_apply = patch_type == APPLY_PATCH
@@ -618,9 +619,9 @@ class Cluster:
     def _apply(
         self,
         rt: ResourceType,
-        namespace: Optional[str],
+        namespace: str | None,
         name: str,
-        old: Optional[JSON],
+        old: JSON | None,
         document: Any,
         manager: str,
         force: bool,
@@ -667,11 +668,11 @@ class Cluster:
     def delete(
         self,
         rt: ResourceType,
-        namespace: Optional[str],
+        namespace: str | None,
         name: str,
-        propagation: Optional[str] = None,
+        propagation: str | None = None,
         dry_run: bool = False,
-        preconditions: Optional[JSON] = None,
+        preconditions: JSON | None = None,
     ) -> JSON:
         with self.lock:
             old = self._stored(rt, namespace, name)
@@ -722,7 +723,7 @@ class Cluster:
         meta = last["metadata"]
         return success_status(meta["name"], rt.group, rt.plural, meta["uid"])
 
-    def _all_objects(self) -> List[Tuple[ResourceType, JSON]]:
+    def _all_objects(self) -> builtins.list[tuple[ResourceType, JSON]]:
         return [(self.types[key], obj) for key, objs in self.store.items() for obj in list(objs.values())]
 
     def _uid_exists(self, uid: str) -> bool:
@@ -756,9 +757,9 @@ class Cluster:
     def delete_collection(
         self,
         rt: ResourceType,
-        namespace: Optional[str],
+        namespace: str | None,
         accept: Callable[[JSON], bool],
-        propagation: Optional[str] = None,
+        propagation: str | None = None,
         dry_run: bool = False,
     ) -> JSON:
         with self.lock:
@@ -786,7 +787,7 @@ class Cluster:
         container: str,
         text: str,
         previous: bool = False,
-        time: Optional[dt.datetime] = None,
+        time: dt.datetime | None = None,
     ) -> None:
         with self.lock:
             lines = self.logs.setdefault((namespace, pod, container, previous), [])
@@ -798,7 +799,7 @@ class Cluster:
                 lines.append(LogLine(moment, part))
             self.changed.notify_all()
 
-    def log_lines(self, namespace: str, pod: str, container: str, previous: bool) -> List[LogLine]:
+    def log_lines(self, namespace: str, pod: str, container: str, previous: bool) -> builtins.list[LogLine]:
         with self.lock:
             return list(self.logs.get((namespace, pod, container, previous), []))
 
@@ -819,7 +820,7 @@ def _name_mismatch(body_name: str, url_name: str) -> ApiError:
     return bad_request(f"the name of the object ({body_name}) does not match the name on the URL ({url_name})")
 
 
-def _sort_key(obj: JSON) -> Tuple[str, str]:
+def _sort_key(obj: JSON) -> tuple[str, str]:
     meta = obj.get("metadata") or {}
     return (str(meta.get("namespace", "")), str(meta.get("name", "")))
 

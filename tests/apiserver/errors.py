@@ -8,13 +8,14 @@ k8s.io/apimachinery/pkg/util/validation/field (ErrorList formatting), so client 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 
 # HTTP code -> metav1.StatusReason used by the real server for that code.
-REASON_FOR_CODE: Dict[int, str] = {
+REASON_FOR_CODE: dict[int, str] = {
     400: "BadRequest",
     401: "Unauthorized",
     403: "Forbidden",
@@ -106,7 +107,7 @@ def too_many(field: str, actual: int, limit: int) -> FieldError:
 
 def aggregate(errors: Sequence[FieldError]) -> str:
     """field.ErrorList.ToAggregate().Error(): one error bare, several in brackets."""
-    texts: List[str] = []
+    texts: list[str] = []
     for err in errors:
         text = str(err)
         if text not in texts:
@@ -123,8 +124,8 @@ class ApiError(Exception):
         self,
         code: int,
         message: str,
-        reason: Optional[str] = None,
-        details: Optional[JSON] = None,
+        reason: str | None = None,
+        details: JSON | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -136,7 +137,7 @@ class ApiError(Exception):
         return failure_status(self.code, self.message, self.reason, self.details)
 
 
-def _details(name: str = "", group: str = "", kind: str = "", causes: Optional[List[JSON]] = None) -> JSON:
+def _details(name: str = "", group: str = "", kind: str = "", causes: list[JSON] | None = None) -> JSON:
     # StatusDetails fields are all `omitempty`.
     out: JSON = {}
     if name:
@@ -150,7 +151,7 @@ def _details(name: str = "", group: str = "", kind: str = "", causes: Optional[L
     return out
 
 
-def failure_status(code: int, message: str, reason: str, details: Optional[JSON] = None) -> JSON:
+def failure_status(code: int, message: str, reason: str, details: JSON | None = None) -> JSON:
     body: JSON = {
         "kind": "Status",
         "apiVersion": "v1",
@@ -257,5 +258,5 @@ def expired(message: str) -> ApiError:
     return ApiError(410, message, "Expired")
 
 
-def generic(code: int, message: str, reason: Optional[str] = None) -> ApiError:
+def generic(code: int, message: str, reason: str | None = None) -> ApiError:
     return ApiError(code, message, reason)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any
 
 from .errors import ApiError
 
-JSON = Dict[str, Any]
-FieldPath = Tuple[str, ...]
+JSON = dict[str, Any]
+FieldPath = tuple[str, ...]
 
 # Fields the field manager never tracks (fieldmanager's stripMeta set).
 _STRIPPED_TOP = {"apiVersion", "kind"}
@@ -35,9 +36,9 @@ _STRIPPED_META = {
 _MISSING = object()
 
 
-def leaves(obj: Optional[JSON]) -> Dict[FieldPath, Any]:
+def leaves(obj: JSON | None) -> dict[FieldPath, Any]:
     """Flatten an object into {path: value} for every non-map value (and empty maps)."""
-    out: Dict[FieldPath, Any] = {}
+    out: dict[FieldPath, Any] = {}
     if not obj:
         return out
 
@@ -47,7 +48,7 @@ def leaves(obj: Optional[JSON]) -> Dict[FieldPath, Any]:
                 continue
             if prefix == ("metadata",) and key in _STRIPPED_META:
                 continue
-            path = prefix + (key,)
+            path = (*prefix, key)
             if isinstance(value, dict) and value:
                 walk(value, path)
             elif not (prefix == () and key == "metadata" and isinstance(value, dict)):
@@ -75,8 +76,8 @@ def to_fields_v1(paths: Iterable[FieldPath]) -> JSON:
     return tree
 
 
-def from_fields_v1(tree: Any) -> Set[FieldPath]:
-    paths: Set[FieldPath] = set()
+def from_fields_v1(tree: Any) -> set[FieldPath]:
+    paths: set[FieldPath] = set()
 
     def walk(node: Any, prefix: FieldPath) -> None:
         keys = [k for k in node if isinstance(k, str)] if isinstance(node, dict) else []
@@ -87,7 +88,7 @@ def from_fields_v1(tree: Any) -> Set[FieldPath]:
             paths.add(prefix)
             return
         for key in children:
-            walk(node[key], prefix + (key[2:],))
+            walk(node[key], (*prefix, key[2:]))
 
     walk(tree, ())
     return paths
@@ -100,7 +101,7 @@ class Entry:
     api_version: str
     time: str
     subresource: str = ""
-    fields: Set[FieldPath] = field(default_factory=set)
+    fields: set[FieldPath] = field(default_factory=set)
 
     def to_json(self) -> JSON:
         out: JSON = {
@@ -124,10 +125,10 @@ class Entry:
         return text
 
 
-def parse_entries(obj: Optional[JSON]) -> List[Entry]:
+def parse_entries(obj: JSON | None) -> list[Entry]:
     if not obj:
         return []
-    out: List[Entry] = []
+    out: list[Entry] = []
     for raw in (obj.get("metadata") or {}).get("managedFields") or []:
         if not isinstance(raw, dict) or not raw.get("manager"):
             continue
@@ -144,7 +145,7 @@ def parse_entries(obj: Optional[JSON]) -> List[Entry]:
     return out
 
 
-def _store(obj: JSON, entries: List[Entry]) -> None:
+def _store(obj: JSON, entries: list[Entry]) -> None:
     kept = [e.to_json() for e in entries if e.fields]
     meta = obj.setdefault("metadata", {})
     if kept:
@@ -153,9 +154,7 @@ def _store(obj: JSON, entries: List[Entry]) -> None:
         meta.pop("managedFields", None)
 
 
-def record_update(
-    old: Optional[JSON], new: JSON, manager: str, api_version: str, now: str, subresource: str = ""
-) -> None:
+def record_update(old: JSON | None, new: JSON, manager: str, api_version: str, now: str, subresource: str = "") -> None:
     """Give `manager` (operation Update) the fields this write changed; others lose them."""
     entries = parse_entries(old)
     old_leaves = leaves(old)
@@ -204,7 +203,7 @@ def _set(obj: JSON, path: FieldPath, value: Any) -> None:
 
 
 def _delete(obj: JSON, path: FieldPath) -> None:
-    chain: List[JSON] = [obj]
+    chain: list[JSON] = [obj]
     node: Any = obj
     for part in path[:-1]:
         node = node.get(part) if isinstance(node, dict) else None
@@ -219,7 +218,7 @@ def _delete(obj: JSON, path: FieldPath) -> None:
         chain[depth - 1].pop(path[depth - 1], None)
 
 
-def conflict_error(conflicts: List[Tuple[Entry, FieldPath]]) -> ApiError:
+def conflict_error(conflicts: list[tuple[Entry, FieldPath]]) -> ApiError:
     causes = [
         {
             "reason": "FieldManagerConflict",
@@ -232,10 +231,10 @@ def conflict_error(conflicts: List[Tuple[Entry, FieldPath]]) -> ApiError:
         entry, path = conflicts[0]
         message = f"Apply failed with 1 conflict: conflict with {entry.printed()}: {path_string(path)}"
     else:
-        by_manager: Dict[str, List[str]] = {}
+        by_manager: dict[str, list[str]] = {}
         for entry, path in conflicts:
             by_manager.setdefault(entry.printed(), []).append(path_string(path))
-        lines: List[str] = []
+        lines: list[str] = []
         for printed in sorted(by_manager):
             lines.append(f"conflicts with {printed}:")
             lines.extend(f"- {p}" for p in by_manager[printed])
@@ -244,7 +243,7 @@ def conflict_error(conflicts: List[Tuple[Entry, FieldPath]]) -> ApiError:
 
 
 def apply(
-    live: Optional[JSON],
+    live: JSON | None,
     applied: JSON,
     manager: str,
     force: bool,
@@ -262,7 +261,7 @@ def apply(
         (e for e in entries if e.manager == manager and e.operation == "Apply" and e.subresource == subresource),
         None,
     )
-    conflicts: List[Tuple[Entry, FieldPath]] = []
+    conflicts: list[tuple[Entry, FieldPath]] = []
     for entry in entries:
         if entry is mine:
             continue
@@ -284,7 +283,7 @@ def apply(
 
     merged: JSON = copy.deepcopy(live) if live is not None else {}
     previously_mine = mine.fields if mine is not None else set()
-    owned_by_others: Set[FieldPath] = set()
+    owned_by_others: set[FieldPath] = set()
     for entry in entries:
         if entry is not mine:
             owned_by_others |= entry.fields

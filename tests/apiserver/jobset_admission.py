@@ -18,11 +18,11 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from .errors import ApiError, FieldError, aggregate, invalid
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 
 CEL_IMMUTABLE = "Value is immutable"
 FIELD_IMMUTABLE = "field is immutable"
@@ -55,7 +55,7 @@ def default_on_create(obj: JSON) -> None:
             policy["retentionPolicy"] = {"whenDeleted": "Delete"}
 
 
-def _transition_rules(schema: JSON, old: Any, new: Any, path: str, errors: List[FieldError]) -> None:
+def _transition_rules(schema: JSON, old: Any, new: Any, path: str, errors: list[FieldError]) -> None:
     """Evaluate `self == oldSelf` rules of `schema` where old and new both have a value."""
     for rule in schema.get("x-kubernetes-validations") or []:
         if str(rule.get("rule", "")).replace(" ", "") == "self==oldSelf" and old != new:
@@ -81,7 +81,7 @@ def _transition_rules(schema: JSON, old: Any, new: Any, path: str, errors: List[
                 _transition_rules(schema["items"], match, item, f"{path}[{i}]", errors)
 
 
-def _pod_template_munged(new_spec: JSON, old_spec: JSON) -> List[Any]:
+def _pod_template_munged(new_spec: JSON, old_spec: JSON) -> list[Any]:
     """spec.replicatedJobs with the fields a suspended JobSet may change taken from the old one."""
     munged = copy.deepcopy(new_spec.get("replicatedJobs") or [])
     old_jobs = old_spec.get("replicatedJobs") or []
@@ -111,18 +111,18 @@ def _copy_key(source: JSON, target: JSON, key: str) -> None:
         target.pop(key, None)
 
 
-def transition_errors(openapi: Optional[JSON], old: JSON, new: JSON) -> List[FieldError]:
+def transition_errors(openapi: JSON | None, old: JSON, new: JSON) -> list[FieldError]:
     """The CRD's `self == oldSelf` rules on an update (a 422 `Invalid` from the server)."""
-    errors: List[FieldError] = []
+    errors: list[FieldError] = []
     if openapi is not None and "spec" in old and "spec" in new:
         spec_schema = (openapi.get("properties") or {}).get("spec") or {}
         _transition_rules(spec_schema, old["spec"], new["spec"], "spec", errors)
     return errors
 
 
-def webhook_update_errors(old: JSON, new: JSON) -> List[FieldError]:
+def webhook_update_errors(old: JSON, new: JSON) -> list[FieldError]:
     """The validating webhook's `ValidateUpdate` (it denies the request: a 403)."""
-    errors: List[FieldError] = []
+    errors: list[FieldError] = []
     old_spec, new_spec = old.get("spec") or {}, copy.deepcopy(new.get("spec") or {})
     # replicatedJobs is a list-map: a real server's apply merges its items field by field and keeps
     # the create-time defaults inside them; the double's apply replaces lists whole, so put them back.
@@ -139,6 +139,6 @@ def webhook_update_errors(old: JSON, new: JSON) -> List[FieldError]:
     return errors
 
 
-def webhook_denied(errors: List[FieldError]) -> ApiError:
+def webhook_denied(errors: list[FieldError]) -> ApiError:
     """How the API server reports a validating webhook's refusal (controller-runtime: 403)."""
     return ApiError(403, f'admission webhook "vjobset.kb.io" denied the request: {aggregate(errors)}', "Forbidden")

@@ -22,7 +22,6 @@ accepted media types include: ..."). Patches check their own list (handlers/patc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
 
 from .errors import ApiError, unsupported_media_type
 
@@ -41,12 +40,12 @@ class Clause:
     type: str
     subtype: str
     q: float = 1.0
-    params: Dict[str, str] = field(default_factory=dict)
+    params: dict[str, str] = field(default_factory=dict)
 
 
-def parse_accept(header: str) -> List[Clause]:
+def parse_accept(header: str) -> list[Clause]:
     """goautoneg.ParseAccept: clauses sorted by q (highest first), then specific before `*`."""
-    clauses: List[Clause] = []
+    clauses: list[Clause] = []
     for part in header.split(","):
         mrp = [p.strip() for p in part.split(";")]
         media = mrp[0]
@@ -73,11 +72,11 @@ def parse_accept(header: str) -> List[Clause]:
     return clauses
 
 
-def not_acceptable(accepted: Tuple[str, ...]) -> ApiError:
+def not_acceptable(accepted: tuple[str, ...]) -> ApiError:
     return ApiError(406, "only the following media types are accepted: " + ", ".join(accepted), "NotAcceptable")
 
 
-def _allowed(params: Dict[str, str], media: str) -> bool:
+def _allowed(params: dict[str, str], media: str) -> bool:
     """acceptMediaTypeOptions with the default endpoint restrictions: no conversions (as/g/v),
     no server versions (sv), `stream=watch` only on a type with a stream serializer."""
     if any(params.get(key) for key in ("as", "g", "v")):
@@ -85,12 +84,10 @@ def _allowed(params: Dict[str, str], media: str) -> bool:
     if params.get("sv"):
         return False
     stream = params.get("stream")
-    if stream and (media not in STREAMING or stream != "watch"):
-        return False
-    return True
+    return not stream or (media in STREAMING and stream == "watch")
 
 
-def negotiate_output(accept: Optional[str]) -> str:
+def negotiate_output(accept: str | None) -> str:
     """The media type to answer in, or ApiError 406 as the real server answers."""
     if not accept:
         return SERVED[0]
@@ -104,7 +101,7 @@ def negotiate_output(accept: Optional[str]) -> str:
     raise not_acceptable(SERVED)
 
 
-def negotiate_stream(accept: Optional[str]) -> str:
+def negotiate_stream(accept: str | None) -> str:
     """A watch's media type: the negotiated one must have a stream serializer."""
     try:
         media = negotiate_output(accept)
@@ -115,7 +112,7 @@ def negotiate_stream(accept: Optional[str]) -> str:
     return media
 
 
-def negotiate_input(content_type: Optional[str]) -> str:
+def negotiate_input(content_type: str | None) -> str:
     """The body's media type for create, update and a delete with DeleteOptions; 415 otherwise."""
     media = (content_type or "").split(";")[0].strip().lower() or SERVED[0]
     if media not in SERVED:

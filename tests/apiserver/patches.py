@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, List, Tuple, Union
+from typing import Any
 
 from .errors import ApiError, bad_request, generic
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
@@ -59,7 +59,7 @@ def _unescape(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
-def _split_pointer(pointer: str) -> List[str]:
+def _split_pointer(pointer: str) -> list[str]:
     if pointer == "":
         return []
     if not pointer.startswith("/"):
@@ -72,7 +72,7 @@ def _patch_error(message: str) -> ApiError:
     return generic(422, message, "Invalid")
 
 
-def _parent(doc: Any, tokens: List[str], path: str) -> Tuple[Union[JSON, List[Any]], str]:
+def _parent(doc: Any, tokens: list[str], path: str) -> tuple[JSON | list[Any], str]:
     current = doc
     for token in tokens[:-1]:
         if isinstance(current, dict):
@@ -125,7 +125,7 @@ def _add(doc: Any, path: str, value: Any) -> Any:
     return doc
 
 
-def _remove(doc: Any, path: str) -> Tuple[Any, Any]:
+def _remove(doc: Any, path: str) -> tuple[Any, Any]:
     tokens = _split_pointer(path)
     if not tokens:
         raise _patch_error("cannot remove the document root")

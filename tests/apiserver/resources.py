@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import Any
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 
-ALL_VERBS: Tuple[str, ...] = (
+ALL_VERBS: tuple[str, ...] = (
     "create",
     "delete",
     "deletecollection",
@@ -17,8 +18,8 @@ ALL_VERBS: Tuple[str, ...] = (
     "update",
     "watch",
 )
-READ_VERBS: Tuple[str, ...] = ("get", "list", "watch")
-COMMON_FIELD_LABELS: Tuple[str, ...] = ("metadata.name", "metadata.namespace")
+READ_VERBS: tuple[str, ...] = ("get", "list", "watch")
+COMMON_FIELD_LABELS: tuple[str, ...] = ("metadata.name", "metadata.namespace")
 
 
 @dataclass(frozen=True)
@@ -29,12 +30,12 @@ class ResourceType:
     singular: str
     kind: str
     namespaced: bool
-    short_names: Tuple[str, ...] = ()
+    short_names: tuple[str, ...] = ()
     status_subresource: bool = False
     custom: bool = False  # a CustomResourceDefinition-backed type
-    crd_file: Optional[str] = None  # CRD YAML, relative to shared/reference/upstream
-    field_labels: Tuple[str, ...] = ()
-    verbs: Tuple[str, ...] = ALL_VERBS
+    crd_file: str | None = None  # CRD YAML, relative to shared/reference/upstream
+    field_labels: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = ALL_VERBS
     has_generation: bool = False
     # batch/v1 Jobs orphan their pods by default (DefaultGarbageCollectionPolicy in the job
     # registry strategy); everything else defaults to background deletion.
@@ -45,7 +46,7 @@ class ResourceType:
         return f"{self.group}/{self.version}" if self.group else self.version
 
     @property
-    def key(self) -> Tuple[str, str]:
+    def key(self) -> tuple[str, str]:
         return (self.group, self.plural)
 
     @property
@@ -60,10 +61,10 @@ class ResourceType:
     def list_kind(self) -> str:
         return f"{self.kind}List"
 
-    def allowed_field_labels(self) -> FrozenSet[str]:
+    def allowed_field_labels(self) -> frozenset[str]:
         return frozenset(COMMON_FIELD_LABELS + self.field_labels)
 
-    def aliases(self) -> FrozenSet[str]:
+    def aliases(self) -> frozenset[str]:
         names = {self.plural, self.singular, self.kind.lower(), self.group_resource}
         names.update(self.short_names)
         if self.group:
@@ -163,7 +164,7 @@ CRDS = ResourceType(
     verbs=READ_VERBS,
 )
 
-BUILTIN_TYPES: Tuple[ResourceType, ...] = (
+BUILTIN_TYPES: tuple[ResourceType, ...] = (
     NAMESPACES,
     CONFIGMAPS,
     SECRETS,
@@ -261,17 +262,17 @@ CLUSTER_TRAINING_RUNTIMES = ResourceType(
     has_generation=True,
 )
 
-CRD_SETS: Mapping[str, Tuple[ResourceType, ...]] = {
+CRD_SETS: Mapping[str, tuple[ResourceType, ...]] = {
     "jobset": (JOBSETS,),
     "coscheduling": (COSCHEDULING_PODGROUPS,),
     "volcano": (VOLCANO_PODGROUPS, VOLCANO_QUEUES),
     "trainer": (TRAINJOBS, TRAINING_RUNTIMES, CLUSTER_TRAINING_RUNTIMES),
 }
 CRD_SET_ALIASES: Mapping[str, str] = {"scheduler-plugins": "coscheduling"}
-ALL_CRD_SETS: FrozenSet[str] = frozenset(CRD_SETS)
+ALL_CRD_SETS: frozenset[str] = frozenset(CRD_SETS)
 
 
-def resolve_crd_sets(names: Optional[Any]) -> FrozenSet[str]:
+def resolve_crd_sets(names: Any | None) -> frozenset[str]:
     """Normalise the `crds=` argument; None means every set."""
     if names is None:
         return ALL_CRD_SETS
@@ -287,7 +288,7 @@ def resolve_crd_sets(names: Optional[Any]) -> FrozenSet[str]:
 # --- discovery documents ----------------------------------------------------------------------
 
 
-def api_resource(rt: ResourceType) -> List[JSON]:
+def api_resource(rt: ResourceType) -> list[JSON]:
     """APIResource entries for a type and its subresources, as in /api/v1 or /apis/g/v."""
     entry: JSON = {
         "name": rt.plural,
@@ -322,7 +323,7 @@ def api_resource(rt: ResourceType) -> List[JSON]:
     return out
 
 
-def crd_object(rt: ResourceType, upstream_doc: Optional[JSON], created: str, uid: str) -> JSON:
+def crd_object(rt: ResourceType, upstream_doc: JSON | None, created: str, uid: str) -> JSON:
     """The CustomResourceDefinition object for `rt`.
 
     `upstream_doc` (the reference CRD YAML) supplies the real schema when given; otherwise the

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import copy
 import threading
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import AbstractSet, Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any
 
 import jsonschema
 import yaml
@@ -27,7 +29,7 @@ from .errors import (
     type_invalid,
 )
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 
 # tests/apiserver/schema.py -> the repository -> its sibling `shared` directory.
 DEFAULT_UPSTREAM = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "upstream"
@@ -38,8 +40,8 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _Loader = yaml.SafeLoader
 
 _lock = threading.Lock()
-_docs: Dict[Path, JSON] = {}
-_schemas: Dict[Tuple[Path, str], "CrdSchema"] = {}
+_docs: dict[Path, JSON] = {}
+_schemas: dict[tuple[Path, str], CrdSchema] = {}
 
 
 def load_crd(path: Path) -> JSON:
@@ -54,7 +56,7 @@ def load_crd(path: Path) -> JSON:
         return doc
 
 
-def crd_schema(path: Path, version: str) -> "CrdSchema":
+def crd_schema(path: Path, version: str) -> CrdSchema:
     key = (path.resolve(), version)
     with _lock:
         cached = _schemas.get(key)
@@ -72,7 +74,7 @@ def crd_schema(path: Path, version: str) -> "CrdSchema":
         return _schemas[key]
 
 
-def format_path(parts: Iterable[Union[str, int]]) -> str:
+def format_path(parts: Iterable[str | int]) -> str:
     out = ""
     for part in parts:
         if isinstance(part, int):
@@ -131,10 +133,10 @@ class CrdSchema:
 
     # -- pruning and defaulting ------------------------------------------------------------
 
-    def normalise(self, obj: JSON) -> Tuple[JSON, List[str]]:
+    def normalise(self, obj: JSON) -> tuple[JSON, list[str]]:
         """Return (pruned and defaulted copy, unknown field paths)."""
         result = copy.deepcopy(obj)
-        unknown: List[str] = []
+        unknown: list[str] = []
         props = self.openapi.get("properties", {})
         for key in list(result):
             if key in ("apiVersion", "kind", "metadata"):
@@ -154,20 +156,20 @@ class CrdSchema:
         self,
         value: JSON,
         props: JSON,
-        path: List[Union[str, int]],
-        unknown: List[str],
+        path: list[str | int],
+        unknown: list[str],
         skip: AbstractSet[str] = frozenset(),
     ) -> None:
         for key, sub in props.items():
             if key not in value and key not in skip and "default" in sub:
-                value[key] = self._walk(copy.deepcopy(sub["default"]), sub, path + [key], unknown)
+                value[key] = self._walk(copy.deepcopy(sub["default"]), sub, [*path, key], unknown)
 
-    def _walk(self, value: Any, schema: JSON, path: List[Union[str, int]], unknown: List[str]) -> Any:
+    def _walk(self, value: Any, schema: JSON, path: list[str | int], unknown: list[str]) -> Any:
         if isinstance(value, list):
             items = schema.get("items")
             if isinstance(items, dict):
                 return [
-                    item if item is None else self._walk(item, items, path + [i], unknown)
+                    item if item is None else self._walk(item, items, [*path, i], unknown)
                     for i, item in enumerate(value)
                 ]
             return value
@@ -178,27 +180,27 @@ class CrdSchema:
         props: JSON = schema.get("properties") or {}
         additional = schema.get("additionalProperties")
         for key in list(value):
-            sub: Optional[JSON] = props.get(key)
+            sub: JSON | None = props.get(key)
             if sub is None and isinstance(additional, dict):
                 sub = additional
             if sub is None:
                 keep = preserve or additional is True or (embedded and key in ("apiVersion", "kind", "metadata"))
                 if not keep:
-                    unknown.append(format_path(path + [key]))
+                    unknown.append(format_path([*path, key]))
                     del value[key]
                 continue
             if value[key] is None and not sub.get("nullable"):
                 del value[key]
                 continue
-            value[key] = self._walk(value[key], sub, path + [key], unknown)
+            value[key] = self._walk(value[key], sub, [*path, key], unknown)
         self._defaults(value, props, path, unknown)
         return value
 
     # -- validation ------------------------------------------------------------------------
 
-    def validate(self, obj: JSON) -> List[FieldError]:
-        found: List[FieldError] = []
-        seen: Set[Tuple[str, str]] = set()
+    def validate(self, obj: JSON) -> list[FieldError]:
+        found: list[FieldError] = []
+        seen: set[tuple[str, str]] = set()
         errors = sorted(self.validator.iter_errors(obj), key=lambda e: [str(p) for p in e.absolute_path])
         for err in errors:
             for field_error in _convert(err):
@@ -209,7 +211,7 @@ class CrdSchema:
         return found
 
 
-def _convert(err: jsonschema.ValidationError) -> List[FieldError]:
+def _convert(err: jsonschema.ValidationError) -> list[FieldError]:
     field = format_path(err.absolute_path)
     rule = err.validator
     want = err.validator_value
@@ -217,7 +219,7 @@ def _convert(err: jsonschema.ValidationError) -> List[FieldError]:
     shown = _shown(value)
     if rule == "required":
         present = value if isinstance(value, dict) else {}
-        return [required(format_path(list(err.absolute_path) + [name])) for name in want if name not in present]
+        return [required(format_path([*list(err.absolute_path), name])) for name in want if name not in present]
     if rule == "type":
         expected = want if isinstance(want, str) else ",".join(want)
         actual = _json_type(value)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import Any
 
 from .errors import ApiError, bad_request
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 
 _KEY = r"[A-Za-z0-9][A-Za-z0-9._/-]*"
 _VALUE = r"[A-Za-z0-9._-]*"
@@ -21,7 +22,7 @@ _CMP = re.compile(rf"^({_KEY})\s*(==|=|!=|>|<)\s*({_VALUE})$")
 class Requirement:
     key: str
     op: str  # "=", "!=", "in", "notin", "exists", "!", ">", "<"
-    values: Tuple[str, ...] = ()
+    values: tuple[str, ...] = ()
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         present = self.key in labels
@@ -44,8 +45,8 @@ class Requirement:
         raise AssertionError(self.op)
 
 
-def _split_top_level(text: str) -> List[str]:
-    parts: List[str] = []
+def _split_top_level(text: str) -> list[str]:
+    parts: list[str] = []
     depth = 0
     current = ""
     for ch in text:
@@ -62,9 +63,9 @@ def _split_top_level(text: str) -> List[str]:
     return parts
 
 
-def parse_label_selector(text: str) -> List[Requirement]:
+def parse_label_selector(text: str) -> list[Requirement]:
     """Parse `a=b,c!=d,e in (f,g),!h,i`; raises a 400 ApiError on bad syntax."""
-    reqs: List[Requirement] = []
+    reqs: list[Requirement] = []
     if not text.strip():
         return reqs
     for raw in _split_top_level(text):
@@ -95,7 +96,7 @@ def _selector_error(text: str, detail: str) -> ApiError:
     return bad_request(f'unable to parse requirement: couldn\'t parse the selector string "{text}": {detail}')
 
 
-def labels_match(reqs: List[Requirement], obj: JSON) -> bool:
+def labels_match(reqs: list[Requirement], obj: JSON) -> bool:
     labels = (obj.get("metadata") or {}).get("labels") or {}
     return all(r.matches(labels) for r in reqs)
 
@@ -107,9 +108,9 @@ class FieldRequirement:
     value: str
 
 
-def parse_field_selector(text: str, allowed: FrozenSet[str]) -> List[FieldRequirement]:
+def parse_field_selector(text: str, allowed: frozenset[str]) -> list[FieldRequirement]:
     """Parse `a.b=c,d!=e`; unsupported field labels are a 400, as on the real server."""
-    reqs: List[FieldRequirement] = []
+    reqs: list[FieldRequirement] = []
     if not text.strip():
         return reqs
     for raw in text.split(","):
@@ -140,12 +141,12 @@ def field_value(obj: JSON, path: str) -> str:
     return str(current)
 
 
-def fields_match(reqs: List[FieldRequirement], obj: JSON) -> bool:
+def fields_match(reqs: list[FieldRequirement], obj: JSON) -> bool:
     return all((field_value(obj, r.path) == r.value) == r.equal for r in reqs)
 
 
 def make_filter(
-    label_selector: Optional[str], field_selector: Optional[str], allowed: FrozenSet[str]
+    label_selector: str | None, field_selector: str | None, allowed: frozenset[str]
 ) -> Callable[[JSON], bool]:
     label_reqs = parse_label_selector(label_selector or "")
     field_reqs = parse_field_selector(field_selector or "", allowed)

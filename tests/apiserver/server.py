@@ -18,15 +18,16 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import yaml
 
-from .cluster import DEFAULT_NAMESPACES, Cluster, Change, rfc3339, rfc3339_nano
+from .cluster import DEFAULT_NAMESPACES, Change, Cluster, rfc3339, rfc3339_nano
 from .errors import (
     REASON_FOR_CODE,
     ApiError,
@@ -42,6 +43,7 @@ from .errors import (
     not_supported,
     unauthorized,
 )
+from .negotiation import JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, negotiate_input, negotiate_output, negotiate_stream
 from .resources import (
     EVENTS,
     NAMESPACES,
@@ -51,10 +53,9 @@ from .resources import (
     resolve_crd_sets,
 )
 from .schema import DEFAULT_UPSTREAM
-from .negotiation import JSON_TYPE, PROTOBUF_TYPE, YAML_TYPE, negotiate_input, negotiate_output, negotiate_stream
 from .selectors import make_filter
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 THREAD_PREFIX = "apiserver-double"
 
 
@@ -71,21 +72,21 @@ class Fault:
     (e.g. `pods/log`); None matches every request, discovery included.
     """
 
-    verb: Optional[str] = None
-    resource: Optional[str] = None
-    namespace: Optional[str] = None
-    name: Optional[str] = None
-    code: Optional[int] = None
-    message: Optional[str] = None
-    reason: Optional[str] = None
-    nth: Optional[int] = None  # fire only on the n-th matching request (1-based)
-    times: Optional[int] = None  # fire at most this many times
+    verb: str | None = None
+    resource: str | None = None
+    namespace: str | None = None
+    name: str | None = None
+    code: int | None = None
+    message: str | None = None
+    reason: str | None = None
+    nth: int | None = None  # fire only on the n-th matching request (1-based)
+    times: int | None = None  # fire at most this many times
     delay: float = 0.0
     seen: int = 0  # matching requests so far
     hits: int = 0  # times the fault fired
     # What a firing fault does instead of answering `code` (see FAULT_ACTIONS); None: answer `code`.
-    action: Optional[str] = None
-    dry_run: Optional[bool] = None  # match only server dry runs (True) or only real requests (False)
+    action: str | None = None
+    dry_run: bool | None = None  # match only server dry runs (True) or only real requests (False)
 
 
 # A fault's `action`: what a network or a dying server does to a request.
@@ -100,13 +101,13 @@ FAULT_ACTIONS = ("reset", "lose-response", "go-away")
 @dataclass(frozen=True)
 class Route:
     verb: str  # "" for discovery and other non-resource paths
-    rtype: Optional[ResourceType] = None
-    namespace: Optional[str] = None
-    name: Optional[str] = None
+    rtype: ResourceType | None = None
+    namespace: str | None = None
+    name: str | None = None
     subresource: str = ""
 
     @property
-    def rbac_verbs(self) -> Tuple[str, ...]:
+    def rbac_verbs(self) -> tuple[str, ...]:
         return ("apply", "patch") if self.verb == "apply" else (self.verb,)
 
 
@@ -114,18 +115,18 @@ class Route:
 class RecordedRequest:
     method: str
     path: str
-    query: Dict[str, List[str]]
-    headers: Dict[str, str]
+    query: dict[str, list[str]]
+    headers: dict[str, str]
     body: bytes
     verb: str
     resource: str  # plural.group (plus /subresource), "" for discovery
-    namespace: Optional[str]
-    name: Optional[str]
+    namespace: str | None
+    name: str | None
 
     def json(self) -> Any:
         return json.loads(self.body) if self.body else None
 
-    def param(self, key: str) -> Optional[str]:
+    def param(self, key: str) -> str | None:
         values = self.query.get(key)
         return values[0] if values else None
 
@@ -146,10 +147,10 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address: Tuple[str, int], double: "ApiServerDouble") -> None:
+    def __init__(self, address: tuple[str, int], double: ApiServerDouble) -> None:
         self.double = double
         self.tracking_lock = threading.Lock()
-        self.connections: Dict[socket.socket, threading.Thread] = {}
+        self.connections: dict[socket.socket, threading.Thread] = {}
         self.to_reset: set = set()  # sockets to close with RST instead of FIN
         self.counter = 0
         super().__init__(address, _Handler)
@@ -195,7 +196,7 @@ class _Server(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Swallow errors instead of printing tracebacks to stderr."""
 
-    def close_connections(self) -> List[threading.Thread]:
+    def close_connections(self) -> list[threading.Thread]:
         with self.tracking_lock:
             items = list(self.connections.items())
         for sock, _ in items:
@@ -297,7 +298,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.streaming = False
         self.media = JSON_TYPE
         route = Route("")
-        route_error: Optional[ApiError] = None
+        route_error: ApiError | None = None
         try:
             route = double._route(method, split.path, query, self.headers.get("Content-Type", ""))
         except ApiError as err:
@@ -332,7 +333,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
 
     def _dispatch_unanswered(
-        self, path: str, query: Mapping[str, List[str]], body: bytes, route: Route, *, stop: bool
+        self, path: str, query: Mapping[str, list[str]], body: bytes, route: Route, *, stop: bool
     ) -> None:
         """Carry the request out, throw the answer away and reset the connection (and with
         `stop`, stop the server before the client can see the reset)."""
@@ -349,16 +350,16 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.double._go_away()
 
 
-def _one(query: Mapping[str, List[str]], key: str) -> Optional[str]:
+def _one(query: Mapping[str, list[str]], key: str) -> str | None:
     values = query.get(key)
     return values[0] if values else None
 
 
-def _flag(query: Mapping[str, List[str]], key: str) -> bool:
+def _flag(query: Mapping[str, list[str]], key: str) -> bool:
     return (_one(query, key) or "").lower() in ("true", "1")
 
 
-def _int_param(query: Mapping[str, List[str]], key: str) -> Optional[int]:
+def _int_param(query: Mapping[str, list[str]], key: str) -> int | None:
     raw = _one(query, key)
     if raw is None or raw == "":
         return None
@@ -376,18 +377,18 @@ class ApiServerDouble:
 
     def __init__(
         self,
-        crds: Optional[Iterable[str]] = None,
-        token: Optional[str] = None,
+        crds: Iterable[str] | None = None,
+        token: str | None = None,
         *,
         host: str = "127.0.0.1",
         port: int = 0,
-        upstream_dir: Optional[Path] = DEFAULT_UPSTREAM,
+        upstream_dir: Path | None = DEFAULT_UPSTREAM,
         validate_schemas: bool = True,
         strict_namespaces: bool = True,
         namespaces: Sequence[str] = DEFAULT_NAMESPACES,
         full_crd_schemas: bool = True,
         user: str = "system:serviceaccount:default:ktrain",
-        kube_version: Tuple[int, int, int] = (1, 33, 0),
+        kube_version: tuple[int, int, int] = (1, 33, 0),
     ) -> None:
         self.crd_sets = resolve_crd_sets(crds)
         self.token = token
@@ -402,19 +403,19 @@ class ApiServerDouble:
             namespaces=namespaces,
             full_crd_schemas=full_crd_schemas,
         )
-        self.faults: List[Fault] = []
-        self.requests: List[RecordedRequest] = []
+        self.faults: list[Fault] = []
+        self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._port = port
-        self._server: Optional[_Server] = None
-        self._serve_thread: Optional[threading.Thread] = None
+        self._server: _Server | None = None
+        self._serve_thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._listener_closed = threading.Event()
-        self._stopper: Optional[threading.Thread] = None
+        self._stopper: threading.Thread | None = None
 
     # -- lifecycle --------------------------------------------------------------------------------
 
-    def start(self) -> "ApiServerDouble":
+    def start(self) -> ApiServerDouble:
         """Start serving; after stop() this rebinds the same port."""
         stopper, self._stopper = self._stopper, None
         if stopper is not None and stopper is not threading.current_thread():
@@ -472,7 +473,7 @@ class ApiServerDouble:
     def running(self) -> bool:
         return self._server is not None
 
-    def __enter__(self) -> "ApiServerDouble":
+    def __enter__(self) -> ApiServerDouble:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -497,7 +498,7 @@ class ApiServerDouble:
         self,
         namespace: str = "default",
         context: str = "double",
-        token: Optional[str] = None,
+        token: str | None = None,
         anonymous: bool = False,
         user: str = "double-user",
     ) -> JSON:
@@ -523,10 +524,10 @@ class ApiServerDouble:
 
     def write_kubeconfig(
         self,
-        path: Union[str, Path],
+        path: str | Path,
         namespace: str = "default",
         context: str = "double",
-        token: Optional[str] = None,
+        token: str | None = None,
         anonymous: bool = False,
     ) -> Path:
         target = Path(path)
@@ -535,7 +536,7 @@ class ApiServerDouble:
         target.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
         return target
 
-    def api_client(self, namespace: str = "default", token: Optional[str] = None, anonymous: bool = False) -> Any:
+    def api_client(self, namespace: str = "default", token: str | None = None, anonymous: bool = False) -> Any:
         """A `kubernetes.client.ApiClient` configured through the client's kubeconfig loader."""
         from kubernetes import client, config
 
@@ -553,18 +554,18 @@ class ApiServerDouble:
     def inject(
         self,
         *,
-        verb: Optional[str] = None,
-        resource: Optional[str] = None,
-        namespace: Optional[str] = None,
-        name: Optional[str] = None,
-        code: Optional[int] = None,
-        message: Optional[str] = None,
-        reason: Optional[str] = None,
-        nth: Optional[int] = None,
-        times: Optional[int] = None,
+        verb: str | None = None,
+        resource: str | None = None,
+        namespace: str | None = None,
+        name: str | None = None,
+        code: int | None = None,
+        message: str | None = None,
+        reason: str | None = None,
+        nth: int | None = None,
+        times: int | None = None,
         delay: float = 0.0,
-        action: Optional[str] = None,
-        dry_run: Optional[bool] = None,
+        action: str | None = None,
+        dry_run: bool | None = None,
     ) -> Fault:
         """Add a Fault (see its docstring); returns it so tests can read `seen` / `hits`."""
         if action is not None and action not in FAULT_ACTIONS:
@@ -581,42 +582,42 @@ class ApiServerDouble:
         verb: str,
         resource: str,
         *,
-        namespace: Optional[str] = None,
-        name: Optional[str] = None,
+        namespace: str | None = None,
+        name: str | None = None,
     ) -> Fault:
         """Answer 403 Forbidden (RBAC-style message) to `verb` on `resource`."""
         return self.inject(verb=verb, resource=resource, namespace=namespace, name=name, code=403)
 
-    def fail_nth(self, verb: str, resource: str, n: int, code: int = 422, message: Optional[str] = None) -> Fault:
+    def fail_nth(self, verb: str, resource: str, n: int, code: int = 422, message: str | None = None) -> Fault:
         return self.inject(verb=verb, resource=resource, nth=n, code=code, message=message)
 
-    def fail_nth_create(self, resource: str, n: int, code: int = 422, message: Optional[str] = None) -> Fault:
+    def fail_nth_create(self, resource: str, n: int, code: int = 422, message: str | None = None) -> Fault:
         """Fail only the n-th create of `resource` (a plural or a kind)."""
         return self.fail_nth("create", resource, n, code, message)
 
     def lose_response(
         self,
-        verb: Optional[str] = None,
-        resource: Optional[str] = None,
+        verb: str | None = None,
+        resource: str | None = None,
         *,
-        nth: Optional[int] = None,
-        dry_run: Optional[bool] = False,
+        nth: int | None = None,
+        dry_run: bool | None = False,
     ) -> Fault:
         """Carry out the matching request (a write is stored), then reset the connection unanswered."""
         return self.inject(verb=verb, resource=resource, nth=nth, times=1, action="lose-response", dry_run=dry_run)
 
     def go_away(
         self,
-        verb: Optional[str] = None,
-        resource: Optional[str] = None,
+        verb: str | None = None,
+        resource: str | None = None,
         *,
-        nth: Optional[int] = None,
-        dry_run: Optional[bool] = False,
+        nth: int | None = None,
+        dry_run: bool | None = False,
     ) -> Fault:
         """As `lose_response`, and the server stops: later requests find the connection refused."""
         return self.inject(verb=verb, resource=resource, nth=nth, times=1, action="go-away", dry_run=dry_run)
 
-    def slow(self, seconds: float, *, verb: Optional[str] = None, resource: Optional[str] = None) -> Fault:
+    def slow(self, seconds: float, *, verb: str | None = None, resource: str | None = None) -> Fault:
         """Delay matching requests (all requests by default) by `seconds`."""
         return self.inject(verb=verb, resource=resource, delay=seconds)
 
@@ -626,7 +627,7 @@ class ApiServerDouble:
 
     # -- inspection and seeding -------------------------------------------------------------------
 
-    def requests_for(self, verb: Optional[str] = None, resource: Optional[str] = None) -> List[RecordedRequest]:
+    def requests_for(self, verb: str | None = None, resource: str | None = None) -> list[RecordedRequest]:
         """Recorded requests, filtered by verb and/or resource (plural or plural.group)."""
         with self._lock:
             found = list(self.requests)
@@ -643,10 +644,10 @@ class ApiServerDouble:
         with self._lock:
             self.requests.clear()
 
-    def resource_type(self, resource: str, group: Optional[str] = None) -> ResourceType:
+    def resource_type(self, resource: str, group: str | None = None) -> ResourceType:
         return self.cluster.resolve(resource, group)
 
-    def objects(self, resource: str, namespace: Optional[str] = None, group: Optional[str] = None) -> List[JSON]:
+    def objects(self, resource: str, namespace: str | None = None, group: str | None = None) -> list[JSON]:
         """Stored objects of a type (deep copies), in one namespace or all."""
         return self.cluster.items(self.resource_type(resource, group), namespace, lambda _: True)
 
@@ -654,9 +655,9 @@ class ApiServerDouble:
         self,
         resource: str,
         name: str,
-        namespace: Optional[str] = "default",
-        group: Optional[str] = None,
-    ) -> Optional[JSON]:
+        namespace: str | None = "default",
+        group: str | None = None,
+    ) -> JSON | None:
         rt = self.resource_type(resource, group)
         try:
             return self.cluster.get(rt, namespace, name)
@@ -672,9 +673,9 @@ class ApiServerDouble:
         self,
         resource: str,
         name: str,
-        namespace: Optional[str] = "default",
-        propagation: Optional[str] = None,
-        group: Optional[str] = None,
+        namespace: str | None = "default",
+        propagation: str | None = None,
+        group: str | None = None,
     ) -> None:
         self.cluster.delete(self.resource_type(resource, group), namespace, name, propagation)
 
@@ -683,8 +684,8 @@ class ApiServerDouble:
         resource: str,
         name: str,
         status: JSON,
-        namespace: Optional[str] = "default",
-        group: Optional[str] = None,
+        namespace: str | None = "default",
+        group: str | None = None,
     ) -> JSON:
         """Replace `.status` of a stored object, as its controller would."""
         rt = self.resource_type(resource, group)
@@ -693,7 +694,7 @@ class ApiServerDouble:
             obj["status"] = status
             return self.cluster.put(rt, obj)
 
-    def add_namespace(self, name: str, labels: Optional[Mapping[str, str]] = None) -> JSON:
+    def add_namespace(self, name: str, labels: Mapping[str, str] | None = None) -> JSON:
         meta: JSON = {"name": name}
         if labels:
             meta["labels"] = dict(labels)
@@ -716,14 +717,14 @@ class ApiServerDouble:
         name: str,
         namespace: str = "default",
         *,
-        labels: Optional[Mapping[str, str]] = None,
-        annotations: Optional[Mapping[str, str]] = None,
+        labels: Mapping[str, str] | None = None,
+        annotations: Mapping[str, str] | None = None,
         phase: str = "Running",
-        node: Optional[str] = None,
-        containers: Sequence[Union[str, JSON]] = ("main",),
-        init_containers: Sequence[Union[str, JSON]] = (),
-        container_statuses: Optional[List[JSON]] = None,
-        owner: Optional[JSON] = None,
+        node: str | None = None,
+        containers: Sequence[str | JSON] = ("main",),
+        init_containers: Sequence[str | JSON] = (),
+        container_statuses: list[JSON] | None = None,
+        owner: JSON | None = None,
         restart_count: int = 0,
     ) -> JSON:
         """Add a pod as the scheduler/kubelet would have left it.
@@ -770,10 +771,10 @@ class ApiServerDouble:
         pod: str,
         text: str,
         *,
-        container: Optional[str] = None,
+        container: str | None = None,
         namespace: str = "default",
         previous: bool = False,
-        timestamp: Optional[dt.datetime] = None,
+        timestamp: dt.datetime | None = None,
     ) -> None:
         """Append log text (split into lines) to a container; wakes `follow` streams."""
         name = container or self._single_container(namespace, pod)
@@ -782,11 +783,11 @@ class ApiServerDouble:
     def terminate_container(
         self,
         pod: str,
-        container: Optional[str] = None,
+        container: str | None = None,
         *,
         namespace: str = "default",
         exit_code: int = 0,
-        reason: Optional[str] = None,
+        reason: str | None = None,
     ) -> JSON:
         """Mark a container terminated (ends log follow streams); the pod's phase follows."""
         name = container or self._single_container(namespace, pod)
@@ -817,15 +818,15 @@ class ApiServerDouble:
 
     def add_event(
         self,
-        involved: Union[JSON, Tuple[str, str]],
+        involved: JSON | tuple[str, str],
         reason: str,
         message: str,
         *,
         type: str = "Normal",  # noqa: A002 - mirrors the Event field name
-        namespace: Optional[str] = None,
+        namespace: str | None = None,
         count: int = 1,
         component: str = "apiserver-double",
-        timestamp: Optional[dt.datetime] = None,
+        timestamp: dt.datetime | None = None,
     ) -> JSON:
         """Record a core/v1 Event about `involved` (a stored object, or (kind, name))."""
         if isinstance(involved, tuple):
@@ -865,8 +866,8 @@ class ApiServerDouble:
         self,
         method: str,
         path: str,
-        query: Dict[str, List[str]],
-        headers: Dict[str, str],
+        query: dict[str, list[str]],
+        headers: dict[str, str],
         body: bytes,
         route: Route,
     ) -> None:
@@ -878,13 +879,13 @@ class ApiServerDouble:
         with self._lock:
             self.requests.append(req)
 
-    def _authenticate(self, header: Optional[str]) -> None:
+    def _authenticate(self, header: str | None) -> None:
         if self.token is None:
             return
         if header != f"Bearer {self.token}":
             raise unauthorized()
 
-    def _route(self, method: str, path: str, query: Mapping[str, List[str]], content_type: str) -> Route:
+    def _route(self, method: str, path: str, query: Mapping[str, list[str]], content_type: str) -> Route:
         segments = [s for s in path.split("/") if s]
         if not segments or segments[0] not in ("api", "apis"):
             return Route("get" if method == "GET" else "")
@@ -900,7 +901,7 @@ class ApiServerDouble:
             group, version, rest = segments[1], segments[2], segments[3:]
         if not rest:
             return Route("get")
-        namespace: Optional[str] = None
+        namespace: str | None = None
         types = self.cluster.types
         if rest[0] == "namespaces" and len(rest) >= 3:
             candidate = types.get((group, rest[2]))
@@ -924,7 +925,7 @@ class ApiServerDouble:
             return Route("get", rt, namespace, name, sub)
         verb = self._verb(method, name, query, content_type)
         if sub:
-            allowed: Tuple[str, ...] = ("get", "update", "patch", "apply")
+            allowed: tuple[str, ...] = ("get", "update", "patch", "apply")
         else:
             allowed = rt.verbs + (("apply",) if "patch" in rt.verbs else ())
         if verb not in allowed:
@@ -932,7 +933,7 @@ class ApiServerDouble:
         return Route(verb, rt, namespace, name, sub)
 
     @staticmethod
-    def _verb(method: str, name: Optional[str], query: Mapping[str, List[str]], content_type: str) -> str:
+    def _verb(method: str, name: str | None, query: Mapping[str, list[str]], content_type: str) -> str:
         if method == "GET":
             if name:
                 return "get"
@@ -947,7 +948,7 @@ class ApiServerDouble:
             return "delete" if name else "deletecollection"
         return "unsupported"
 
-    def _run_faults(self, route: Route, query: Mapping[str, List[str]]) -> Optional[str]:
+    def _run_faults(self, route: Route, query: Mapping[str, list[str]]) -> str | None:
         """Delay and/or fail as the matching faults say; returns a firing fault's action."""
         dry_run = bool(query.get("dryRun"))
         with self._lock:
@@ -986,10 +987,7 @@ class ApiServerDouble:
         name = route.name or ""
         if code == 403 and rt is not None and fault.message is None:
             verb = "patch" if route.verb == "apply" else route.verb
-            if route.namespace:
-                scope = f'in the namespace "{route.namespace}"'
-            else:
-                scope = "at the cluster scope"
+            scope = f'in the namespace "{route.namespace}"' if route.namespace else "at the cluster scope"
             why = f'User "{self.user}" cannot {verb} resource "{plural}" in API group "{group}" {scope}'
             return forbidden_request(group, plural, name, why)
         if code == 422 and rt is not None and fault.reason is None:
@@ -1011,7 +1009,7 @@ class ApiServerDouble:
         self,
         handler: _Handler,
         path: str,
-        query: Mapping[str, List[str]],
+        query: Mapping[str, list[str]],
         body: bytes,
         route: Route,
     ) -> None:
@@ -1110,7 +1108,7 @@ class ApiServerDouble:
                 "NotAcceptable",
             )
 
-    def _dry_run(self, query: Mapping[str, List[str]], route: Route) -> bool:
+    def _dry_run(self, query: Mapping[str, list[str]], route: Route) -> bool:
         values = list(query.get("dryRun", []))
         for value in values:
             if value != "All":
@@ -1121,7 +1119,7 @@ class ApiServerDouble:
         return bool(values)
 
     @staticmethod
-    def _propagation(query: Mapping[str, List[str]], options: Any) -> Optional[str]:
+    def _propagation(query: Mapping[str, list[str]], options: Any) -> str | None:
         policy = _one(query, "propagationPolicy")
         if isinstance(options, dict):
             if options.get("propagationPolicy"):
@@ -1186,7 +1184,7 @@ class ApiServerDouble:
             raise no_such_resource()
 
     def _resource_list(self, group: str, version: str) -> JSON:
-        resources: List[JSON] = []
+        resources: list[JSON] = []
         for rt in sorted(self.cluster.types_in(group, version), key=lambda r: r.plural):
             resources.extend(api_resource(rt))
         return {
@@ -1202,14 +1200,14 @@ class ApiServerDouble:
         self,
         handler: _Handler,
         rt: ResourceType,
-        namespace: Optional[str],
-        query: Mapping[str, List[str]],
+        namespace: str | None,
+        query: Mapping[str, list[str]],
     ) -> None:
         cluster = self.cluster
         accept = make_filter(_one(query, "labelSelector"), _one(query, "fieldSelector"), rt.allowed_field_labels())
         timeout = _int_param(query, "timeoutSeconds")
         rv_param = _one(query, "resourceVersion") or ""
-        initial: List[JSON] = []
+        initial: list[JSON] = []
         if rv_param in ("", "0"):
             with cluster.lock:
                 initial = cluster.items(rt, namespace, accept)
@@ -1246,7 +1244,7 @@ class ApiServerDouble:
                     cluster.changed.wait(min(0.5, remaining))
         handler.end_chunks()
 
-    def _serve_log(self, handler: _Handler, namespace: str, pod_name: str, query: Mapping[str, List[str]]) -> None:
+    def _serve_log(self, handler: _Handler, namespace: str, pod_name: str, query: Mapping[str, list[str]]) -> None:
         cluster = self.cluster
         pod = cluster.get(PODS, namespace, pod_name)
         spec = pod.get("spec") or {}
@@ -1269,7 +1267,7 @@ class ApiServerDouble:
         limit = _int_param(query, "limitBytes")
         since = _int_param(query, "sinceSeconds")
         since_time = _one(query, "sinceTime")
-        cutoff: Optional[dt.datetime] = None
+        cutoff: dt.datetime | None = None
         if since is not None:
             cutoff = dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=since)
         elif since_time:
@@ -1350,7 +1348,7 @@ def _event_line(kind: str, obj: JSON) -> bytes:
     return json.dumps({"type": kind, "object": obj}).encode() + b"\n"
 
 
-def _watch_event(change: Change, accept: Any) -> Optional[Tuple[str, JSON]]:
+def _watch_event(change: Change, accept: Any) -> tuple[str, JSON] | None:
     """Translate a stored change into what a filtered watch sees (ADDED/MODIFIED/DELETED)."""
     now_matches = accept(change.new)
     before = change.old is not None and accept(change.old)
@@ -1367,7 +1365,7 @@ def _watch_event(change: Change, accept: Any) -> Optional[Tuple[str, JSON]]:
     return None
 
 
-def _container_spec(container: Union[str, JSON]) -> JSON:
+def _container_spec(container: str | JSON) -> JSON:
     return container if isinstance(container, dict) else {"name": container, "image": "busybox"}
 
 

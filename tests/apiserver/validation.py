@@ -8,12 +8,12 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from .errors import ApiError, FieldError, bad_request, forbidden, invalid, required, too_long
 from .resources import CONFIGMAPS, NAMESPACES, SECRETS, SERVICES, ResourceType
 
-JSON = Dict[str, Any]
+JSON = dict[str, Any]
 
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _LABEL_1123 = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -58,7 +58,7 @@ MAX_CONFIG_BYTES = 1024 * 1024
 MAX_ANNOTATION_BYTES = 256 * 1024
 
 
-def validate_name(rt: ResourceType, name: str) -> List[FieldError]:
+def validate_name(rt: ResourceType, name: str) -> list[FieldError]:
     field = "metadata.name"
     if rt is NAMESPACES:
         pattern, message, limit = _LABEL_1123, LABEL_1123_MSG, 63
@@ -66,7 +66,7 @@ def validate_name(rt: ResourceType, name: str) -> List[FieldError]:
         pattern, message, limit = _LABEL_1035, LABEL_1035_MSG, 63
     else:
         pattern, message, limit = _SUBDOMAIN, SUBDOMAIN_MSG, 253
-    errors: List[FieldError] = []
+    errors: list[FieldError] = []
     if len(name) > limit:
         errors.append(invalid(field, name, f"must be no more than {limit} characters"))
     if not pattern.match(name):
@@ -74,9 +74,9 @@ def validate_name(rt: ResourceType, name: str) -> List[FieldError]:
     return errors
 
 
-def _qualified_name_errors(field: str, key: str) -> List[FieldError]:
+def _qualified_name_errors(field: str, key: str) -> list[FieldError]:
     prefix, _, name = key.rpartition("/")
-    errors: List[FieldError] = []
+    errors: list[FieldError] = []
     if "/" in key:
         if not prefix:
             errors.append(invalid(field, key, "prefix part must be non-empty"))
@@ -91,9 +91,9 @@ def _qualified_name_errors(field: str, key: str) -> List[FieldError]:
     return errors
 
 
-def validate_metadata(rt: ResourceType, obj: JSON) -> List[FieldError]:
+def validate_metadata(rt: ResourceType, obj: JSON) -> list[FieldError]:
     meta = obj.get("metadata") or {}
-    errors: List[FieldError] = []
+    errors: list[FieldError] = []
     name = meta.get("name") or ""
     if not name:
         errors.append(required("metadata.name", "name or generateName is required"))
@@ -153,8 +153,8 @@ def normalise_secret(obj: JSON) -> None:
     obj.setdefault("type", "Opaque")
 
 
-def check_string_map(kind: str, obj: JSON, field: str) -> Optional[ApiError]:
-    for key, value in (obj.get(field) or {}).items():
+def check_string_map(kind: str, obj: JSON, field: str) -> ApiError | None:
+    for _key, value in (obj.get(field) or {}).items():
         if not isinstance(value, str):
             return bad_request(
                 f'{kind} in version "v1" cannot be handled as a {kind}: json: cannot unmarshal '
@@ -163,9 +163,9 @@ def check_string_map(kind: str, obj: JSON, field: str) -> Optional[ApiError]:
     return None
 
 
-def validate_kind(rt: ResourceType, obj: JSON, old: Optional[JSON]) -> List[FieldError]:
+def validate_kind(rt: ResourceType, obj: JSON, old: JSON | None) -> list[FieldError]:
     """Kind-specific checks for ConfigMaps and Secrets (keys, size, immutability)."""
-    errors: List[FieldError] = []
+    errors: list[FieldError] = []
     if rt not in (CONFIGMAPS, SECRETS):
         return errors
     size = 0

@@ -73,7 +73,10 @@ def _modules_after(code: str, env: dict[str, str] | None = None) -> set[str]:
     return set(line.split()[1:])
 
 
-RENDER = "from ktrain.cli import main\nmain(['render', '--runtime', 'torch-distributed', '--nodes', '4', '--', 'torchrun', 'x'])"
+RENDER = (
+    "from ktrain.cli import main\n"
+    "main(['render', '--runtime', 'torch-distributed', '--nodes', '4', '--', 'torchrun', 'x'])"
+)
 
 
 def test_render_imports_no_heavy_module_and_no_yaml_parser_once_the_cache_is_warm() -> None:

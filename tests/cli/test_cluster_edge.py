@@ -14,7 +14,7 @@ from apiserver import ApiServerDouble
 
 from ktrain import constants as c
 from ktrain.cluster import client as k
-from ktrain.cluster import observe
+from ktrain.cluster import names, observe
 from ktrain.cluster.connection import ConnectionOptions
 from ktrain.cluster.kube import connect
 from ktrain.errors import ExitCode, InternalError
@@ -83,7 +83,7 @@ def test_namespace_with_path_traversal_is_refused_before_any_request(srv, kc, cl
 def test_every_cluster_command_refuses_a_bad_namespace_before_any_request(srv, kc, cli, command, namespace) -> None:
     r = cli(*command, "-n", namespace, "--kubeconfig", kc)
     assert r.exit_code == ExitCode.USAGE, (r.exit_code, r.stdout, r.stderr)
-    assert f"invalid namespace {k._show(namespace)}" in r.stderr
+    assert f"invalid namespace {names._show(namespace)}" in r.stderr
     assert "Traceback" not in r.stderr
     assert srv.requests == []
     assert victim_intact(srv)

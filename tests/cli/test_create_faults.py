@@ -33,25 +33,33 @@ def left_on(srv: ApiServerDouble) -> set[str]:
     return out
 
 
-def scenario_args(name: str, tmp_path: Path) -> tuple[list[str], list[tuple[str, str]]]:
-    """(create arguments, its real writes in order as (resource, name)). The order is asserted
-    by test_the_writes_of_each_scenario_are_the_ones_faulted below."""
+def scenario_args(name: str, tmp_path: Path) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """(create arguments, its real writes in order as (verb, resource, name)): server-side applies
+    of each object, then the JobSet's resume, a merge patch of spec.suspend alone (issue #19). The
+    order is asserted by test_the_writes_of_each_scenario_are_the_ones_faulted below."""
     if name == "mpi":
         args = ["--runtime", "deepspeed-distributed", "--name", "ds"]
         writes = [
-            ("jobsets", "ds"),
-            ("secrets", "ds-mpi-ssh-auth"),
-            ("configmaps", "ds-mpi-hostfile"),
-            ("jobsets", "ds"),
+            ("apply", "jobsets", "ds"),
+            ("apply", "secrets", "ds-mpi-ssh-auth"),
+            ("apply", "configmaps", "ds-mpi-hostfile"),
+            ("patch", "jobsets", "ds"),
         ]
     elif name == "gang":
         runtime = write_runtime(tmp_path, COSCHEDULING)
         args = ["--runtime-file", str(runtime), "--runtime", COSCHEDULING[0], "--name", "gc"]
-        writes = [("jobsets", "gc"), ("podgroups", "gc"), ("jobsets", "gc")]
+        writes = [("apply", "jobsets", "gc"), ("apply", "podgroups", "gc"), ("patch", "jobsets", "gc")]
     else:
         args = ["--runtime", "torch-distributed", "--name", "tj", "--target", "trainjob"]
-        writes = [("trainjobs", "tj")]
+        writes = [("apply", "trainjobs", "tj")]
     return args, writes
+
+
+def fault_at(writes: list[tuple[str, str, str]], nth: int) -> tuple[str, int]:
+    """(verb, its count so far): where the double must fault to hit the nth write. A "patch" fault
+    also sees server-side applies (to RBAC an apply is a patch), so it counts them too."""
+    verb = writes[nth - 1][0]
+    return verb, sum(1 for w in writes[:nth] if verb == "patch" or w[0] == verb)
 
 
 SCENARIOS = {"mpi": 4, "gang": 3, "trainjob": 1}
@@ -67,15 +75,20 @@ def test_the_writes_of_each_scenario_are_the_ones_faulted(cli, kube, tmp_path, s
     args, writes = scenario_args(scenario, tmp_path)
     r = create(cli, kube, args)
     assert r.exit_code == 0, r.stderr
-    real = [(req.resource.split(".")[0], req.name) for req in kube.srv.requests_for("apply") if not req.param("dryRun")]
+    real = [
+        (req.verb, req.resource.split(".")[0], req.name)
+        for req in kube.srv.requests
+        if req.verb in ("apply", "patch") and not req.param("dryRun")
+    ]
     assert real == writes
 
 
 @pytest.mark.parametrize("code", [409, 422, 500])
 @pytest.mark.parametrize(("scenario", "nth"), WRITES)
 def test_a_refused_write_leaves_nothing(cli, kube, tmp_path, scenario, nth, code) -> None:
-    args, _writes = scenario_args(scenario, tmp_path)
-    fault = kube.srv.inject(verb="apply", nth=nth, code=code, dry_run=False)
+    args, writes = scenario_args(scenario, tmp_path)
+    verb, at = fault_at(writes, nth)
+    fault = kube.srv.inject(verb=verb, nth=at, code=code, dry_run=False)
     r = create(cli, kube, args)
     assert fault.hits == 1
     assert r.exit_code == ExitCode.CLUSTER, r.stderr
@@ -88,20 +101,22 @@ def test_a_refused_write_leaves_nothing(cli, kube, tmp_path, scenario, nth, code
 @pytest.mark.parametrize(("scenario", "nth"), WRITES)
 def test_a_write_whose_answer_is_lost_is_rolled_back(cli, kube, tmp_path, scenario, nth) -> None:
     args, writes = scenario_args(scenario, tmp_path)
-    fault = kube.srv.lose_response("apply", nth=nth)
+    verb, at = fault_at(writes, nth)
+    fault = kube.srv.lose_response(verb, nth=at)
     r = create(cli, kube, args)
     assert fault.hits == 1
     assert r.exit_code == ExitCode.CLUSTER, r.stderr
     assert "closed the connection without answering" in r.stderr and "Traceback" not in r.stderr
     assert "nothing was left on the cluster" in r.stderr, r.stderr
     assert left_on(kube.srv) == set()
-    resource, name = writes[nth - 1]
-    if writes.index((resource, name)) == nth - 1:  # a create (not the JobSet's resume): named as stored
+    objects = [(resource, name) for _, resource, name in writes]
+    resource, name = objects[nth - 1]
+    if objects.index((resource, name)) == nth - 1:  # a create (not the JobSet's resume): named as stored
         assert "had been stored although the answer was lost" in r.stderr
         assert f"/{name}" in r.stderr.split("nothing was left on the cluster")[1]
     # every write of the job was deleted by name, newest first
     deleted = [(req.resource.split(".")[0], req.name) for req in kube.srv.requests_for("delete")]
-    assert deleted == list(reversed(list(dict.fromkeys(writes[:nth]))))
+    assert deleted == list(reversed(list(dict.fromkeys(objects[:nth]))))
 
 
 @pytest.mark.parametrize(("scenario", "nth"), WRITES)
@@ -109,7 +124,8 @@ def test_a_server_gone_mid_create_names_what_may_be_left_and_how_to_remove_it(
     cli, kube, tmp_path, scenario, nth
 ) -> None:
     args, writes = scenario_args(scenario, tmp_path)
-    kube.srv.go_away("apply", nth=nth)
+    verb, at = fault_at(writes, nth)
+    kube.srv.go_away(verb, nth=at)
     r = create(cli, kube, args)
     assert r.exit_code == ExitCode.CLUSTER, r.stderr
     assert "Traceback" not in r.stderr
@@ -120,7 +136,7 @@ def test_a_server_gone_mid_create_names_what_may_be_left_and_how_to_remove_it(
     reported = {ref.strip() for ref in match.group(1).replace("\n", " ").split(",")}
     stored = left_on(kube.srv)
     assert stored and stored <= reported  # nothing left unreported
-    assert len(reported) == len(dict.fromkeys(writes[:nth]))  # and only what this run wrote
+    assert len(reported) == len(dict.fromkeys((r, n) for _, r, n in writes[:nth]))  # and only what this run wrote
     assert f"`{command}`" in r.stderr
     # the cluster comes back: the command given removes everything
     kube.srv.clear_faults()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 import yaml
-
 from conftest import REPO
+
 from ktrain.errors import ExitCode
 
 
@@ -156,7 +156,7 @@ def _uncommented_leaves(text: str) -> list[str]:
         block_indent = None
         body = line.split("  # ", 1)[0]
         if body.rstrip().endswith(("|", "|-", "|+")):
-            block_indent = indent if not body.lstrip().startswith("- ") else indent
+            block_indent = indent
         if line == "---" or body.rstrip().endswith(":"):
             continue
         if "  # " not in line:

@@ -13,8 +13,9 @@ import io
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -346,11 +347,11 @@ RUNTIME_SHOW_CASES: list[Case] = [
 ]
 
 TABLES = {
-    "ktrain.cli.render:render_job": RENDER_CASES,
-    "ktrain.cli.job_offline:validate_job": VALIDATE_CASES,
-    "ktrain.cli.job_offline:init_job": INIT_CASES,
-    "ktrain.cli.runtimes_view:list_runtimes": RUNTIME_LIST_CASES,
-    "ktrain.cli.runtimes_view:show_runtime": RUNTIME_SHOW_CASES,
+    "ktrain.cli.commands.job_render:render_job": RENDER_CASES,
+    "ktrain.cli.commands.job_validate:validate_job": VALIDATE_CASES,
+    "ktrain.cli.commands.job_init:init_job": INIT_CASES,
+    "ktrain.cli.commands.runtime_list:list_runtimes": RUNTIME_LIST_CASES,
+    "ktrain.cli.commands.runtime_show:show_runtime": RUNTIME_SHOW_CASES,
 }
 CASES = [case for table in TABLES.values() for case in table]
 
@@ -383,12 +384,12 @@ def test_fast_path_output_is_byte_identical_to_typer(
 # The cluster commands (job create/list/get/logs/wait/delete) have their tables in
 # tests/cli/test_fastpath_cluster.py, which runs them against the API-server double.
 CLUSTER_BODIES = {
-    "ktrain.cli.job_submit:submit_job",
-    "ktrain.cli.jobs_view:list_jobs",
-    "ktrain.cli.jobs_view:show_job",
-    "ktrain.cli.jobs_view:print_logs",
-    "ktrain.cli.jobs_view:wait_job",
-    "ktrain.cli.job_remove:delete_jobs",
+    "ktrain.cli.commands.job_create:submit_job",
+    "ktrain.cli.commands.job_list:list_jobs",
+    "ktrain.cli.commands.job_get:show_job",
+    "ktrain.cli.commands.job_logs:print_logs",
+    "ktrain.cli.commands.job_wait:wait_job",
+    "ktrain.cli.commands.job_delete:delete_jobs",
 }
 
 
@@ -415,26 +416,23 @@ def test_each_table_covers_every_option_of_its_command(body: str, files: dict[st
 
 
 def _typer_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, dict[str, Any]]]:
-    """Record, instead of running, what each typer command passes to its typer-free body."""
+    """Record, instead of running, what each typer command passes to its body (the typer app
+    looks the body up in its module when the command runs; the fast path keeps seeing the body)."""
+    import importlib
     import inspect
 
-    import ktrain.cli.job as job_commands
-    import ktrain.cli.job_create as create_command
-    import ktrain.cli.job_delete as delete_command
-    import ktrain.cli.job_observe as observe_commands
-    import ktrain.cli.runtime as runtime_commands
+    import ktrain.cli.fastpath
 
-    bodies = {handler_of(path) for path in COMMANDS}
     seen: list[tuple[Any, dict[str, Any]]] = []
-    for module in (job_commands, runtime_commands, create_command, observe_commands, delete_command):
-        for name, body in list(vars(module).items()):
-            if not any(body is known for known in bodies):
-                continue
+    originals = {path: handler_of(path) for path in COMMANDS}
+    monkeypatch.setattr(ktrain.cli.fastpath, "handler_of", originals.__getitem__)
+    for body in set(originals.values()):  # `render` and `job render` share theirs
+        module = importlib.import_module(body.__module__)
 
-            def record(*args: Any, _body: Any = body, **kwargs: Any) -> None:
-                seen.append((_body, dict(inspect.signature(_body).bind(*args, **kwargs).arguments)))
+        def record(*args: Any, _body: Any = body, **kwargs: Any) -> None:
+            seen.append((_body, dict(inspect.signature(_body).bind(*args, **kwargs).arguments)))
 
-            monkeypatch.setattr(module, name, record)
+        monkeypatch.setattr(module, body.__name__, record)
     return seen
 
 
@@ -510,12 +508,12 @@ def test_values_outside_typer_bounds_are_left_to_typer() -> None:
 def test_interrupts_and_crashes_come_out_the_same_way(
     failure: BaseException, message: str, code: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ktrain.cluster.runtimes
+    import ktrain.service
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise failure
 
-    monkeypatch.setattr(ktrain.cluster.runtimes, "render_resolving", fail)
+    monkeypatch.setattr(ktrain.service, "render_resolving", fail)
     argv = ["render", *TORCH]
     assert _captured(try_fast, argv, "", monkeypatch) == (code, "", message)
     assert _captured(main, argv, "", monkeypatch) == (code, "", message)
@@ -708,20 +706,18 @@ def test_a_body_whose_parameters_differ_from_the_tree_is_never_called(monkeypatc
     argv = ["runtime", "list", "-o", "name", "--source", "local"]
     assert parse_command(argv) is not None
     # show_runtime takes a NAME that `runtime list` never gives; render_job takes a JobInput
-    for wrong in ("ktrain.cli.runtimes_view:show_runtime", "ktrain.cli.render:render_job"):
+    for wrong in ("ktrain.cli.commands.runtime_show:show_runtime", "ktrain.cli.commands.job_render:render_job"):
         monkeypatch.setitem(COMMANDS, ("runtime", "list"), wrong)
         assert parse_command(argv) is None
         assert _captured(try_fast, argv, "", monkeypatch) == (None, "", "")
 
 
-def test_every_job_input_field_has_its_typer_declaration_and_vice_versa() -> None:
-    import typing
-
+def test_every_job_input_field_is_declared_as_an_option_or_argument() -> None:
+    """The typer app turns each JobInput field's declaration into a typer parameter."""
     import typer.models
 
-    from ktrain.cli.options import JOB_INPUT_OPTIONS
+    from ktrain.cli.typer_app import JOB_INPUT_FIELDS, _resolved
 
-    assert list(JOB_INPUT_OPTIONS) == [f.name for f in fields(JobInput)]
-    for name, annotation in JOB_INPUT_OPTIONS.items():
-        metadata = typing.get_args(annotation)[1:]
-        assert any(isinstance(m, typer.models.ParameterInfo) for m in metadata), name
+    assert [f.name for f in fields(JobInput)] == JOB_INPUT_FIELDS
+    for name, annotation in _resolved(JobInput, JOB_INPUT_FIELDS).items():
+        assert any(isinstance(m, typer.models.ParameterInfo) for m in annotation.__metadata__), name

@@ -20,9 +20,10 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from apiserver import ApiServerDouble
@@ -433,12 +434,12 @@ DELETE_CASES = [
 ]
 
 CLUSTER_TABLES = {
-    "ktrain.cli.job_submit:submit_job": CREATE_CASES,
-    "ktrain.cli.jobs_view:list_jobs": LIST_CASES,
-    "ktrain.cli.jobs_view:show_job": GET_CASES,
-    "ktrain.cli.jobs_view:print_logs": LOGS_CASES,
-    "ktrain.cli.jobs_view:wait_job": WAIT_CASES,
-    "ktrain.cli.job_remove:delete_jobs": DELETE_CASES,
+    "ktrain.cli.commands.job_create:submit_job": CREATE_CASES,
+    "ktrain.cli.commands.job_list:list_jobs": LIST_CASES,
+    "ktrain.cli.commands.job_get:show_job": GET_CASES,
+    "ktrain.cli.commands.job_logs:print_logs": LOGS_CASES,
+    "ktrain.cli.commands.job_wait:wait_job": WAIT_CASES,
+    "ktrain.cli.commands.job_delete:delete_jobs": DELETE_CASES,
 }
 CASES = [(body, case) for body, table in CLUSTER_TABLES.items() for case in table]
 

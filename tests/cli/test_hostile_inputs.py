@@ -10,16 +10,18 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
+
 from ktrain.errors import ExitCode, InputError
 from ktrain.inputs import parse_cache as cache
-from ktrain.inputs import reading
-from ktrain.inputs import registry
+from ktrain.inputs import reading, registry
 from ktrain.inputs.documents import MAX_DEPTH, load_documents
 from ktrain.output.errors import ECHO_WIDTH, format_error
 
-JOB = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: x\nspec:\n  runtimeRef:\n    name: torch-distributed\n"
+JOB = (
+    "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: x\n"
+    "spec:\n  runtimeRef:\n    name: torch-distributed\n"
+)
 NOT_UTF8 = JOB.encode() + b"  trainer:\n    image: caf\xe9:1\n"
 
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
@@ -270,7 +272,7 @@ def test_edited_cache_entry_is_not_trusted(runtimes_dir: Path) -> None:
 def test_deeply_nested_cache_entry_is_not_trusted(runtimes_dir: Path) -> None:
     _image(runtimes_dir)
     entry = _entry(runtimes_dir)
-    header, _, body = entry.read_text().partition("\n")
+    header, _, _body = entry.read_text().partition("\n")
     entry.write_text(header + "\n" + "[" * 100_000 + "]" * 100_000)
     assert "pytorch" in _image(runtimes_dir)
     entry.write_bytes(cache._HEADER + cache.checksum(b"[" * 100_000).encode() + b"\n" + b"[" * 100_000)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import REPO
+
 from ktrain.errors import ExitCode
 
 BUNDLED = sorted(p.stem for p in (REPO / "runtimes").glob("*.yaml"))

@@ -290,8 +290,8 @@ def test_client_dry_run_resolves_the_runtime_as_create_does(cli, kube) -> None:
 
 
 def test_an_explicit_runtime_file_wins_over_the_clusters_and_says_so(cli, kube, tmp_path) -> None:
-    from test_runtime_cluster import cluster_runtime
     import yaml
+    from test_runtime_cluster import cluster_runtime
 
     kube.srv.put_object(_cluster_runtime("torch-distributed", image="cluster/torch:1"))
     local = tmp_path / "rt.yaml"

@@ -8,7 +8,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from apiserver import ApiServerDouble
 from gang_runtimes import COSCHEDULING, VOLCANO, write_runtime
 

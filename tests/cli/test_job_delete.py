@@ -6,7 +6,6 @@ import io
 import sys
 
 import pytest
-
 from apiserver import owner_reference
 
 NS = "team-a"

@@ -634,7 +634,7 @@ def test_all_prefixes_are_coloured_per_pod_on_a_terminal_only(monkeypatch: pytes
     import io
     import sys
 
-    from ktrain.cli.jobs_view import LogPrinter
+    from ktrain.cli.commands.job_logs import LogPrinter
     from ktrain.cluster.job_state import PodSummary
 
     class Terminal(io.StringIO):

@@ -41,8 +41,10 @@ def test_depends_on_a_later_replicated_job_is_refused_by_validate(cli, tmp_path)
         "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata: {name: two-step}\n"
         "spec:\n  mlPolicy: {numNodes: 1}\n  template:\n    spec:\n      replicatedJobs:\n"
         "      - name: node\n        dependsOn: [{name: prep, status: Complete}]\n"
-        "        template:\n          metadata:\n            labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}\n"
-        "          spec:\n            template:\n              spec:\n                containers: [{name: node, image: busybox}]\n"
+        "        template:\n          metadata:\n"
+        "            labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}\n"
+        "          spec:\n            template:\n              spec:\n"
+        "                containers: [{name: node, image: busybox}]\n"
         "      - name: prep\n        template:\n          spec:\n            template:\n              spec:\n"
         "                containers: [{name: prep, image: busybox}]\n"
     )

@@ -13,7 +13,10 @@ from ktrain.authoring import template_bounds as bounds
 from ktrain.authoring.templating import render_template
 from ktrain.errors import ExitCode, InputError
 
-JOB = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: x\nspec:\n  runtimeRef:\n    name: torch-distributed\n"
+JOB = (
+    "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: x\n"
+    "spec:\n  runtimeRef:\n    name: torch-distributed\n"
+)
 
 
 def _error(text: str) -> InputError:

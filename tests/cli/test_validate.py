@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import REPO
+
 from ktrain.errors import ExitCode
 
 GOOD = """\

@@ -9,8 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from ktrain.completion import values
 from ktrain.completion.complete import answer, split_line
 from ktrain.completion.refresh import refresh

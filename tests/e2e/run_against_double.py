@@ -20,7 +20,6 @@ sys.path.insert(0, str(TESTS))
 
 def main(argv: list[str]) -> int:
     import pytest
-
     from apiserver import ApiServerDouble
 
     with_gc = "--with-gc" in argv

@@ -45,9 +45,9 @@ def inventory(e2e: Any) -> list[str]:
 
 
 def has_command(name: str) -> bool:
-    from ktrain.cli.job import app
+    from ktrain.completion.tree import load_tree
 
-    return any(c.name == name for c in app.registered_commands)
+    return name in load_tree()["root"]["commands"]["job"]["commands"]
 
 
 @pytest.fixture

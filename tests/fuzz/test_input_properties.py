@@ -154,7 +154,7 @@ def test_yaml_reader_reads_back_nested_structures(value: Any) -> None:
     import json
 
     for text in (json.dumps(value), _block(value)):
-        outcome(lambda: load_documents(text, "fuzz.yaml"))
+        outcome(lambda text=text: load_documents(text, "fuzz.yaml"))
 
 
 @BOUNDED

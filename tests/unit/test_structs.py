@@ -57,7 +57,7 @@ def test_argument_errors_match_dataclasses(options: dict[str, bool]) -> None:
 
 
 def test_frozen_refuses_assignment_and_hashes_like_dataclasses() -> None:
-    dc, st = _pair(frozen=True)
+    _dc, st = _pair(frozen=True)
     point = st(1, 2)
     with pytest.raises(FrozenInstanceError):
         point.x = 5  # type: ignore[misc]

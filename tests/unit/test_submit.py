@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ktrain.cli.common import parse_timeout
-from ktrain.errors import UsageError
 from ktrain.cluster.submission import owned_by_job
+from ktrain.errors import UsageError
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,8 @@ from ktrain.errors import FieldError
 
 Obj = dict[str, Any]
 
+AUTO = "auto"  # torch's numProcPerNode: one process per GPU, as torchrun decides
+
 
 class Plugin:
     """Base class: every phase is a no-op unless a plugin overrides it."""
@@ -120,6 +122,18 @@ def cpu_count(resources: Obj) -> int:
         if limit is not None:
             value = Quantity.parse(limit).ceil_int()
     return max(1, value)
+
+
+def resolve_num_proc_per_node(info: RuntimeInfo) -> str:
+    """torchrun's processes per node (`PET_NPROC_PER_NODE`): the explicit value, else "auto" with GPUs,
+    else the CPU count. Shared by the torch plugin and its torchtune rules."""
+    trainer = info.job.spec.trainer
+    if trainer is not None and trainer.num_proc_per_node is not None:
+        return str(trainer.num_proc_per_node)
+    resources = resources_for_detection(info)
+    if gpu_count(resources) > 0:
+        return AUTO
+    return str(cpu_count(resources))
 
 
 def reserved_env_error(info: RuntimeInfo, reserved: tuple[str, ...]) -> list[FieldError]:

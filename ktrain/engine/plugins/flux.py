@@ -143,7 +143,8 @@ class FluxPlugin(Plugin):
         if not uid:
             raise KtrainError(
                 "the Flux CURVE Secret is derived from the TrainJob uid, which is unknown before the TrainJob exists",
-                hint="set metadata.uid in the job file, or submit with --target trainjob and let the controller build it",
+                hint="set metadata.uid in the job file, "
+                "or submit with --target trainjob and let the controller build it",
             )
         num_nodes = trainer.num_nodes
         conf = settings(info, info.plugin_state.get("flux.runtime_env", []))

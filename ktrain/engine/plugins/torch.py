@@ -11,11 +11,9 @@ from ktrain.engine.plugins.base import (
     add_trainer_port,
     apply_trainer_num_nodes,
     completion_index_env,
-    cpu_count,
-    gpu_count,
     master_address,
     reserved_env_error,
-    resources_for_detection,
+    resolve_num_proc_per_node,
     trainer_count,
     trainer_env,
 )
@@ -27,18 +25,6 @@ PET_NODE_RANK = "PET_NODE_RANK"
 PET_MASTER_ADDR = "PET_MASTER_ADDR"
 PET_MASTER_PORT = "PET_MASTER_PORT"
 RESERVED_ENVS = (PET_NNODES, PET_NPROC_PER_NODE, PET_NODE_RANK, PET_MASTER_ADDR, PET_MASTER_PORT)
-AUTO = "auto"
-
-
-def resolve_num_proc_per_node(info: RuntimeInfo) -> str:
-    """`PET_NPROC_PER_NODE`: explicit value, else "auto" with GPUs, else the CPU count."""
-    trainer = info.job.spec.trainer
-    if trainer is not None and trainer.num_proc_per_node is not None:
-        return str(trainer.num_proc_per_node)
-    resources = resources_for_detection(info)
-    if gpu_count(resources) > 0:
-        return AUTO
-    return str(cpu_count(resources))
 
 
 def _pet_envs(info: RuntimeInfo, nproc: str, *, with_master: bool) -> list[dict[str, object]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ktrain import constants as c
 from ktrain.engine.info import RuntimeInfo
-from ktrain.engine.plugins.base import gpu_count, resources_for_detection
+from ktrain.engine.plugins.base import gpu_count, resolve_num_proc_per_node, resources_for_detection
 from ktrain.errors import FieldError
 from ktrain.util.structs import struct
 
@@ -104,8 +104,6 @@ def rewrite_command(info: RuntimeInfo, nproc: str) -> list[str]:
 
 
 def validate(info: RuntimeInfo) -> list[FieldError]:
-    from ktrain.engine.plugins.torch import resolve_num_proc_per_node
-
     trainer = info.job.spec.trainer
     assert trainer is not None  # is_torchtune() holds
     errors: list[FieldError] = []

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from ktrain.errors import InputError
 from ktrain.authoring.set_paths import (
     apply_assignment,
     is_job_path,
     parse_assignment,
     template_value,
 )
+from ktrain.errors import InputError
 
 
 def test_parse_fields_indexes_selectors_and_quoted_keys() -> None:

@@ -9,13 +9,14 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-
 from conftest import UPSTREAM
+
 from ktrain.convert import convert_documents, kinds
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
 from ktrain.errors import InputError
@@ -495,7 +496,7 @@ def test_unknown_kind_lists_the_supported_ones() -> None:
 
 
 def test_unknown_api_version() -> None:
-    with pytest.raises(InputError, match="unsupported apiVersion 'kubeflow.org/v1beta2' for TFJob") as exc:
+    with pytest.raises(InputError, match=re.escape("unsupported apiVersion 'kubeflow.org/v1beta2' for TFJob")) as exc:
         one(TF_FULL.replace("kubeflow.org/v1", "kubeflow.org/v1beta2"))
     assert exc.value.line == 1
 
@@ -508,7 +509,7 @@ def test_wrong_type_points_at_the_field() -> None:
 
 
 def test_unknown_field_suggests_the_right_one() -> None:
-    with pytest.raises(InputError, match='unknown field "spec.runPolicy.backofLimit"') as exc:
+    with pytest.raises(InputError, match=re.escape('unknown field "spec.runPolicy.backofLimit"')) as exc:
         one(FULL_RUN_POLICY.replace("backoffLimit", "backofLimit"))
     assert exc.value.hint == "did you mean 'backoffLimit'?" and exc.value.line == 9
 

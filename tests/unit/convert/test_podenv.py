@@ -104,7 +104,7 @@ def test_tf_config_matches_the_v1_controller(workers: int, shape: str) -> None:
         replicas["ps"] = 2
     if shape == "chief-ps-evaluator":
         replicas |= {"chief": 1, "evaluator": 1}
-    ports = {rt: 2222 for rt in replicas} | {"ps": 2223}
+    ports = dict.fromkeys(replicas, 2222) | {"ps": 2223}
     roles = tf_roles(replicas, ports)
 
     def ours(rt: str, i: int) -> str:

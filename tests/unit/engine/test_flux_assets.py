@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import CASES
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from conftest import CASES
 from ktrain.engine.plugins import flux_assets as fa
 
 BASH = shutil.which("bash")

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 import yaml
-
 from conftest import CASES, need_shared
+
 from ktrain.engine.merge import (
     JOBSET_SPEC_SCHEMA,
     Field,

@@ -1,19 +1,30 @@
-"""The bodies of `ktrain runtime list` and `ktrain runtime show`, typer-free.
+"""`ktrain runtime list`: the runtime blueprints ktrain can render against, local and the cluster's.
 
-The typer commands (`ktrain.cli.runtime`) and the fast path (`ktrain.cli.fastpath`) both call
-`list_runtimes` / `show_runtime`, so what they print cannot depend on which of them parsed argv.
-rich is imported only when a table is printed, the kubernetes client only when the cluster is read.
+Also the pieces `ktrain runtime show` shares: the `--source` options and `registry_for`, `summary`.
+The typer app and the fast path (`ktrain.cli.fastpath`) both call `list_runtimes`, so what it
+prints cannot depend on which of them parsed argv. rich is imported only when a table is
+printed, the kubernetes client only when the cluster is read.
 """
 
 from __future__ import annotations
 
 import sys
 
-from ktrain.cli.common import registry_from
+from ktrain.cli.common import connection, registry_from, warn
+from ktrain.cli.spec import CONTEXT, KUBECONFIG, NAMESPACE, Option, command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the fast path a few ms to import
-    from typing import Any
+    from typing import Annotated, Any
+
+RUNTIME_FILE = Option("--runtime-file", help="A runtime YAML file.")
+RUNTIMES_DIR = Option("--runtimes-dir", help="A directory of runtimes.")
+SOURCE = Option(
+    "--source",
+    help="all | local | cluster: where to read runtimes from (the cluster's "
+    "ClusterTrainingRuntimes and the namespace's TrainingRuntimes).",
+)
+LIST_TIMEOUT = Option("--request-timeout", help="Seconds to wait for the cluster.")
 
 SOURCES = ("all", "local", "cluster")
 
@@ -31,8 +42,6 @@ def registry_for(
     one of the same kind and name (the controller would use them); an unreachable cluster is
     one warning, no kubeconfig is silence. `cluster`: only the cluster's, and failing loudly.
     `local` never imports the kubernetes client."""
-    from ktrain.cli.common import warn
-    from ktrain.cli.jobinput import connection
     from ktrain.errors import UsageError
 
     if source not in SOURCES:
@@ -99,15 +108,16 @@ def summary(entry: Any) -> dict[str, Any]:
     }
 
 
+@command("runtime", "list", fast=True)
 def list_runtimes(
-    runtime_file: list[str] | None = None,
-    runtimes_dir: list[str] | None = None,
-    output: str = "table",
-    source: str = "all",
-    namespace: str | None = None,
-    kubeconfig: str | None = None,
-    context: str | None = None,
-    request_timeout: float = 10.0,
+    runtime_file: Annotated[list[str] | None, RUNTIME_FILE] = None,
+    runtimes_dir: Annotated[list[str] | None, RUNTIMES_DIR] = None,
+    output: Annotated[str, Option("-o", "--output", help="table | wide | yaml | json | name")] = "table",
+    source: Annotated[str, SOURCE] = "all",
+    namespace: Annotated[str | None, NAMESPACE] = None,
+    kubeconfig: Annotated[str | None, KUBECONFIG] = None,
+    context: Annotated[str | None, CONTEXT] = None,
+    request_timeout: Annotated[float, LIST_TIMEOUT] = 10.0,
 ) -> None:
     """List the runtime blueprints ktrain can render against (local, and the cluster's)."""
     registry = registry_for(source, runtime_file, runtimes_dir, kubeconfig, context, namespace, request_timeout)
@@ -153,80 +163,3 @@ def list_runtimes(
             row.insert(4, s["podGroupPolicy"])
         table.add_row(*row)
     Console(soft_wrap=False, width=None if sys.stdout.isatty() else 200).print(table)
-
-
-def show_runtime(
-    name: str,
-    runtime_file: list[str] | None = None,
-    runtimes_dir: list[str] | None = None,
-    output: str = "text",
-    source: str = "all",
-    namespace: str | None = None,
-    kubeconfig: str | None = None,
-    context: str | None = None,
-    request_timeout: float = 10.0,
-) -> None:
-    """Show a blueprint, and what the engine injects when a job runs on it."""
-    from ktrain.output.manifests import format_objects
-    from ktrain.output.yamltext import dump
-
-    registry = registry_for(source, runtime_file, runtimes_dir, kubeconfig, context, namespace, request_timeout)
-    entry = registry.get(name)
-    if output in ("yaml", "json"):
-        sys.stdout.write(format_objects([entry.runtime.to_dict()], output))
-        return
-    s = summary(entry)
-    out = [f"# {s['kind']} {s['name']} — framework {s['framework']}, ML policy {s['mlPolicy']}, source {s['source']}"]
-    out.append(dump(entry.runtime.to_dict()).rstrip("\n"))
-    out.append("")
-    out.append("# What rendering a TrainJob on this runtime adds (1 node, no overrides):")
-    out.extend("# " + line for line in injected(entry))
-    sys.stdout.write("\n".join(out) + "\n")
-
-
-def injected(entry: Any) -> list[str]:
-    from ktrain import constants as c
-    from ktrain.api.records import validate
-    from ktrain.engine import RenderContext, SshKeyPair, render
-    from ktrain.errors import KtrainError
-
-    runtime = entry.runtime
-    job = validate(
-        "TrainJob",
-        {
-            "metadata": {"name": "example", "namespace": "default"},
-            "spec": {"runtimeRef": {"name": runtime.name, "kind": runtime.kind}, "trainer": {}},
-        },
-    )
-    ctx = RenderContext(ssh_key=SshKeyPair(b"<private key>", b"<public key>\n"))
-    try:
-        result = render(job, runtime, ctx)
-    except KtrainError as exc:
-        return [f"(cannot render a default job: {exc})"]
-    lines = []
-    original = {r.get("name"): r for r in runtime.spec.template.spec.get("replicatedJobs") or []}
-    for obj in result.objects:
-        lines.append(f"object: {obj['kind']} ({obj['apiVersion']}) {obj['metadata']['name']}")
-        if obj["kind"] != c.JOBSET_KIND:
-            continue
-        for rjob in obj["spec"].get("replicatedJobs") or []:
-            pod = rjob["template"]["spec"]["template"].get("spec") or {}
-            before = original.get(rjob["name"]) or {}
-            before_pod = (((before.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
-            before_env = {
-                (ct.get("name"), e.get("name"))
-                for ct in (before_pod.get("containers") or []) + (before_pod.get("initContainers") or [])
-                for e in ct.get("env") or []
-            }
-            for ct in (pod.get("initContainers") or []) + (pod.get("containers") or []):
-                for e in ct.get("env") or []:
-                    if (ct.get("name"), e.get("name")) in before_env:
-                        continue
-                    value = e.get("value", "<from " + ", ".join((e.get("valueFrom") or {}).keys()) + ">")
-                    lines.append(f"  {rjob['name']}/{ct['name']} env {e['name']}={value}")
-                for p in ct.get("ports") or []:
-                    lines.append(f"  {rjob['name']}/{ct['name']} port {p.get('containerPort')}")
-            for v in pod.get("volumes") or []:
-                if not any(v.get("name") == bv.get("name") for bv in before_pod.get("volumes") or []):
-                    lines.append(f"  {rjob['name']} volume {v.get('name')}")
-    return lines

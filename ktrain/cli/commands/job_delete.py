@@ -1,17 +1,21 @@
-"""The body of `ktrain job delete`, typer-free: a job's JobSet or TrainJob and every companion
-object, by known name.
+"""`ktrain job delete`: a job's JobSet or TrainJob and every companion object, by known name.
 
-The typer command (`ktrain.cli.job_delete`) and the fast path (`ktrain.cli.fastpath`) both call
-`delete_jobs`, so what it asks, prints and deletes cannot depend on which of them parsed argv.
+The typer app and the fast path (`ktrain.cli.fastpath`) both call `delete_jobs`, so what it
+asks, prints and deletes cannot depend on which of them parsed argv.
 """
 
 from __future__ import annotations
 
 import sys
 
-from ktrain.cli.common import parse_timeout
+from ktrain.cli.common import cluster_for, parse_timeout
 from ktrain.cli.guard import Aborted
+from ktrain.cli.spec import CONTEXT, KUBECONFIG, NAMESPACE, REQUEST_TIMEOUT, Argument, Option, command
 from ktrain.errors import NotFoundError, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+    from typing import Annotated
 
 CASCADES = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan"}
 
@@ -24,20 +28,29 @@ def _confirm(question: str) -> bool:
     return answer in ("y", "yes")
 
 
+@command("job", "delete", fast=True)
 def delete_jobs(
-    names: list[str] | None = None,
-    selector: str | None = None,
-    all_jobs: bool = False,
-    cascade: str = "background",
-    wait: bool = False,
-    timeout: str | None = None,
-    yes: bool = False,
-    dry_run: str = "none",
-    namespace: str | None = None,
-    kubeconfig: str | None = None,
-    context: str | None = None,
-    request_timeout: float = 30.0,
-    force: bool = False,
+    names: Annotated[list[str] | None, Argument(help="Job names.", show_default=False)] = None,
+    selector: Annotated[
+        str | None, Option("-l", "--selector", help="Delete the jobs matching this label selector.")
+    ] = None,
+    all_jobs: Annotated[bool, Option("--all", help="Delete every job in the namespace.")] = False,
+    cascade: Annotated[
+        str, Option("--cascade", help="background | foreground | orphan (keep the pods and companions).")
+    ] = "background",
+    wait: Annotated[bool, Option("--wait", help="Wait until every object is gone.")] = False,
+    timeout: Annotated[str | None, Option("--timeout", help="With --wait: give up after (e.g. 5m).")] = None,
+    yes: Annotated[bool, Option("--yes", "-y", help="Do not ask before deleting several jobs.")] = False,
+    dry_run: Annotated[
+        str, Option("--dry-run", help="none | server (the API server checks, nothing is deleted).")
+    ] = "none",
+    namespace: Annotated[str | None, NAMESPACE] = None,
+    kubeconfig: Annotated[str | None, KUBECONFIG] = None,
+    context: Annotated[str | None, CONTEXT] = None,
+    request_timeout: Annotated[float, REQUEST_TIMEOUT] = 30.0,
+    force: Annotated[
+        bool, Option("--force", help="Also delete a named JobSet that is not a training job (job list hides it).")
+    ] = False,
 ) -> None:
     """Delete jobs: the JobSet (or TrainJob) and its PodGroup, MPI, snapshot and Flux objects."""
     propagation = CASCADES.get(cascade)
@@ -52,11 +65,9 @@ def delete_jobs(
         raise UsageError("give job names, -l SELECTOR or --all, not several of them")
     wait_timeout = parse_timeout(timeout)
 
-    from ktrain.cli.jobinput import connection
-    from ktrain.cluster.kube import connect
     from ktrain.cluster.submission import delete_job, plain_jobsets, select_jobs, wait_deleted
 
-    cluster = connect(connection(kubeconfig, context, namespace, request_timeout))
+    cluster = cluster_for(kubeconfig, context, namespace, request_timeout)
     ns = cluster.namespace
     targets = list(dict.fromkeys(names or [])) or select_jobs(cluster, ns, selector)
     if not targets:
@@ -70,9 +81,9 @@ def delete_jobs(
             f"{'them' if len(plain) > 1 else 'it'}): not deleted",
             hint="pass --force to delete it all the same, or use kubectl delete jobset NAME",
         )
-    if len(targets) > 1 and not yes and sys.stdin.isatty():
-        if not _confirm(f"delete {len(targets)} jobs in namespace {ns} ({', '.join(targets)})?"):
-            raise Aborted()
+    question = f"delete {len(targets)} jobs in namespace {ns} ({', '.join(targets)})?"
+    if len(targets) > 1 and not yes and sys.stdin.isatty() and not _confirm(question):
+        raise Aborted()
     missing = []
     gone = []
     suffix = " (server dry run)" if dry_run == "server" else ""

@@ -1,7 +1,7 @@
-"""The body of `ktrain job render` (and `ktrain render`), typer-free.
+"""`ktrain job render` (and its alias `ktrain render`): the objects a TrainJob becomes, without a cluster.
 
-The typer command (`ktrain.cli.job.render_command`) and the fast path (`ktrain.cli.fastpath`)
-both call `render_job`, so what a render prints cannot depend on which of them parsed argv.
+The typer app and the fast path (`ktrain.cli.fastpath`) both call `render_job`, so what a render
+prints cannot depend on which of them parsed argv.
 """
 
 from __future__ import annotations
@@ -10,12 +10,24 @@ import sys
 
 from ktrain.cli.common import note, warn
 from ktrain.cli.jobinput import JobInput
+from ktrain.cli.spec import Option, command
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+    from typing import Annotated
 
 
-def render_job(job_input: JobInput, output: str = "yaml", explain: bool = False) -> None:
+@command("job", "render", fast=True, aliases={("render",): "Alias of `ktrain job render`."})
+def render_job(
+    job_input: JobInput,
+    output: Annotated[str, Option("-o", "--output", help="yaml | json | name")] = "yaml",
+    explain: Annotated[
+        bool, Option("--explain", help="Comment each field with where it came from (YAML only).")
+    ] = False,
+) -> None:
     """Render the objects the Trainer controller would create, without a cluster."""
-    from ktrain.cluster.runtimes import render_resolving
     from ktrain.output.manifests import format_objects
+    from ktrain.service import render_resolving
 
     if explain and output != "yaml":
         from ktrain.errors import UsageError

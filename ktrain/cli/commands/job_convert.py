@@ -1,37 +1,35 @@
-"""`ktrain job convert`: Training Operator v1 jobs -> TrainJob YAML (+ a generated runtime),
-with a migration report on stderr. The conversion itself is `ktrain.convert` (pure)."""
+"""`ktrain job convert`: Training Operator v1 jobs -> TrainJob YAML (+ a generated runtime), with a
+migration report on stderr. The conversion itself is `ktrain.convert` (pure)."""
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Optional
 
-import typer
-
+from ktrain.cli.common import note
+from ktrain.cli.spec import Option, command
 from ktrain.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+    from typing import Annotated
 
 REPORT_FORMATS = ("table", "json", "none")
 
 
-def convert_command(
+@command("job", "convert")
+def convert_job(
     filename: Annotated[
-        str, typer.Option("-f", "--filename", help="A v1 job file: one job, several documents or a List (- for stdin).")
+        str, Option("-f", "--filename", help="A v1 job file: one job, several documents or a List (- for stdin).")
     ],
     runtime: Annotated[
-        Optional[str],
-        typer.Option(
-            "--runtime", "-r", help="Put the jobs on this existing runtime instead of a bundled or generated one."
-        ),
+        str | None,
+        Option("--runtime", "-r", help="Put the jobs on this existing runtime instead of a bundled or generated one."),
     ] = None,
-    output: Annotated[
-        str, typer.Option("-o", "--output", help="yaml | json (a List) of the converted objects.")
-    ] = "yaml",
+    output: Annotated[str, Option("-o", "--output", help="yaml | json (a List) of the converted objects.")] = "yaml",
     report: Annotated[
-        Optional[str],
-        typer.Option(
-            "--report", help="table | json | none: the migration report on stderr (default: json with -o json)."
-        ),
+        str | None,
+        Option("--report", help="table | json | none: the migration report on stderr (default: json with -o json)."),
     ] = None,
 ) -> None:
     """Convert Training Operator v1 jobs (PyTorchJob, TFJob, MPIJob, XGBoostJob, JAXJob, PaddleJob, MXJob) to TrainJobs.
@@ -39,10 +37,6 @@ def convert_command(
     Prints the TrainJob(s), and a TrainingRuntime generated from the v1 pod templates when no bundled
     runtime fits; the report on stderr says where every v1 field went, or why it was dropped.
     """
-    convert_job(filename, runtime, output, report)
-
-
-def convert_job(filename: str, runtime: str | None, output: str = "yaml", report: str | None = None) -> None:
     from ktrain.convert.report import as_json, format_table
     from ktrain.service import convert_file
 
@@ -54,11 +48,11 @@ def convert_job(filename: str, runtime: str | None, output: str = "yaml", report
     outcome = convert_file(filename, runtime)
     conversions, objects = outcome.conversions, outcome.objects
     for message in outcome.notes:
-        sys.stderr.write(f"note: {message}\n")
+        note(message)
     if report == "table":
         for conv in conversions:
-            note = f"\n  runtime generated because: {conv.reason}" if conv.runtime is not None and conv.reason else ""
-            sys.stderr.write(format_table(conv.title() + note, conv.rows) + "\n")
+            why = f"\n  runtime generated because: {conv.reason}" if conv.runtime is not None and conv.reason else ""
+            sys.stderr.write(format_table(conv.title() + why, conv.rows) + "\n")
     elif report == "json":
         sys.stderr.write(as_json([conv.report() for conv in conversions]))
     if output == "json":

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
 
-import typer
+from ktrain.cli.spec import Option, command
 
-app = typer.Typer(help="JSON Schemas for editors (yaml-language-server) and CI.", no_args_is_help=True)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Annotated
 
 
-@app.command("export")
-def export_command(
-    directory: Annotated[str, typer.Option("--dir", help="Directory to write the schemas into.")] = "schemas",
+@command("schema", "export")
+def export_schemas(
+    directory: Annotated[str, Option("--dir", help="Directory to write the schemas into.")] = "schemas",
 ) -> None:
     """(Re)generate trainjob.schema.json, runtime.schema.json and values.schema.json from the API models."""
     from ktrain.authoring.json_schemas import export

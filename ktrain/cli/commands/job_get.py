@@ -1,0 +1,204 @@
+"""`ktrain job get`: one job's state, conditions, replicated jobs, pods and warning events."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+
+from ktrain.cli.common import cluster_for, dump_data, utc_now
+from ktrain.cli.spec import CONTEXT, JOB_NAME, KUBECONFIG, NAMESPACE, REQUEST_TIMEOUT, Option, command
+from ktrain.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+    from typing import Annotated, Any
+
+GET_FORMATS = ("text", "yaml", "json")
+
+
+def _details_document(details: Any, now: dt.datetime) -> dict[str, Any]:
+    """`job get -o yaml|json`: the derived view, in a fixed key order."""
+    s = details.summary
+    return {
+        "name": s.name,
+        "namespace": s.namespace,
+        "kind": s.kind,
+        "runtime": s.runtime,
+        "nodes": s.nodes,
+        "state": s.state,
+        "reason": s.reason,
+        "message": s.message,
+        "waiting": s.stalled,  # why a job that is not running is not getting there (issue #19)
+        "trainerPods": {"ready": s.trainer_pods_ready, "expected": s.trainer_pods_expected},
+        "conditions": s.conditions,
+        "replicatedJobs": [
+            {
+                "name": st.name,
+                "step": st.ancestor,
+                "pods": st.pods,
+                "ready": st.ready,
+                "active": st.active,
+                "succeeded": st.succeeded,
+                "failed": st.failed,
+                "suspended": st.suspended,
+            }
+            for st in s.steps
+        ],
+        "pods": [
+            {
+                "name": p.name,
+                "step": p.step,
+                "rank": p.rank,
+                "phase": p.phase,
+                "node": p.node,
+                "restarts": p.restarts,
+                "reason": p.reason,
+                "message": p.message,
+            }
+            for p in s.pods
+        ],
+        "warnings": [
+            {
+                "object": "{}/{}".format(
+                    (e.get("involvedObject") or {}).get("kind"), (e.get("involvedObject") or {}).get("name")
+                ),
+                "reason": e.get("reason"),
+                "message": e.get("message"),
+                "count": e.get("count"),
+                "lastTimestamp": e.get("lastTimestamp"),
+            }
+            for e in details.warnings
+        ],
+    }
+
+
+def _why_waiting(summary: Any) -> list[str]:
+    """Plain sentences for a job that is not running yet: the pods that hold it back."""
+    from ktrain.cluster import job_state as status
+
+    if summary.state == status.SUSPENDED and summary.stalled:
+        return [summary.stalled]
+    if summary.state != status.CREATED:
+        return []
+    lines = [f"{summary.trainer_pods_ready} of {summary.trainer_pods_expected} trainer pods are running"]
+    for pod in summary.pods:
+        if pod.phase not in ("Running", "Succeeded"):
+            text = f"pod {pod.name} is {pod.phase}"
+            if pod.reason:
+                text += f": {pod.reason}" + (f" - {pod.message}" if pod.message else "")
+            lines.append(text)
+    if summary.stalled and summary.stalled not in lines[1:]:
+        lines.append(summary.stalled)
+    elif not summary.pods:
+        lines.append("no pods exist yet (see the warning events below, or the JobSet's controller)")
+    return lines
+
+
+def _event_object(event: dict[str, Any]) -> str:
+    inv = event.get("involvedObject") or {}
+    return f"{str(inv.get('kind', '')).lower()}/{inv.get('name', '')}"
+
+
+def _section(title: str, header: list[str], rows: list[list[str]], empty: str = "<none>") -> list[str]:
+    """A blank line, `Title:`, then an indented table (or `empty`)."""
+    from ktrain.output.tables import plain_table
+
+    body = plain_table(header, rows, indent="  ").rstrip("\n") if rows else f"  {empty}"
+    return ["", f"{title}:", body]
+
+
+def format_details(details: Any, now: dt.datetime) -> str:
+    from ktrain.cluster import job_state as status
+
+    s = details.summary
+    out = [
+        f"Name:       {s.name}",
+        f"Namespace:  {s.namespace}",
+        f"Kind:       {s.kind}",
+        f"Runtime:    {s.runtime or '-'}",
+        f"Nodes:      {'-' if s.nodes is None else s.nodes}",
+        f"State:      {s.state}"
+        + (
+            f" ({s.reason}: {s.message})"
+            if s.reason and s.message
+            else f" ({s.reason})"
+            if s.reason and s.reason != s.state
+            else ""
+        ),
+        f"Age:        {status.age(s.created, now)}",
+    ]
+    why = _why_waiting(s)
+    if why:
+        out.append("Waiting:    " + why[0])
+        out += ["            " + line for line in why[1:]]
+    conditions = [
+        [
+            str(cd.get("type", "")),
+            str(cd.get("status", "")),
+            str(cd.get("reason") or "-"),
+            str(cd.get("message") or "-"),
+            status.age(cd.get("lastTransitionTime"), now),
+        ]
+        for cd in s.conditions
+    ]
+    steps = [
+        [st.name, st.ancestor or "-", str(st.pods), str(st.ready), str(st.active), str(st.succeeded), str(st.failed)]
+        for st in s.steps
+    ]
+    pods = [
+        [
+            p.name,
+            p.step,
+            "-" if p.rank is None else str(p.rank),
+            p.phase,
+            p.node or "-",
+            str(p.restarts),
+            p.reason or "-",
+        ]
+        for p in s.pods
+    ]
+    warnings = [
+        [
+            status.age(e.get("lastTimestamp") or e.get("eventTime"), now),
+            _event_object(e),
+            str(e.get("reason") or ""),
+            str(e.get("message") or "").replace("\n", " "),
+        ]
+        for e in details.warnings
+    ]
+    out += _section("Conditions", ["TYPE", "STATUS", "REASON", "MESSAGE", "AGE"], conditions)
+    out += _section(
+        "Replicated jobs",
+        # PODS/JOB is the pods of each Job; the other counts are Jobs (JobSet's replicatedJobsStatus).
+        ["NAME", "STEP", "PODS/JOB", "READY JOBS", "ACTIVE JOBS", "SUCCEEDED JOBS", "FAILED JOBS"],
+        steps,
+        empty="<none> (no JobSet yet)",
+    )
+    out += _section("Pods", ["NAME", "STEP", "RANK", "PHASE", "NODE", "RESTARTS", "REASON"], pods)
+    out += _section("Warning events", ["AGE", "OBJECT", "REASON", "MESSAGE"], warnings)
+    return "\n".join(out) + "\n"
+
+
+@command("job", "get", fast=True)
+def show_job(
+    name: Annotated[str, JOB_NAME],
+    output: Annotated[str, Option("-o", "--output", help="text | yaml | json")] = "text",
+    kubeconfig: Annotated[str | None, KUBECONFIG] = None,
+    context: Annotated[str | None, CONTEXT] = None,
+    namespace: Annotated[str | None, NAMESPACE] = None,
+    request_timeout: Annotated[float, REQUEST_TIMEOUT] = 30.0,
+) -> None:
+    """Show a job: state, conditions, replicated jobs, pods and its last warning events.
+
+    Each pod shows its step, rank, phase, node, restarts and why it waits: enough to see why a job is not running.
+    """
+    if output not in GET_FORMATS:
+        raise UsageError(f"unknown output format {output!r}: use " + ", ".join(GET_FORMATS))
+    from ktrain.cluster.observe import get_job
+
+    details = get_job(cluster_for(kubeconfig, context, namespace, request_timeout), name)
+    now = utc_now()
+    if output == "text":
+        sys.stdout.write(format_details(details, now))
+    else:
+        sys.stdout.write(dump_data(_details_document(details, now), output))

@@ -1,0 +1,68 @@
+"""`ktrain job list`: the training jobs of a namespace (or of all), from the cluster."""
+
+from __future__ import annotations
+
+import sys
+
+from ktrain.cli.common import cluster_for, dump_data, utc_now, warn
+from ktrain.cli.spec import CONTEXT, KUBECONFIG, NAMESPACE, REQUEST_TIMEOUT, Option, command
+from ktrain.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+    from typing import Annotated
+
+LIST_FORMATS = ("table", "wide", "yaml", "json", "name")
+
+
+@command("job", "list", fast=True)
+def list_jobs(
+    all_namespaces: Annotated[bool, Option("-A", "--all-namespaces", help="Jobs of every namespace.")] = False,
+    selector: Annotated[
+        str | None, Option("-l", "--selector", help="Label selector, e.g. team=nlp,tier!=test.")
+    ] = None,
+    output: Annotated[str, Option("-o", "--output", help="table | wide | yaml | json | name")] = "table",
+    kubeconfig: Annotated[str | None, KUBECONFIG] = None,
+    context: Annotated[str | None, CONTEXT] = None,
+    namespace: Annotated[str | None, NAMESPACE] = None,
+    request_timeout: Annotated[float, REQUEST_TIMEOUT] = 30.0,
+) -> None:
+    """List training jobs: TrainJobs, and JobSets made from Trainer runtimes."""
+    if output not in LIST_FORMATS:
+        raise UsageError(f"unknown output format {output!r}: use " + ", ".join(LIST_FORMATS))
+    from ktrain.cluster import job_state as status
+    from ktrain.cluster import observe
+
+    cluster = cluster_for(kubeconfig, context, namespace, request_timeout)
+    notes: list[str] = []
+    jobs = observe.list_jobs(cluster, all_namespaces=all_namespaces, selector=selector, warnings=notes)
+    for note in notes:
+        warn(note)
+    if output == "name":
+        sys.stdout.write("".join(s.resource_name + "\n" for s, _ in jobs))
+        return
+    if output in ("yaml", "json"):
+        items = [obj for _, obj in jobs]
+        sys.stdout.write(dump_data({"apiVersion": "v1", "kind": "List", "items": items, "metadata": {}}, output))
+        return
+    if not jobs:
+        where = "any namespace" if all_namespaces else f"namespace {cluster.namespace}"
+        sys.stderr.write(f"No training jobs found in {where}.\n")
+        return
+    headers = ["NAME", "RUNTIME", "NODES", "STATE", "AGE"]
+    if output == "wide":
+        headers += ["KIND", "TRAINER PODS", "REASON"]
+    if all_namespaces:
+        headers.insert(0, "NAMESPACE")
+    now = utc_now()
+    rows = []
+    for s, _ in jobs:
+        row = [s.name, s.runtime or "-", "-" if s.nodes is None else str(s.nodes), s.state, status.age(s.created, now)]
+        if output == "wide":
+            row += [s.kind, f"{s.trainer_pods_ready}/{s.trainer_pods_expected}", s.reason or "-"]
+        if all_namespaces:
+            row.insert(0, s.namespace)
+        rows.append(row)
+    from ktrain.output.tables import print_table
+
+    print_table(headers, rows)
