@@ -250,42 +250,119 @@ class Client:
         self.request_timeout = request_timeout
         self._cluster: Any = None
 
+    def _options(self) -> Any:
+        from ktrain.cluster.connection import ConnectionOptions
+
+        return ConnectionOptions(
+            kubeconfig=self.kubeconfig,
+            context=self.context,
+            namespace=self.namespace,
+            request_timeout=self.request_timeout,
+        )
+
     def _connect(self) -> Any:
         if self._cluster is None:
-            from ktrain.cluster.connection import ConnectionOptions
             from ktrain.cluster.kube import connect
 
-            self._cluster = connect(
-                ConnectionOptions(
-                    kubeconfig=self.kubeconfig,
-                    context=self.context,
-                    namespace=self.namespace,
-                    request_timeout=self.request_timeout,
-                )
-            )
+            self._cluster = connect(self._options())
         return self._cluster
 
     def _submit(self, request: Any, runtime_files: list[str] | None = None) -> str:
-        raise NotImplementedError  # wired to the submission use case below
+        """`ktrain job create` (target JobSet): render with the cluster's runtimes, then apply with
+        rollback (ktrain.cluster.submission.create_job)."""
+        from ktrain.cluster.submission import create_job, record_runtime
+        from ktrain.service import render_resolving, require_admissible
+
+        cluster = self._connect()
+        request.default_namespace = cluster.namespace
+        outcome, _warnings = render_resolving(request, _registry(runtime_files), self._options(), cluster=cluster)
+        require_admissible(outcome.result)
+        job = outcome.job
+        objects = record_runtime(outcome.result.objects, outcome.runtime.runtime.name)
+        create_job(cluster, objects, name=job.name, namespace=job.namespace, target="jobset")
+        return str(job.name)
 
     def create(self, job: Obj | str | os.PathLike[str] | None = None, **overrides: Any) -> str:
         """`ktrain job create`: returns the job's name."""
         runtime_files = overrides.pop("runtime_files", None)
         return self._submit(_request(job, **overrides), runtime_files)
 
-    def list(self) -> list[Obj]:
-        raise NotImplementedError
+    def list(self, *, selector: str | None = None) -> list[Obj]:
+        """`ktrain job list -o json`: the objects that stand for the jobs (TrainJob, else JobSet)."""
+        from ktrain.cluster.observe import list_jobs
+
+        return [obj for _, obj in list_jobs(self._connect(), selector=selector)]
 
     def get(self, name: str) -> Obj:
-        raise NotImplementedError
+        """The job's state as `ktrain job get` derives it, with its TrainJob and JobSet."""
+        from ktrain.cluster.observe import get_job
+
+        details = get_job(self._connect(), name, events=False)
+        s = details.summary
+        return {
+            "name": s.name,
+            "namespace": s.namespace,
+            "kind": s.kind,
+            "runtime": s.runtime,
+            "nodes": s.nodes,
+            "state": s.state,
+            "reason": s.reason,
+            "message": s.message,
+            "waiting": s.stalled,
+            "trainJob": details.trainjob,
+            "jobSet": details.jobset,
+        }
 
     def logs(
         self, name: str, *, follow: bool = False, step: str | None = None, node: int | None = None
     ) -> Iterator[str]:
-        raise NotImplementedError
+        """`ktrain job logs`: the log lines; with `follow`, streamed as the pods write them until
+        the job ends (the reading runs in a thread; errors are raised here)."""
+        import queue
+        import threading
+
+        from ktrain.cluster.observe import LogOptions, LogSelection, stream_logs
+
+        cluster = self._connect()
+        lines: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=10_000)
+
+        def read() -> None:
+            try:
+                stream_logs(
+                    cluster,
+                    name,
+                    LogSelection(step=step, rank=node),
+                    LogOptions(follow=follow),
+                    emit=lambda _pod, line: lines.put(("line", line)),
+                    notice=lambda _text: None,
+                )
+                lines.put(("end", None))
+            except BaseException as exc:  # handed to the reader below
+                lines.put(("error", exc))
+
+        thread = threading.Thread(target=read, name=f"ktrain-logs-{name}", daemon=True)
+        thread.start()
+        while True:
+            kind, value = lines.get()
+            if kind == "line":
+                yield str(value)
+            elif kind == "error":
+                raise value
+            else:
+                return
 
     def wait(self, name: str, *, condition: str = "complete", timeout: float | None = None) -> str:
-        raise NotImplementedError
+        """`ktrain job wait --for CONDITION`: returns the state reached; raises as the CLI exits
+        (WaitTimeoutError on timeout, JobFailedError when the job ended otherwise)."""
+        from ktrain.cluster.observe import wait_for_job
+
+        return str(wait_for_job(self._connect(), name, condition, timeout=timeout).state)
 
     def delete(self, name: str) -> None:
-        raise NotImplementedError
+        """`ktrain job delete NAME`: the job and every object it owns."""
+        from ktrain.cluster.submission import delete_job
+        from ktrain.errors import NotFoundError
+
+        cluster = self._connect()
+        if not delete_job(cluster, name, cluster.namespace):
+            raise NotFoundError(f"job {name} not found in namespace {cluster.namespace}")

@@ -579,7 +579,10 @@ def _apply_code(data: Obj, request: RenderRequest, entry: RuntimeEntry) -> Obj:
         maps = code_bundle.config_maps(request.code_bundle, data["metadata"]["name"], data["metadata"]["namespace"])
         volume = code_bundle.volume(request.code_bundle, maps)
         template: Obj = {"spec": dict(runtime.spec.template.spec or {})}
-        spec.setdefault("runtimePatches", []).append(code_launch.mount_patch(template, volume, code_bundle.MOUNT_PATH))
+        digest = request.code_bundle.digest()
+        patch = code_launch.mount_patch(template, volume, code_bundle.MOUNT_PATH, digest)
+        spec.setdefault("runtimePatches", []).append(patch)
+        data["metadata"].setdefault("annotations", {})[code_launch.CODE_ANNOTATION] = digest
     trainer["command"] = code_launch.wrap(
         [str(w) for w in command],
         code_dir=code_bundle.MOUNT_PATH if request.code_bundle is not None else None,

@@ -19,6 +19,7 @@ from ktrain.errors import UsageError
 Obj = dict[str, Any]
 
 PATCH_MANAGER = f"{c.DEFAULT_PATCH_MANAGER}-code"
+CODE_ANNOTATION = "ktrain.io/code"  # the code's digest, on the TrainJob and the JobSet
 WRAPPER_NAME = "ktrain-launch"  # $0 of the wrapper script: what `ps` shows
 INITIALIZER_ANCESTORS = (c.ANCESTOR_DATASET_INITIALIZER, c.ANCESTOR_MODEL_INITIALIZER)
 
@@ -61,7 +62,7 @@ def is_wrapped(command: list[str] | None) -> bool:
     return bool(command) and len(command) >= 4 and command[0] == "sh" and command[3] == WRAPPER_NAME
 
 
-def mount_patch(runtime_template: Obj, volume: Obj, mount_path: str) -> Obj:
+def mount_patch(runtime_template: Obj, volume: Obj, mount_path: str, digest: str) -> Obj:
     """The runtime patch mounting the code read-only into every container of every replicated
     job but the initializers (the trainer, an MPI launcher and its workers)."""
     rjobs = []
@@ -86,4 +87,6 @@ def mount_patch(runtime_template: Obj, volume: Obj, mount_path: str) -> Obj:
             )
     if not rjobs:
         raise UsageError("--code: the runtime has no trainer pods to mount the code into")
-    return {"manager": PATCH_MANAGER, "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": rjobs}}}}
+    # The digest also lands on the JobSet (`job get` shows it), as patch annotations do (ENGINE.md §4.1).
+    template = {"metadata": {"annotations": {CODE_ANNOTATION: digest}}, "spec": {"replicatedJobs": rjobs}}
+    return {"manager": PATCH_MANAGER, "trainingRuntimeSpec": {"template": template}}

@@ -114,7 +114,7 @@ def gpu_resource(runtime_template: Obj) -> str:
         for container in pod.get("containers") or []:
             resources = (container or {}).get("resources") or {}
             for kind in ("limits", "requests"):
-                for name in (resources.get(kind) or {}).keys():
+                for name in resources.get(kind) or {}:
                     if isinstance(name, str) and name.endswith("/gpu"):
                         return name
     return DEFAULT_GPU_RESOURCE

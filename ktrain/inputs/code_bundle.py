@@ -38,6 +38,7 @@ Obj = dict[str, Any]
 
 MOUNT_PATH = "/opt/ktrain/code"
 VOLUME_NAME = "ktrain-code"
+CODE_LABEL = "ktrain.io/code"  # on the code ConfigMaps: the digest of what they hold
 # The API server refuses a ConfigMap whose data + binaryData exceed 1 MiB (1,048,576 bytes);
 # keys and the object's other fields need a little room.
 MAX_CONFIGMAP_BYTES = 1_000_000
@@ -312,7 +313,7 @@ def config_maps(bundle: CodeBundle, job_name: str, namespace: str) -> list[Obj]:
             "metadata": {
                 "name": base if len(groups) == 1 else f"{base}-{index}",
                 "namespace": namespace,
-                "labels": {"ktrain.io/code": bundle.digest()},
+                "labels": {CODE_LABEL: bundle.digest()},
             },
         }
         if data:
@@ -321,6 +322,11 @@ def config_maps(bundle: CodeBundle, job_name: str, namespace: str) -> list[Obj]:
             cm["binaryData"] = binary
         out.append(cm)
     return out
+
+
+def is_code(obj: Obj) -> bool:
+    """Whether a rendered object is one of `--code`'s ConfigMaps."""
+    return CODE_LABEL in ((obj.get("metadata") or {}).get("labels") or {})
 
 
 def volume(bundle: CodeBundle, maps: list[Obj]) -> Obj:
