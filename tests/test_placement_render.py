@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 import yaml
-
 from conftest import UPSTREAM
+from test_render_bundled import _schema
+
 from ktrain.authoring.finetune import FineTuning
 from ktrain.authoring.placement import parse_toleration
 from ktrain.authoring.scheduling import refuse_for_trainjob
 from ktrain.errors import UsageError
 from ktrain.inputs.registry import RuntimeRegistry
 from ktrain.service import JobOverrides, RenderRequest, job_document, render_request
-from test_render_bundled import _schema
 
 
 def _render(allow_extensions: bool = False, **overrides: Any) -> list[dict[str, Any]]:

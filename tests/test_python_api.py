@@ -8,19 +8,20 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_code_run import _run_trainer
 
 import ktrain
 from ktrain.errors import KtrainError, UsageError, ValidationFailedError
 from ktrain.inputs.registry import RuntimeRegistry
 from ktrain.python_api import function_source, train_request
 from ktrain.service import JobOverrides, RenderRequest, render_request
-from test_code_run import _run_trainer
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def test_import_ktrain_loads_no_heavy_module() -> None:
-    code = "import sys, ktrain; print([m for m in ('typer', 'pydantic', 'kubernetes', 'jinja2', 'rich', 'ruamel') if m in sys.modules])"
+    heavy = ("typer", "pydantic", "kubernetes", "jinja2", "rich", "ruamel")
+    code = f"import sys, ktrain; print([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -53,7 +54,10 @@ def test_a_job_as_dict_yaml_text_or_path_renders_the_same(tmp_path: Path) -> Non
         "metadata": {"name": "j1"},
         "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": 2}},
     }
-    text = "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: j1}\nspec:\n  runtimeRef: {name: torch-distributed}\n  trainer: {numNodes: 2}\n"
+    text = (
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: j1}\n"
+        "spec:\n  runtimeRef: {name: torch-distributed}\n  trainer: {numNodes: 2}\n"
+    )
     path = tmp_path / "job.yaml"
     path.write_text(text)
     assert ktrain.render(job) == ktrain.render(text) == ktrain.render(path) == ktrain.render(str(path))
@@ -76,7 +80,7 @@ def test_errors_are_the_cli_errors() -> None:
 def train_fn(args):  # type: ignore[no-untyped-def]
     import os
 
-    print("lr", args["lr"], "epochs", args["epochs"], "rank", os.environ.get("RANK"))
+    print("lr", args["lr"], "epochs", args["epochs"], "rank", os.environ.get("RANK"))  # noqa: T201 - runs in the pod
     if args.get("fail"):
         raise SystemExit(7)
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli.test_job_observe import pod
 
 import ktrain
-from cli.test_job_observe import pod
 from ktrain import constants as c
 from ktrain.errors import KtrainError, NotFoundError
 
@@ -19,7 +19,7 @@ NS = "team-a"
 
 
 def train_fn(args):  # type: ignore[no-untyped-def]
-    print("learning rate", args["lr"])
+    print("learning rate", args["lr"])  # noqa: T201 - runs in the pod
 
 
 def _client(kube: Any) -> ktrain.Client:
@@ -148,3 +148,27 @@ def test_kueue_queued_job_is_left_for_kueue_to_resume(cli: Any, kube: Any) -> No
 def test_trainjob_target_refuses_what_a_trainjob_cannot_carry(cli: Any, kube: Any) -> None:
     r = cli("job", "create", *kube.args(), "-r", "torch-distributed", "--target", "trainjob", "--priority-class", "hi")
     assert r.exit_code == 2 and "cannot travel in a TrainJob" in r.stderr, r.stderr
+
+
+def test_job_list_wide_shows_queue_and_priority(cli: Any, kube: Any) -> None:
+    r = cli(
+        "job",
+        "create",
+        *kube.args(),
+        "-r",
+        "torch-distributed",
+        "--name",
+        "qp",
+        "--kueue-queue",
+        "team-q",
+        "--priority-class",
+        "high",
+        "--",
+        "torchrun",
+        "t.py",
+    )
+    assert r.exit_code == 0, r.stderr
+    listed = cli("job", "list", *kube.args(), "-o", "wide")
+    header, row = listed.stdout.splitlines()[:2]
+    column = {name: row[header.index(name) :].split()[0] for name in ("QUEUE", "PRIORITY")}
+    assert column == {"QUEUE": "team-q", "PRIORITY": "high"}, listed.stdout

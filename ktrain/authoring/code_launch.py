@@ -59,7 +59,7 @@ def wrap(command: list[str], *, code_dir: str | None, packages: list[str], index
 
 
 def is_wrapped(command: list[str] | None) -> bool:
-    return bool(command) and len(command) >= 4 and command[0] == "sh" and command[3] == WRAPPER_NAME
+    return command is not None and len(command) >= 4 and command[0] == "sh" and command[3] == WRAPPER_NAME
 
 
 def mount_patch(runtime_template: Obj, volume: Obj, mount_path: str, digest: str) -> Obj:

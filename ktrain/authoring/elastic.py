@@ -32,14 +32,14 @@ def parse_elastic(text: str) -> tuple[int, int]:
     return lo, hi
 
 
-def _env_value(env: list[Obj], name: str) -> str | None:
+def _env_value(env: list[Any], name: str) -> str | None:
     for var in env:
         if isinstance(var, dict) and var.get("name") == name and isinstance(var.get("value"), str):
             return str(var["value"])
     return None
 
 
-def _upsert(env: list[Obj], name: str, value: str) -> None:
+def _upsert(env: list[Any], name: str, value: str) -> None:
     for var in env:
         if isinstance(var, dict) and var.get("name") == name:
             var.clear()

@@ -21,18 +21,11 @@ at the same path as the launcher.
 from __future__ import annotations
 
 import os
+from hashlib import sha256  # only with --code: not on the plain render path
 from typing import Any
 
 from ktrain.errors import InputError, UsageError
 from ktrain.util.structs import struct
-
-try:  # CPython's own SHA-256: hashlib would first load OpenSSL
-    from _sha2 import sha256  # Python >= 3.12
-except ImportError:
-    try:
-        from _sha256 import sha256  # Python 3.10, 3.11
-    except ImportError:
-        from hashlib import sha256
 
 Obj = dict[str, Any]
 

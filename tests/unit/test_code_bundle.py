@@ -92,7 +92,7 @@ def test_likely_secrets_are_refused_by_name(chdir: Path, name: str) -> None:
 
 def test_a_private_key_block_is_refused_whatever_the_file_is_called(chdir: Path) -> None:
     _tree(chdir, {"train.py": "", "notes.txt": "x\n-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n"})
-    with pytest.raises(KtrainError, match="notes.txt"):
+    with pytest.raises(KtrainError, match=r"notes\.txt"):
         collect(["."], cwd=str(chdir))
 
 

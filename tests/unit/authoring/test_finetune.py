@@ -58,7 +58,8 @@ CASES = [
         None,
         ["model.lora_rank=16", "model.lora_alpha=32", "model.lora_attn_modules=[q_proj,v_proj,output_proj]"],
     ),
-    # LoraConfig(lora_dropout=0.05, apply_lora_to_mlp=True, apply_lora_to_output=True, lora_attn_modules=["q_proj","k_proj"])
+    # LoraConfig(lora_dropout=0.05, apply_lora_to_mlp=True, apply_lora_to_output=True,
+    #            lora_attn_modules=["q_proj", "k_proj"])
     (
         "lora modules",
         FineTuning(peft=parse_peft("lora", "dropout=0.05,modules=q_proj,k_proj,mlp,output")),
