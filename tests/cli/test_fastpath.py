@@ -72,6 +72,12 @@ TORCH = ["--runtime", "torch-distributed"]
 # (argv, stdin) per command: every option at least once, both spellings, short forms, repeats, --,
 # and errors the command body reports after parsing.
 Case = tuple[Callable[[dict[str, str]], list[str]], str]
+
+
+def _prefixed(command: list[str], make: Callable[[dict[str, str]], list[str]]) -> Callable[[dict[str, str]], list[str]]:
+    return lambda f: [*command, *make(f)]
+
+
 # Fine-tuning, placement, queues and code flags (issues #15, #16).
 TUNE = ["--runtime", "torchtune-llama3.2-1b"]
 NEW_FLAG_CASES: list[Case] = [
@@ -265,7 +271,7 @@ RENDER_CASES: list[Case] = [
     (lambda f: ["render", "--patch", f["missing"], *TORCH], ""),
     (lambda f: ["render", *TORCH, "--kubeconfig", f["missing"], "--context", "nowhere"], ""),
     (lambda f: ["render", "--runtime", "--nodes"], ""),  # `--nodes` is --runtime's value, as in click
-    *[((lambda make: lambda f: ["job", "render", *make(f)])(make), stdin) for make, stdin in NEW_FLAG_CASES],
+    *[(_prefixed(["job", "render"], make), stdin) for make, stdin in NEW_FLAG_CASES],
 ]
 
 VALIDATE_CASES: list[Case] = [
@@ -363,7 +369,7 @@ VALIDATE_CASES: list[Case] = [
         "",
     ),
     (lambda f: ["job", "validate", *TORCH, "--patch", f["missing"]], ""),
-    *[((lambda make: lambda f: ["job", "validate", *make(f)])(make), stdin) for make, stdin in NEW_FLAG_CASES],
+    *[(_prefixed(["job", "validate"], make), stdin) for make, stdin in NEW_FLAG_CASES],
 ]
 
 INIT_CASES: list[Case] = [
