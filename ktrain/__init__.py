@@ -1,1 +1,19 @@
+"""ktrain: author, render and submit Kubeflow Trainer v2 jobs. The Python API (`ktrain.render`,
+`ktrain.validate`, `ktrain.train`, `ktrain.Client`; docs/python-api.md) is loaded on first use,
+so `import ktrain` stays as cheap as the CLI's fast path."""
+
 __version__ = "0.1.0"
+
+_PYTHON_API = ("render", "validate", "train", "Client")
+
+
+def __getattr__(name: str):  # type: ignore[no-untyped-def]  # PEP 562: lazy attributes
+    if name in _PYTHON_API:
+        from ktrain import python_api
+
+        return getattr(python_api, name)
+    raise AttributeError(f"module 'ktrain' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_PYTHON_API])

@@ -43,10 +43,13 @@ else:
 if TYPE_CHECKING:
     from ktrain.api.runtime import TrainingRuntime
     from ktrain.api.trainjob import TrainJob
+    from ktrain.authoring.finetune import FineTuning
     from ktrain.authoring.set_paths import Assignment
     from ktrain.convert import Conversion
+    from ktrain.inputs.code_bundle import CodeBundle
 
 Obj = dict[str, Any]
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 
 @struct
@@ -76,6 +79,27 @@ class JobOverrides:
     # `--values FILE` (template variables) and `--set PATH=VALUE` (job fields or template variables).
     values_files: list[str] = field(default_factory=list)
     sets: list[str] = field(default_factory=list)
+    # Fine-tuning (torchtune runtimes), as the Kubeflow SDK's TorchTuneConfig: authoring/finetune.py.
+    fine_tuning: FineTuning | None = None
+    # Placement and queues: authoring/placement.py.
+    node_selector: dict[str, str] = field(default_factory=dict)
+    tolerations: list[Obj] = field(default_factory=list)
+    gpus: int | None = None
+    gpu_type: str | None = None
+    gpu_type_label: str | None = None
+    kueue_queue: str | None = None
+    # Not expressible in a TrainJob: set on the rendered objects (authoring/scheduling.py).
+    priority_class: str | None = None
+    scheduler: str | None = None
+    # Elastic torchrun (ktrain extension): authoring/elastic.py.
+    elastic: tuple[int, int] | None = None
+    max_restarts: int | None = None
+    # `--code PATH`, `--code-include PATTERN`, `--pip PKG`, `--pip-index-url URL`: local code and
+    # packages without building an image (inputs/code_bundle.py, authoring/code_launch.py).
+    code: list[str] = field(default_factory=list)
+    code_include: list[str] = field(default_factory=list)
+    pip: list[str] = field(default_factory=list)
+    pip_index_urls: list[str] = field(default_factory=list)
 
 
 @struct
@@ -87,6 +111,11 @@ class RenderRequest:
     runtime_snapshot: bool = False
     # When neither -n nor the file names one: the kubeconfig context's namespace for `job create`.
     default_namespace: str = "default"
+    # The files of overrides.code, once read (job_document reads them on first use); the Python
+    # API passes its own (ktrain.train's function).
+    code_bundle: CodeBundle | None = None
+    # The job file's text when it does not come from a file (the Python API); `file` labels it.
+    text: str | None = None
     # Warnings about the inputs found while reading them (e.g. a template value no variable uses):
     # they join the render's warnings.
     input_warnings: list[str] = field(default_factory=list)
@@ -118,9 +147,11 @@ def load_job_document(
     values_files: list[str] | None = None,
     template_sets: list[Assignment] | None = None,
     warnings: list[str] | None = None,
+    text: str | None = None,
 ) -> Document:
-    """The TrainJob document of a file; a template is rendered first with the given values."""
-    return load_job_input(path, values_files, template_sets, warnings=warnings)[0]
+    """The TrainJob document of a file (or of `text`, labelled `path`); a template is rendered
+    first with the given values."""
+    return load_job_input(path, values_files, template_sets, warnings=warnings, text=text)[0]
 
 
 def same_file_runtimes(doc: Document) -> list[RuntimeEntry]:
@@ -138,13 +169,16 @@ def load_job_input(
     runtime: str | None = None,
     *,
     warnings: list[str] | None = None,
+    text: str | None = None,
 ) -> tuple[Document, Conversion | None]:
-    """The TrainJob document of a file, and the conversion that made it when the file holds a
-    Training Operator v1 job instead (converted in memory, its positions kept for errors)."""
+    """The TrainJob document of a file (or of `text`, labelled `path`), and the conversion that
+    made it when the file holds a Training Operator v1 job instead (converted in memory, its
+    positions kept for errors)."""
     from ktrain.authoring.templating import is_template
 
     label = "<stdin>" if path == "-" else path
-    text = read_text(path, "job file")
+    if text is None:
+        text = read_text(path, "job file")
     if is_template(path, text):
         from ktrain.authoring.set_paths import nest, template_value
         from ktrain.authoring.templating import load_values, render_template, rendered_label
@@ -355,9 +389,15 @@ def apply_overrides(
             ref["kind"] = runtime_kind
     if ov.suspend is not None:
         spec["suspend"] = ov.suspend
+    nodes = ov.nodes
+    if ov.elastic is not None:
+        # JobSet cannot resize a running job: every node up to MAX is created (authoring/elastic.py).
+        if nodes is not None and nodes != ov.elastic[1]:
+            raise UsageError(f"--nodes {nodes} contradicts --elastic {ov.elastic[0]}:{ov.elastic[1]} (MAX nodes run)")
+        nodes = ov.elastic[1]
     trainer_set = any(
         [
-            ov.nodes is not None,
+            nodes is not None,
             ov.nproc_per_node is not None,
             ov.image,
             ov.command is not None,
@@ -368,8 +408,8 @@ def apply_overrides(
     )
     if trainer_set:
         trainer = _ensure(spec, "trainer")
-        if ov.nodes is not None:
-            trainer["numNodes"] = ov.nodes
+        if nodes is not None:
+            trainer["numNodes"] = nodes
         if ov.nproc_per_node is not None:
             trainer["numProcPerNode"] = ov.nproc_per_node
         if ov.image:
@@ -401,11 +441,23 @@ def apply_overrides(
             here = ("spec", "runtimePatches", first + offset)
             grafts += [((*here, "trainingRuntimeSpec"), doc, spec_path), (here, doc, ())]
     flag_meta: Obj = {}
-    if ov.labels:
-        flag_meta["labels"] = dict(ov.labels)
+    labels = dict(ov.labels)
+    if ov.kueue_queue is not None:
+        # Kueue reads the queue from the object it admits: the TrainJob (--target trainjob) or
+        # the JobSet, which gets it through the flags' runtime patch. Kueue skips a JobSet whose
+        # owner it already manages, so labelling both never admits twice.
+        labels[KUEUE_QUEUE_LABEL] = ov.kueue_queue
+        meta.setdefault("labels", {})[KUEUE_QUEUE_LABEL] = ov.kueue_queue
     annotations = dict(ov.annotations)
-    if ov.queue is not None:
+    if ov.queue is not None and ov.scheduler == "kai":
+        from ktrain.authoring.scheduling import KAI_QUEUE_LABEL
+
+        # KAI's pod-grouper reads the queue from the top owner's labels.
+        labels[KAI_QUEUE_LABEL] = ov.queue
+    elif ov.queue is not None:
         annotations[c.VOLCANO_QUEUE_ANNOTATION] = ov.queue
+    if labels:
+        flag_meta["labels"] = labels
     if annotations:
         flag_meta["annotations"] = annotations
     if flag_meta:
@@ -421,6 +473,132 @@ def apply_overrides(
         spec.setdefault("runtimePatches", [])
         spec["runtimePatches"].extend(patches)
     return data
+
+
+def _is_torchtune_runtime(runtime: TrainingRuntime) -> bool:
+    labels = runtime.metadata.labels or {}
+    return labels.get(c.LABEL_FRAMEWORK) == "torchtune"
+
+
+def apply_runtime_aware_flags(data: Obj, ov: JobOverrides, entry: RuntimeEntry, registry: RuntimeRegistry) -> Obj:
+    """The flags whose meaning depends on the runtime: fine-tuning (torchtune runtimes only),
+    the GPU resource `--gpus` sets, and which replicated jobs the placement flags reach."""
+    from ktrain.authoring import placement
+
+    runtime = entry.runtime
+    template: Obj = {"spec": dict(runtime.spec.template.spec or {})}
+    spec = data["spec"]
+    if ov.fine_tuning is not None and not ov.fine_tuning.is_empty():
+        from ktrain.authoring import finetune
+
+        if not _is_torchtune_runtime(runtime):
+            accepting = sorted(e.runtime.name for e in registry.entries() if _is_torchtune_runtime(e.runtime))
+            raise UsageError(
+                f"fine-tuning flags need a torchtune runtime; {runtime.name!r} is not one "
+                f"(label {c.LABEL_FRAMEWORK}: torchtune)",
+                hint="runtimes that accept them: " + (", ".join(accepting) or "none known: see `ktrain runtime list`"),
+            )
+        trainer = _ensure(spec, "trainer")
+        command = trainer.get("command")
+        if command is None:
+            trainer["command"] = list(finetune.ENTRYPOINT)
+        elif command != finetune.ENTRYPOINT:
+            raise UsageError(
+                f"fine-tuning flags configure `tune run`, but the trainer command is {command!r}",
+                hint="leave out the command after `--` (or give exactly `-- tune run`)",
+            )
+        dataset_uri = ((spec.get("initializer") or {}).get("dataset") or {}).get("storageUri")
+        args = finetune.torchtune_args(ov.fine_tuning, dataset_uri if isinstance(dataset_uri, str) else None)
+        existing = trainer.get("args")
+        trainer["args"] = finetune.merge_args(list(existing) if isinstance(existing, list) else [], args)
+    if ov.gpus is not None:
+        limits = _ensure(_ensure(spec, "trainer"), "resourcesPerNode", "limits")
+        limits[placement.gpu_resource(template)] = str(ov.gpus)
+    tolerations = [dict(t) for t in ov.tolerations]
+    rjobs = placement.placement_patch(
+        template,
+        node_selector=ov.node_selector,
+        tolerations=tolerations,
+        gpu_type=ov.gpu_type,
+        gpu_type_label=ov.gpu_type_label or placement.DEFAULT_GPU_TYPE_LABEL,
+    )
+    if rjobs:
+        manager = f"{c.DEFAULT_PATCH_MANAGER}-flags"
+        patches = spec.setdefault("runtimePatches", [])
+        mine = next((p for p in patches if isinstance(p, dict) and p.get("manager") == manager), None)
+        if mine is None:
+            mine = {"manager": manager, "trainingRuntimeSpec": {}}
+            patches.append(mine)
+        mine.setdefault("trainingRuntimeSpec", {}).setdefault("template", {}).setdefault("spec", {})[
+            "replicatedJobs"
+        ] = rjobs
+    return data
+
+
+def _runtime_trainer_command(runtime: TrainingRuntime) -> list[str]:
+    for rjob in (runtime.spec.template.spec or {}).get("replicatedJobs") or []:
+        labels = (((rjob or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
+        if labels.get(c.LABEL_ANCESTOR) != c.ANCESTOR_TRAINER:
+            continue
+        pod = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
+        for container in pod.get("containers") or []:
+            if isinstance(container, dict) and container.get("name") == c.NODE:
+                command = container.get("command")
+                return [str(w) for w in command] if isinstance(command, list) else []
+    return []
+
+
+def _apply_code(data: Obj, request: RenderRequest, entry: RuntimeEntry) -> Obj:
+    """`--code` mounts the files through a runtime patch; `--code`/`--pip` wrap the trainer
+    command (authoring/code_launch.py). The same TrainJob serves both targets."""
+    from ktrain.authoring import code_launch
+    from ktrain.inputs import code_bundle
+
+    ov = request.overrides
+    runtime = entry.runtime
+    spec = data["spec"]
+    trainer = spec.get("trainer") if isinstance(spec.get("trainer"), dict) else None
+    command = trainer.get("command") if trainer else None
+    if command == ["tune", "run"] or (command is None and _is_torchtune_runtime(runtime)):
+        raise UsageError(
+            "--code/--pip cannot wrap `tune run`: torchtune recipes run from the image",
+            hint="use a torch runtime for your own training code",
+        )
+    if ov.pip and runtime.spec.ml_policy is not None and runtime.spec.ml_policy.mpi is not None:
+        raise UsageError(
+            "--pip on an MPI runtime would install on the launcher only: its workers start sshd, "
+            "which ktrain does not wrap",
+            hint="install the packages in the image (--code works on MPI runtimes)",
+        )
+    if command is None:
+        command = _runtime_trainer_command(runtime)
+    trainer = _ensure(spec, "trainer")
+    if ov.code and request.code_bundle is None:
+        request.code_bundle = code_bundle.collect(ov.code, ov.code_include)
+    if request.code_bundle is not None:
+        maps = code_bundle.config_maps(request.code_bundle, data["metadata"]["name"], data["metadata"]["namespace"])
+        volume = code_bundle.volume(request.code_bundle, maps)
+        template: Obj = {"spec": dict(runtime.spec.template.spec or {})}
+        digest = request.code_bundle.digest()
+        patch = code_launch.mount_patch(template, volume, code_bundle.MOUNT_PATH, digest)
+        spec.setdefault("runtimePatches", []).append(patch)
+        data["metadata"].setdefault("annotations", {})[code_launch.CODE_ANNOTATION] = digest
+    trainer["command"] = code_launch.wrap(
+        [str(w) for w in command],
+        code_dir=code_bundle.MOUNT_PATH if request.code_bundle is not None else None,
+        packages=list(ov.pip),
+        index_urls=list(ov.pip_index_urls),
+    )
+    return data
+
+
+def code_objects(request: RenderRequest, job_name: str, namespace: str) -> list[Obj]:
+    """The code ConfigMaps of `--code` (empty without it): they go with the job's objects."""
+    if request.code_bundle is None:
+        return []
+    from ktrain.inputs import code_bundle
+
+    return code_bundle.config_maps(request.code_bundle, job_name, namespace)
 
 
 def _max_name_length(runtime: TrainingRuntime, data: Obj) -> int:
@@ -539,7 +717,7 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     original = None
     if request.file:
         doc, conversion = load_job_input(
-            request.file, ov.values_files, template_sets, ov.runtime, warnings=request.input_warnings
+            request.file, ov.values_files, template_sets, ov.runtime, warnings=request.input_warnings, text=request.text
         )
         if doc.siblings:
             registry.add_converted(same_file_runtimes(doc))
@@ -584,10 +762,24 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     entry = resolve_runtime(registry, data, ov.runtime, doc, kind_chosen=kind_chosen)
     grafts: list[tuple[Path, Document, Path]] = []
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None, grafts)
+    if ov.scheduler is not None:
+        from ktrain.authoring.scheduling import check_scheduler
+
+        policy = entry.runtime.spec.pod_group_policy
+        gang = None
+        if policy is not None:
+            gang = (
+                "coscheduling" if policy.coscheduling is not None else "volcano" if policy.volcano is not None else None
+            )
+        check_scheduler(ov.scheduler, allow_extensions=request.allow_extensions, runtime_gang=gang)
+    if ov.fine_tuning is not None or ov.node_selector or ov.tolerations or ov.gpus is not None or ov.gpu_type:
+        data = apply_runtime_aware_flags(data, ov, entry, registry)
     meta = data["metadata"]
     if not meta.get("name"):
         meta["name"] = derive_name(entry.runtime, data)
     meta.setdefault("namespace", request.default_namespace)
+    if ov.code or ov.pip or request.code_bundle is not None:
+        data = _apply_code(data, request, entry)
     if doc is not None:
         return Document(
             data=data,
@@ -671,6 +863,25 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
         raise
     if request.input_warnings:
         result.warnings[:0] = [n for n in request.input_warnings if n not in result.warnings]
+    ov = request.overrides
+    if ov.elastic is not None or ov.max_restarts is not None:
+        from ktrain.authoring import elastic
+
+        if ov.elastic is None:
+            raise UsageError("--max-restarts needs --elastic MIN:MAX")
+        if not request.allow_extensions:
+            raise UsageError(
+                "--elastic is a ktrain extension (upstream Trainer has no elastic policy)",
+                hint="add --allow-extensions to use it",
+            )
+        elastic.apply(result.objects, min_nodes=ov.elastic[0], max_nodes=ov.elastic[1], max_restarts=ov.max_restarts)
+    if ov.priority_class is not None or ov.scheduler is not None:
+        from ktrain.authoring import scheduling
+
+        scheduling.apply(result.objects, priority_class=ov.priority_class, scheduler=ov.scheduler)
+    if request.code_bundle is not None:
+        # The code goes first: its ConfigMaps must exist before the pods that mount them.
+        result.objects[:0] = code_objects(request, job.name, job.namespace)
     secret_printed = any(o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects)
     return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed, ctx=ctx)
 

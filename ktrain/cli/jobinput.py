@@ -10,6 +10,8 @@ parameter; each field below is one option, declared as a command's own parameter
 
 from __future__ import annotations
 
+import os
+
 from ktrain.cli.common import connection, parse_pairs, registry_from
 from ktrain.cli.spec import Argument, Option
 from ktrain.util.structs import struct
@@ -72,7 +74,89 @@ class JobInput:
     model: Annotated[str | None, Option("--model", help="Model storage URI.")] = None
     dataset_secret: Annotated[str | None, Option("--dataset-secret", help="Secret with dataset credentials.")] = None
     model_secret: Annotated[str | None, Option("--model-secret", help="Secret with model credentials.")] = None
-    queue: Annotated[str | None, Option("--queue", help="Volcano queue (through a runtime patch).")] = None
+    queue: Annotated[
+        str | None,
+        Option("--queue", help="Volcano queue (through a runtime patch); with --scheduler kai, the KAI queue."),
+    ] = None
+    kueue_queue: Annotated[
+        str | None,
+        Option("--kueue-queue", help="Kueue LocalQueue (label kueue.x-k8s.io/queue-name); Kueue resumes it."),
+    ] = None
+    priority_class: Annotated[
+        str | None,
+        Option("--priority-class", help="Pod PriorityClass (also the Volcano PodGroup's); not with --target trainjob."),
+    ] = None
+    scheduler: Annotated[
+        str | None, Option("--scheduler", help="default | kai (NVIDIA KAI Scheduler; needs --allow-extensions).")
+    ] = None
+    node_selector: Annotated[
+        list[str] | None, Option("--node-selector", help="Pod node selector KEY=VALUE, every step (repeatable).")
+    ] = None
+    toleration: Annotated[
+        list[str] | None,
+        Option("--toleration", help="Pod toleration KEY[=VALUE][:EFFECT], kubectl's taint syntax (repeatable)."),
+    ] = None
+    gpus: Annotated[
+        int | None, Option("--gpus", help="GPUs per node (the runtime's GPU resource, else nvidia.com/gpu).", min=0)
+    ] = None
+    gpu_type: Annotated[
+        str | None, Option("--gpu-type", help="GPU model for the trainer: node label --gpu-type-label=TYPE.")
+    ] = None
+    gpu_type_label: Annotated[
+        str | None,
+        Option(
+            "--gpu-type-label",
+            help="Node label naming the GPU model (default: $KTRAIN_GPU_TYPE_LABEL, else nvidia.com/gpu.product).",
+        ),
+    ] = None
+    elastic: Annotated[
+        str | None, Option("--elastic", help="MIN:MAX elastic torchrun nodes (ktrain extension; --allow-extensions).")
+    ] = None
+    max_restarts: Annotated[
+        int | None, Option("--max-restarts", help="With --elastic: torchrun and JobSet restarts.", min=0)
+    ] = None
+    epochs: Annotated[int | None, Option("--epochs", help="Fine-tuning (torchtune): epochs.", min=1)] = None
+    batch_size: Annotated[int | None, Option("--batch-size", help="Fine-tuning: batch size.", min=1)] = None
+    dtype: Annotated[str | None, Option("--dtype", help="Fine-tuning: bf16 | fp32.")] = None
+    loss: Annotated[str | None, Option("--loss", help="Fine-tuning: loss (CEWithChunkedOutputLoss).")] = None
+    lora: Annotated[
+        str | None,
+        Option(
+            "--lora", help="Fine-tuning with LoRA: rank=,alpha=,dropout=,modules=q_proj,v_proj,mlp,output (or default)."
+        ),
+    ] = None
+    qlora: Annotated[str | None, Option("--qlora", help="Fine-tuning with QLoRA (quantized base): as --lora.")] = None
+    dora: Annotated[str | None, Option("--dora", help="Fine-tuning with DoRA: as --lora.")] = None
+    dataset_source: Annotated[
+        str | None,
+        Option("--dataset-source", help="Fine-tuning dataset format: json | csv | parquet | arrow | text | xml."),
+    ] = None
+    dataset_split: Annotated[
+        str | None, Option("--dataset-split", help="Fine-tuning dataset split, e.g. train[:10%].")
+    ] = None
+    dataset_column_map: Annotated[
+        str | None, Option("--dataset-column-map", help="Fine-tuning dataset columns: input=COL,output=COL.")
+    ] = None
+    train_on_input: Annotated[
+        bool | None, Option("--train-on-input/--no-train-on-input", help="Fine-tuning: train on the prompt too.")
+    ] = None
+    system_prompt: Annotated[str | None, Option("--system-prompt", help="Fine-tuning: a system prompt to prepend.")] = (
+        None
+    )
+    code: Annotated[
+        list[str] | None,
+        Option("--code", help="Local file or directory sent with the job and run from (repeatable; see README)."),
+    ] = None
+    code_include: Annotated[
+        list[str] | None, Option("--code-include", help="Send files matching this pattern even if they look secret.")
+    ] = None
+    pip: Annotated[
+        list[str] | None, Option("--pip", help="Python package to install before the command (repeatable).")
+    ] = None
+    pip_index_url: Annotated[
+        list[str] | None,
+        Option("--pip-index-url", help="Package index for --pip (repeatable; the first is the index)."),
+    ] = None
     patch: Annotated[list[str] | None, Option("--patch", help="A runtimePatch YAML file (repeatable).")] = None
     suspend: Annotated[bool | None, Option("--suspend/--no-suspend", help="Create suspended.")] = None
     ssh_secret: Annotated[
@@ -123,7 +207,78 @@ class JobInput:
             patch_files=list(self.patch or []),
             values_files=list(self.values or []),
             sets=list(self.sets or []),
+            fine_tuning=self._fine_tuning(),
+            node_selector=self._node_selector(),
+            tolerations=self._tolerations(),
+            gpus=self.gpus,
+            gpu_type=self.gpu_type,
+            gpu_type_label=self.gpu_type_label or os.environ.get("KTRAIN_GPU_TYPE_LABEL") or None,
+            kueue_queue=self.kueue_queue,
+            priority_class=self.priority_class,
+            scheduler=self.scheduler,
+            elastic=self._elastic(),
+            max_restarts=self.max_restarts,
+            code=list(self.code or []),
+            code_include=list(self.code_include or []),
+            pip=list(self.pip or []),
+            pip_index_urls=list(self.pip_index_url or []),
         )
+
+    def _fine_tuning(self) -> Any:
+        """The fine-tuning flags as the SDK's TorchTuneConfig (authoring/finetune.py), or None."""
+        given = [self.epochs, self.batch_size, self.dtype, self.loss, self.lora, self.qlora, self.dora]
+        given += [self.dataset_source, self.dataset_split, self.dataset_column_map, self.train_on_input]
+        if all(v is None for v in [*given, self.system_prompt]):
+            return None
+        from ktrain.authoring import finetune
+        from ktrain.errors import UsageError
+
+        if self.dtype is not None and self.dtype not in finetune.DTYPES:
+            raise UsageError(f"--dtype must be {' or '.join(finetune.DTYPES)}, got {self.dtype!r}")
+        if self.dataset_source is not None and self.dataset_source not in finetune.DATA_FORMATS:
+            raise UsageError(
+                f"--dataset-source must be one of {', '.join(finetune.DATA_FORMATS)}, got {self.dataset_source!r}"
+            )
+        pefts = [(k, v) for k, v in (("lora", self.lora), ("qlora", self.qlora), ("dora", self.dora)) if v is not None]
+        if len(pefts) > 1:
+            raise UsageError("give one of --lora, --qlora and --dora")
+        peft = None
+        if pefts:
+            kind, text = pefts[0]
+            peft = finetune.parse_peft(kind, "" if text.strip() == "default" else text)
+        return finetune.FineTuning(
+            dtype=self.dtype,
+            batch_size=self.batch_size,
+            epochs=self.epochs,
+            loss=finetune.parse_loss(self.loss) if self.loss is not None else None,
+            peft=peft,
+            dataset_source=self.dataset_source,
+            dataset_split=self.dataset_split,
+            train_on_input=self.train_on_input,
+            system_prompt=self.system_prompt,
+            column_map=finetune.parse_column_map(self.dataset_column_map) if self.dataset_column_map else None,
+        )
+
+    def _node_selector(self) -> dict[str, str]:
+        if not self.node_selector:
+            return {}
+        from ktrain.authoring.placement import parse_node_selector
+
+        return parse_node_selector(self.node_selector)
+
+    def _tolerations(self) -> list[dict[str, Any]]:
+        if not self.toleration:
+            return []
+        from ktrain.authoring.placement import parse_toleration
+
+        return [parse_toleration(t) for t in self.toleration]
+
+    def _elastic(self) -> tuple[int, int] | None:
+        if self.elastic is None:
+            return None
+        from ktrain.authoring.elastic import parse_elastic
+
+        return parse_elastic(self.elastic)
 
     def render_request(self) -> Any:
         """A `service.RenderRequest` for these inputs."""

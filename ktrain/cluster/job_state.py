@@ -533,3 +533,28 @@ def wait_outcome(summary: JobSummary, target: str) -> bool | None:
     if summary.terminal:
         return False
     return None
+
+
+QUEUE_LABELS = ("kueue.x-k8s.io/queue-name", "kai.scheduler/queue")
+PRIORITY_LABELS = ("kueue.x-k8s.io/priority-class", "priorityClassName")
+
+
+def queue_and_priority(obj: Obj) -> tuple[str | None, str | None]:
+    """(queue, priority) of a job's TrainJob or JobSet, as `job list -o wide` shows them: the Kueue
+    or KAI queue label, else the Volcano queue annotation; the workload priority label, else the
+    first pod template's priorityClassName."""
+    meta = obj.get("metadata") or {}
+    labels = meta.get("labels") or {}
+    annotations = meta.get("annotations") or {}
+    queue = next((labels[k] for k in QUEUE_LABELS if labels.get(k)), None) or annotations.get(
+        c.VOLCANO_QUEUE_ANNOTATION
+    )
+    priority = next((labels[k] for k in PRIORITY_LABELS if labels.get(k)), None)
+    if priority is None:
+        for rjob in (obj.get("spec") or {}).get("replicatedJobs") or []:
+            pod = (((rjob or {}).get("template") or {}).get("spec") or {}).get("template") or {}
+            name = (pod.get("spec") or {}).get("priorityClassName")
+            if name:
+                priority = name
+                break
+    return (str(queue) if queue else None), (str(priority) if priority else None)

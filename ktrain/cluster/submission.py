@@ -21,6 +21,8 @@ from ktrain.engine.plugins.mpi import HOSTFILE_SUFFIX, SSH_AUTH_SECRET_SUFFIX
 from ktrain.errors import ApiError, ClusterError, ClusterUnreachableError, ConflictError, KtrainError, WaitTimeoutError
 
 Obj = dict[str, Any]
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+CODE_LABEL = "ktrain.io/code"  # on --code's ConfigMaps (ktrain.inputs.code_bundle)
 
 TARGET_JOBSET = "jobset"
 TARGET_TRAINJOB = "trainjob"
@@ -252,16 +254,20 @@ def _submit(
         return _apply_tracked(cluster, obj, dry_run, written, as_create=as_create)
 
     if target == TARGET_TRAINJOB:
-        write(objects[0])
+        trainjob = write(objects[0])
+        for obj in objects[1:]:  # --code's ConfigMaps: collected with the TrainJob
+            dependent = copy.deepcopy(obj)
+            dependent["metadata"]["ownerReferences"] = [k.owner_reference(_with_uid(trainjob))]
+            write(dependent)
         return
     jobset = next(o for o in objects if o["kind"] == c.JOBSET_KIND)
-    stay_suspended = bool((jobset.get("spec") or {}).get("suspend"))
+    # A job queued in Kueue stays suspended: Kueue resumes it once admitted (its JobSet integration).
+    queued = KUEUE_QUEUE_LABEL in ((jobset.get("metadata") or {}).get("labels") or {})
+    stay_suspended = bool((jobset.get("spec") or {}).get("suspend")) or queued
     first = copy.deepcopy(jobset)
     first["spec"]["suspend"] = True
     owner = write(first)
-    if not owner.obj.get("metadata", {}).get("uid"):
-        # A server dry run normally returns a uid; if one does not, the dependents still need one.
-        owner.obj.setdefault("metadata", {})["uid"] = "00000000-0000-0000-0000-000000000000"
+    _with_uid(owner)
     for obj in objects:
         if obj is not jobset:
             dependent = copy.deepcopy(obj)
@@ -301,6 +307,14 @@ def resume(
     the server defaulted or owns (JobSet's webhook defaults volumeClaimPolicies' retentionPolicy on
     create, and a CEL rule then refuses any other value: issue #19)."""
     return k.merge_patch(cluster, resource, name, namespace, {"spec": {"suspend": suspend}})
+
+
+def _with_uid(owner: Written) -> Obj:
+    """The stored owner; a server dry run normally returns a uid, and if one does not, the
+    dependents still need one for their ownerReference."""
+    if not owner.obj.get("metadata", {}).get("uid"):
+        owner.obj.setdefault("metadata", {})["uid"] = "00000000-0000-0000-0000-000000000000"
+    return owner.obj
 
 
 def _apply(cluster: KubeCluster, obj: Obj, dry_run: bool, *, as_create: bool = False) -> Written:
@@ -457,6 +471,7 @@ def delete_job(
     if propagation == "Orphan":
         return deleted
     companions = [(resource, name + suffix) for resource, suffix in COMPANION_SUFFIXES]
+    companions += [(k.CONFIGMAP, code_map) for code_map in _code_config_maps(cluster, name, namespace)]
     for resource, obj_name in dict.fromkeys(companions + list(extra or [])):
         if resource in (k.TRAINJOB, k.JOBSET) and obj_name == name:
             continue
@@ -469,6 +484,16 @@ def delete_job(
         if k.delete(cluster, resource, obj_name, namespace, propagation=propagation, dry_run=dry_run):
             deleted.append(Written(resource, obj_name, namespace, obj, created=False))
     return deleted
+
+
+def _code_config_maps(cluster: KubeCluster, name: str, namespace: str) -> list[str]:
+    """The `--code` ConfigMaps of a job: their names are content-addressed, so they are found by
+    their label (and, below, kept only when the job owns them)."""
+    try:
+        maps = k.list_objects(cluster, k.CONFIGMAP, namespace, label_selector=CODE_LABEL)
+    except ApiError:  # may not list ConfigMaps: the garbage collector still removes them
+        return []
+    return [str(m["metadata"]["name"]) for m in maps if str(m["metadata"].get("name", "")).startswith(f"{name}-code-")]
 
 
 def wait_deleted(

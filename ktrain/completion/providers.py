@@ -37,10 +37,19 @@ FIXED = {
     "--source": [("all", ""), ("cluster", ""), ("local", "")],
     "--runtime-kind": [("ClusterTrainingRuntime", "cluster-scoped"), ("TrainingRuntime", "in the job's namespace")],
     "--shell": [(s, "") for s in SHELL_NAMES],
+    # Fine-tuning and placement (the values the SDK's TorchTuneConfig and kubectl accept).
+    "--dtype": [("bf16", "bfloat16"), ("fp32", "float32")],
+    "--loss": [("CEWithChunkedOutputLoss", "torchtune.modules.loss.CEWithChunkedOutputLoss")],
+    "--dataset-source": [(f, "") for f in ("json", "csv", "parquet", "arrow", "text", "xml")],
+    "--scheduler": [("default", "the cluster's default scheduler"), ("kai", "NVIDIA KAI Scheduler (extension)")],
+    "--lora": [("default", "the SDK's LoraConfig defaults"), ("rank=", ""), ("alpha=", ""), ("modules=", "")],
+    "--qlora": [("default", "the SDK's LoraConfig defaults"), ("rank=", ""), ("alpha=", "")],
+    "--dora": [("default", "the SDK's LoraConfig defaults"), ("rank=", ""), ("alpha=", "")],
+    "--toleration": [(f"nvidia.com/gpu:{e}", "") for e in ("NoSchedule", "PreferNoSchedule", "NoExecute")],
     # Only when the option lists no formats of its own (help text "a | b | c" or a Choice).
     "--output": [("yaml", ""), ("json", ""), ("name", "")],
 }
-FILE_OPTIONS = {"--filename", "--runtime-file", "--patch", "--values", "--kubeconfig", "--ssh-key"}
+FILE_OPTIONS = {"--filename", "--runtime-file", "--patch", "--values", "--kubeconfig", "--ssh-key", "--code"}
 DIR_OPTIONS = {"--runtimes-dir"}
 
 

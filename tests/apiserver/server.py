@@ -345,9 +345,11 @@ class _Handler(BaseHTTPRequestHandler):
             pass
         finally:
             self.wfile = real
-        self.reset_connection()
         if stop:
+            # Close the listener before the client learns the answer is lost: a client that
+            # reconnects at once must find the connection refused, as from a server that is gone.
             self.server.double._go_away()
+        self.reset_connection()
 
 
 def _one(query: Mapping[str, list[str]], key: str) -> str | None:

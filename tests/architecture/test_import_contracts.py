@@ -47,7 +47,7 @@ def test_ktrain_keeps_every_import_contract() -> None:
 def test_the_layers_contract_rejects_an_import_from_a_higher_layer(tmp_path: Path) -> None:
     """A toy `ktrain` with the same layers, whose engine reaches up into the CLI inside a function."""
     package = tmp_path / "src" / "ktrain"
-    for layer in ("launcher", "cli", "completion", "service", "authoring", "cluster", "inputs", "output"):
+    for layer in ("launcher", "cli", "completion", "service", "authoring", "cluster", "convert", "inputs", "output"):
         (package / layer).mkdir(parents=True)
         (package / layer / "__init__.py").write_text("")
     for module in ("engine", "api", "util"):
@@ -55,6 +55,7 @@ def test_the_layers_contract_rejects_an_import_from_a_higher_layer(tmp_path: Pat
         (package / module / "__init__.py").write_text("")
     (package / "__init__.py").write_text("")
     (package / "errors.py").write_text("")
+    (package / "python_api.py").write_text("")
     (package / "constants.py").write_text("")
     (package / "engine" / "render.py").write_text("def render():\n    from ktrain.cli import app\n")
     (tmp_path / "pyproject.toml").write_text(_contracts_config(), encoding="utf-8")

@@ -72,6 +72,101 @@ TORCH = ["--runtime", "torch-distributed"]
 # (argv, stdin) per command: every option at least once, both spellings, short forms, repeats, --,
 # and errors the command body reports after parsing.
 Case = tuple[Callable[[dict[str, str]], list[str]], str]
+
+
+def _prefixed(command: list[str], make: Callable[[dict[str, str]], list[str]]) -> Callable[[dict[str, str]], list[str]]:
+    return lambda f: [*command, *make(f)]
+
+
+# Fine-tuning, placement, queues and code flags (issues #15, #16).
+TUNE = ["--runtime", "torchtune-llama3.2-1b"]
+NEW_FLAG_CASES: list[Case] = [
+    (
+        lambda f: [
+            *TUNE,
+            "--epochs",
+            "2",
+            "--batch-size=4",
+            "--dtype",
+            "bf16",
+            "--loss",
+            "CEWithChunkedOutputLoss",
+            "--lora",
+            "rank=16,alpha=32",
+            "--dataset-source",
+            "json",
+            "--dataset-split",
+            "train[:10%]",
+            "--dataset-column-map",
+            "input=q,output=a",
+            "--train-on-input",
+            "--system-prompt",
+            "Be terse.",
+        ],
+        "",
+    ),
+    (lambda f: [*TUNE, "--qlora", "default", "--no-train-on-input"], ""),
+    (lambda f: [*TUNE, "--dora", "rank=x"], ""),  # a usage error from the body
+    (
+        lambda f: [
+            *TORCH,
+            "--kueue-queue",
+            "q",
+            "--priority-class",
+            "high",
+            "--node-selector",
+            "pool=a",
+            "--toleration",
+            "gpu:NoSchedule",
+            "--gpus",
+            "2",
+            "--gpu-type",
+            "A100",
+            "--gpu-type-label",
+            "gpu/model",
+            "--",
+            "torchrun",
+            "t.py",
+        ],
+        "",
+    ),
+    (
+        lambda f: [
+            *TORCH,
+            "--scheduler",
+            "kai",
+            "--queue",
+            "team",
+            "--elastic",
+            "1:2",
+            "--max-restarts",
+            "3",
+            "--allow-extensions",
+            "--",
+            "torchrun",
+            "t.py",
+        ],
+        "",
+    ),
+    (
+        lambda f: [
+            *TORCH,
+            "--code",
+            f["job.yaml"],
+            "--code-include",
+            "*.yaml",
+            "--pip",
+            "numpy",
+            "--pip-index-url",
+            "https://pypi.example/simple",
+            "--",
+            "python",
+            "t.py",
+        ],
+        "",
+    ),
+]
+
 RENDER_CASES: list[Case] = [
     (lambda f: ["job", "render", *TORCH, "--nodes", "4", "--", "torchrun", "train.py"], ""),
     (lambda f: ["render", "--runtime=torch-distributed", "--nodes=2", "--nproc-per-node=8"], ""),
@@ -176,6 +271,7 @@ RENDER_CASES: list[Case] = [
     (lambda f: ["render", "--patch", f["missing"], *TORCH], ""),
     (lambda f: ["render", *TORCH, "--kubeconfig", f["missing"], "--context", "nowhere"], ""),
     (lambda f: ["render", "--runtime", "--nodes"], ""),  # `--nodes` is --runtime's value, as in click
+    *[(_prefixed(["job", "render"], make), stdin) for make, stdin in NEW_FLAG_CASES],
 ]
 
 VALIDATE_CASES: list[Case] = [
@@ -273,6 +369,7 @@ VALIDATE_CASES: list[Case] = [
         "",
     ),
     (lambda f: ["job", "validate", *TORCH, "--patch", f["missing"]], ""),
+    *[(_prefixed(["job", "validate"], make), stdin) for make, stdin in NEW_FLAG_CASES],
 ]
 
 INIT_CASES: list[Case] = [

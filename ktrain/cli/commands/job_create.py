@@ -93,10 +93,21 @@ def submit_job(
     from ktrain.cluster.kube import connect
     from ktrain.cluster.runtimes import runtime_file_notes
     from ktrain.cluster.submission import TARGET_TRAINJOB, create_job, record_runtime, trainjob_to_submit
+    from ktrain.inputs.code_bundle import is_code
     from ktrain.service import render_resolving, require_admissible
 
-    cluster = connect(job_input.connection(request_timeout))
     request = job_input.render_request()
+    if target == "trainjob":
+        from ktrain.authoring.scheduling import refuse_for_trainjob
+
+        ov = request.overrides
+        refuse_for_trainjob(priority_class=ov.priority_class, scheduler=ov.scheduler)
+        if ov.elastic is not None:
+            raise UsageError(
+                "--elastic cannot travel in a TrainJob (the controller sets torchrun's node count)",
+                hint="use --target jobset",
+            )
+    cluster = connect(job_input.connection(request_timeout))
     request.default_namespace = cluster.namespace
     outcome, notes = render_resolving(
         request, job_input.registry(), job_input.connection(request_timeout), cluster=cluster
@@ -120,6 +131,8 @@ def submit_job(
             sys.stdout.write("---\n")
         overrides = request.overrides
         objects = [trainjob_to_submit(job.to_dict(), outcome.result.objects, overrides.labels, overrides.annotations)]
+        # --code: the ConfigMaps the TrainJob's runtime patch mounts, owned by the TrainJob.
+        objects += [o for o in outcome.result.objects if o.get("kind") == "ConfigMap" and is_code(o)]
     else:
         objects = record_runtime(outcome.result.objects, outcome.runtime.runtime.name)
     result = create_job(

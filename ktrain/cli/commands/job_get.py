@@ -94,6 +94,15 @@ def _why_waiting(summary: Any) -> list[str]:
     return lines
 
 
+def _code_digest(details: Any) -> str | None:
+    """The digest of the files `--code` sent with the job (an annotation on the TrainJob or JobSet)."""
+    for obj in (details.trainjob, details.jobset):
+        value = ((obj or {}).get("metadata") or {}).get("annotations", {}).get("ktrain.io/code")
+        if value:
+            return str(value)
+    return None
+
+
 def _event_object(event: dict[str, Any]) -> str:
     inv = event.get("involvedObject") or {}
     return f"{str(inv.get('kind', '')).lower()}/{inv.get('name', '')}"
@@ -116,6 +125,11 @@ def format_details(details: Any, now: dt.datetime) -> str:
         f"Namespace:  {s.namespace}",
         f"Kind:       {s.kind}",
         f"Runtime:    {s.runtime or '-'}",
+        *(
+            [f"Code:       {code} (--code: ConfigMaps labelled ktrain.io/code={code})"]
+            if (code := _code_digest(details))
+            else []
+        ),
         f"Nodes:      {'-' if s.nodes is None else s.nodes}",
         f"State:      {s.state}"
         + (

@@ -51,15 +51,17 @@ def list_jobs(
         return
     headers = ["NAME", "RUNTIME", "NODES", "STATE", "AGE"]
     if output == "wide":
-        headers += ["KIND", "TRAINER PODS", "REASON"]
+        headers += ["KIND", "TRAINER PODS", "QUEUE", "PRIORITY", "REASON"]
     if all_namespaces:
         headers.insert(0, "NAMESPACE")
     now = utc_now()
     rows = []
-    for s, _ in jobs:
+    for s, obj in jobs:
         row = [s.name, s.runtime or "-", "-" if s.nodes is None else str(s.nodes), s.state, status.age(s.created, now)]
         if output == "wide":
-            row += [s.kind, f"{s.trainer_pods_ready}/{s.trainer_pods_expected}", s.reason or "-"]
+            queue, priority = status.queue_and_priority(obj)
+            pods = f"{s.trainer_pods_ready}/{s.trainer_pods_expected}"
+            row += [s.kind, pods, queue or "-", priority or "-", s.reason or "-"]
         if all_namespaces:
             row.insert(0, s.namespace)
         rows.append(row)

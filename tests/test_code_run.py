@@ -1,0 +1,198 @@
+"""Run what we generate: the code ConfigMaps are laid out as the pod's projected volume would show
+them, and the rendered trainer command runs with the local `sh` and `python` — the launcher
+(torchrun, mpirun) replaced by a stub that runs the program once per rank with the rank's env.
+The user's code must run, see its arguments, and its exit code must come back unchanged."""
+
+from __future__ import annotations
+
+import base64
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from ktrain.inputs.code_bundle import MOUNT_PATH
+from ktrain.inputs.registry import RuntimeRegistry
+from ktrain.service import JobOverrides, RenderRequest, render_request
+
+TRAIN = """\
+import os, sys
+from helpers import greet
+print(greet(os.environ.get("RANK", "?")), sys.argv[1:], os.getcwd() == os.environ["EXPECTED_CWD"])
+sys.exit(int(os.environ.get("EXIT_CODE", "0")) if os.environ.get("RANK") in ("0", None) else 0)
+"""
+HELPERS = "def greet(rank):\n    return f'hello from rank {rank}'\n"
+
+# Stubs for the launchers: run the program once per rank, with the rank in RANK.
+TORCHRUN = """#!{python}
+import os, subprocess, sys
+argv = sys.argv[1:]
+args = argv[next(i for i, a in enumerate(argv) if not a.startswith("--")):]  # torchrun's own options first
+codes = [subprocess.call([sys.executable, *args], env={{**os.environ, "RANK": str(r)}})
+         for r in range(int(os.environ["PET_NNODES"]))]
+sys.exit(max(codes))
+"""
+MPIRUN = """#!{python}
+import os, subprocess, sys
+argv = sys.argv[1:]
+while argv and argv[0].startswith("-"):
+    argv = argv[2:] if argv[0] in ("--hostfile", "-np") else argv[1:]
+codes = [subprocess.call(argv, env={{**os.environ, "RANK": str(r)}}) for r in range(2)]
+sys.exit(max(codes))
+"""
+PYTHON = """#!/bin/sh
+# `python3 -m pip install ...` is recorded, anything else runs the real interpreter.
+if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then echo "$@" >> "$PIP_LOG"; exit 0; fi
+exec {python} "$@"
+"""
+
+
+def _write_exe(path: Path, text: str) -> None:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+
+
+def _render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runtime: str, command: list[str], **extra: Any) -> list:
+    project = tmp_path / "project"
+    (project / "lib").mkdir(parents=True)
+    (project / "train.py").write_text(TRAIN)
+    (project / "helpers.py").write_text(HELPERS)
+    monkeypatch.chdir(project)
+    registry = RuntimeRegistry(files=extra.pop("runtime_files", []))
+    overrides = JobOverrides(runtime=runtime, name="job", nodes=2, code=["."], command=command, **extra)
+    return render_request(RenderRequest(overrides=overrides, ssh_secret="keys"), registry).result.objects
+
+
+def _run_trainer(objects: list, tmp_path: Path, exit_code: int = 0) -> subprocess.CompletedProcess[str]:
+    """Lay the code out as the projected volume would and run the trainer container's command."""
+    maps = {o["metadata"]["name"]: o for o in objects if o["kind"] == "ConfigMap" and "-code-" in o["metadata"]["name"]}
+    jobset = next(o for o in objects if o["kind"] == "JobSet")
+    trainer = next(
+        r
+        for r in jobset["spec"]["replicatedJobs"]
+        if r["template"].get("metadata", {}).get("labels", {}).get("trainer.kubeflow.org/trainjob-ancestor-step")
+        == "trainer"
+    )
+    pod = trainer["template"]["spec"]["template"]["spec"]
+    container = next(c for c in pod["containers"] if c["name"] == "node")
+    assert {"name": "ktrain-code", "mountPath": MOUNT_PATH, "readOnly": True} in container["volumeMounts"]
+    code_dir = tmp_path / "mounted-code"
+    projected = next(v for v in pod["volumes"] if v["name"] == "ktrain-code")["projected"]
+    for source in projected["sources"]:
+        cm = maps[source["configMap"]["name"]]
+        for item in source["configMap"]["items"]:
+            target = code_dir / item["path"]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if item["key"] in (cm.get("data") or {}):
+                target.write_text(cm["data"][item["key"]])
+            else:
+                target.write_bytes(base64.b64decode(cm["binaryData"][item["key"]]))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _write_exe(bin_dir / "torchrun", TORCHRUN.format(python=sys.executable))
+    _write_exe(bin_dir / "mpirun", MPIRUN.format(python=sys.executable))
+    _write_exe(bin_dir / "python3", PYTHON.format(python=sys.executable))
+    _write_exe(bin_dir / "python", PYTHON.format(python=sys.executable))
+    # The mount: the one path in the script that names where the volume is.
+    argv = [w.replace(MOUNT_PATH, str(code_dir)) for w in container["command"] + container.get("args", [])]
+    env = {e["name"]: e["value"] for e in container.get("env", []) if "value" in e}
+    env.update(
+        PATH=f"{bin_dir}:{os.environ['PATH']}",
+        EXPECTED_CWD=str(code_dir),
+        EXIT_CODE=str(exit_code),
+        PIP_LOG=str(tmp_path / "pip.log"),
+    )
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+
+
+def test_torch_runs_the_local_code_on_every_rank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    objects = _render(tmp_path, monkeypatch, "torch-distributed", ["torchrun", "train.py", "--lr", "3e-4"])
+    result = _run_trainer(objects, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "hello from rank 0 ['--lr', '3e-4'] True",
+        "hello from rank 1 ['--lr', '3e-4'] True",
+    ]
+
+
+def test_exit_code_of_the_training_command_comes_back_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    objects = _render(tmp_path, monkeypatch, "torch-distributed", ["torchrun", "train.py"])
+    assert _run_trainer(objects, tmp_path, exit_code=3).returncode == 3
+
+
+def test_mpi_launcher_runs_the_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    objects = _render(
+        tmp_path,
+        monkeypatch,
+        "deepspeed-distributed",
+        ["mpirun", "--hostfile", "/etc/mpi/hostfile", "python", "train.py"],
+    )
+    result = _run_trainer(objects, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "hello from rank 1 [] True" in result.stdout
+    # MPI workers see the same files at the same path (their command stays sshd).
+    jobset = next(o for o in objects if o["kind"] == "JobSet")
+    node = next(r for r in jobset["spec"]["replicatedJobs"] if r["name"] == "node")
+    mounts = node["template"]["spec"]["template"]["spec"]["containers"][0]["volumeMounts"]
+    assert {"name": "ktrain-code", "mountPath": MOUNT_PATH, "readOnly": True} in mounts
+
+
+def test_plain_runtime_with_pip_installs_then_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runtime = {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "ClusterTrainingRuntime",
+        "metadata": {"name": "plain"},
+        "spec": {
+            "mlPolicy": {"numNodes": 1},
+            "template": {
+                "spec": {
+                    "replicatedJobs": [
+                        {
+                            "name": "node",
+                            "template": {
+                                "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
+                                "spec": {
+                                    "template": {"spec": {"containers": [{"name": "node", "image": "python:3.12"}]}}
+                                },
+                            },
+                        }
+                    ]
+                }
+            },
+        },
+    }
+    path = tmp_path / "plain.yaml"
+    path.write_text(yaml.safe_dump(runtime))
+    objects = _render(
+        tmp_path,
+        monkeypatch,
+        "plain",
+        ["python", "train.py", "x"],
+        runtime_files=[str(path)],
+        pip=["numpy==2.1", "my pkg"],
+        pip_index_urls=["https://pypi.example/simple", "https://extra.example/simple"],
+    )
+    result = _run_trainer(objects, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "hello from rank ? ['x'] True"
+    assert "ktrain: pip install numpy==2.1 my pkg" in result.stderr
+    pip_call = (tmp_path / "pip.log").read_text().split()
+    assert pip_call[:3] == ["-m", "pip", "install"]
+    assert "--index-url" in pip_call and "https://extra.example/simple" in pip_call
+    assert pip_call[-3:] == ["numpy==2.1", "my", "pkg"]  # one argument "my pkg", split here by the log's `echo`
+
+
+def test_no_code_no_pip_leaves_the_command_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    overrides = JobOverrides(runtime="torch-distributed", name="job", command=["torchrun", "train.py"])
+    objects = render_request(RenderRequest(overrides=overrides), RuntimeRegistry()).result.objects
+    jobset = next(o for o in objects if o["kind"] == "JobSet")
+    container = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
+    assert container["command"] == ["torchrun", "train.py"]
+    assert [o["kind"] for o in objects] == ["JobSet"]
