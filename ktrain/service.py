@@ -23,6 +23,7 @@ from ktrain.errors import (
 from ktrain.inputs.documents import (
     Document,
     Path,
+    check_types,
     load_documents,
     locate_field_errors,
     parse_model,
@@ -399,6 +400,8 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     original = None
     if request.file:
         doc = load_job_document(request.file, ov.values_files, template_sets)
+        # The flags below read and write into the file's mapping: its types must hold first.
+        check_types(doc, "TrainJob", what="TrainJob")
         data: Obj = doc.data
         original = copy.deepcopy(data)
     else:
@@ -408,6 +411,8 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         from ktrain.authoring.set_paths import apply_assignment
 
         apply_assignment(data, assignment, "TrainJob")
+    if job_sets:
+        check_types(doc if doc is not None else Document(data=data, file="--set"), "TrainJob", what="TrainJob")
     if not request.file and not ov.runtime and not job_sets:
         raise UsageError(
             "nothing to render: give a job file with -f, or --runtime NAME",

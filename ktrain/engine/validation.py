@@ -132,8 +132,64 @@ def _env_errors(path: str, envs: list[Any] | None) -> list[FieldError]:
     return errors
 
 
+def _int_fields(fields: list[tuple[str, Any, int]]) -> list[FieldError]:
+    from ktrain.engine.shapes import int_range_errors
+
+    return [e for path, value, bits in fields if isinstance(value, int) for e in int_range_errors(path, value, bits)]
+
+
+def trainjob_shape_errors(job: TrainJob) -> list[FieldError]:
+    """Values the TrainJob's schema types refuse that the records let through: int32/int64 fields
+    out of range, and wrongly typed values inside the runtimePatches' free-form templates."""
+    from ktrain.engine.shapes import JOBSET_SPEC, OBJECT_META, shape_errors
+
+    trainer = job.spec.trainer
+    errors = _int_fields(
+        [
+            ("spec.trainer.numNodes", trainer.num_nodes if trainer else None, 32),
+            ("spec.trainer.numProcPerNode", trainer.num_proc_per_node if trainer else None, 32),
+            ("spec.activeDeadlineSeconds", job.spec.active_deadline_seconds, 64),
+        ]
+    )
+    for i, patch in enumerate(job.spec.runtime_patches or []):
+        tmpl = patch.training_runtime_spec.template if patch.training_runtime_spec else None
+        if tmpl is None:
+            continue
+        base = f"spec.runtimePatches[{i}].trainingRuntimeSpec.template"
+        errors += shape_errors(f"{base}.metadata", tmpl.metadata, OBJECT_META)
+        errors += shape_errors(f"{base}.spec", tmpl.spec, JOBSET_SPEC)
+    return errors
+
+
+def runtime_shape_errors(runtime: TrainingRuntime) -> list[FieldError]:
+    """Values the runtime CRD's schema refuses that the records let through: int32 fields out of
+    range, and wrongly typed values in the free-form JobSet template (see ktrain.engine.shapes).
+    The other runtime checks, the merge and the plugins may assume these shapes once it is empty."""
+    from ktrain.engine.shapes import JOBSET_SPEC, OBJECT_META, shape_errors
+
+    spec = runtime.spec
+    ml, pgp = spec.ml_policy, spec.pod_group_policy
+    errors = _int_fields(
+        [
+            ("spec.mlPolicy.numNodes", ml.num_nodes if ml else None, 32),
+            ("spec.mlPolicy.mpi.numProcPerNode", ml.mpi.num_proc_per_node if ml and ml.mpi else None, 32),
+            ("spec.mlPolicy.flux.numProcPerNode", ml.flux.num_proc_per_node if ml and ml.flux else None, 32),
+            (
+                "spec.podGroupPolicy.coscheduling.scheduleTimeoutSeconds",
+                pgp.coscheduling.schedule_timeout_seconds if pgp and pgp.coscheduling else None,
+                32,
+            ),
+        ]
+    )
+    errors += shape_errors("spec.template.metadata", spec.template.metadata, OBJECT_META)
+    errors += shape_errors("spec.template.spec", spec.template.spec, JOBSET_SPEC)
+    return errors
+
+
 def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
-    errors: list[FieldError] = []
+    errors = trainjob_shape_errors(job)
+    if errors:
+        return errors  # the checks below read into the values these are about
     name = job.metadata.name
     if not name:
         errors.append(FieldError("metadata.name", "Required value: name or generateName is required", kind="Required"))
@@ -245,7 +301,9 @@ def _supported(path: str, value: str, allowed: tuple[str, ...]) -> FieldError:
 
 def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool = False) -> list[FieldError]:
     """The runtime CRD's schema and CEL rules (what `kubectl apply` of the runtime would reject)."""
-    errors: list[FieldError] = []
+    errors = runtime_shape_errors(runtime)
+    if errors:
+        return errors  # the checks below read into the values these are about
     spec = runtime.spec
     ml = spec.ml_policy
     if ml is not None:
@@ -427,6 +485,8 @@ def validate_runtime_webhook(runtime: TrainingRuntime) -> list[FieldError]:
     `trainer.kubeflow.org/webhook-validation: disabled`, as the webhook's objectSelector does."""
     if runtime.labels.get(c.LABEL_WEBHOOK_VALIDATION) == c.WEBHOOK_VALIDATION_DISABLED:
         return []
+    if runtime_shape_errors(runtime):
+        return []  # validate_runtime_schema reports them; the API server stops there too
     errors: list[FieldError] = []
     required = {
         c.ANCESTOR_TRAINER: c.NODE,
@@ -585,6 +645,8 @@ def validate_domain_prefixed_path(path: str, value: str) -> list[FieldError]:
 
 def validate_runtime_patches(job: TrainJob, runtime: TrainingRuntime) -> list[FieldError]:
     """V10–V14 against the runtime as written (before patches are merged)."""
+    if trainjob_shape_errors(job) or runtime_shape_errors(runtime):
+        return []  # the schema checks report them; the API server stops there too
     errors: list[FieldError] = []
     rjobs = {
         r.get("name"): _container_names(r)

@@ -283,6 +283,29 @@ def parse_model(doc: Document, name: str, *, what: str) -> Any:
         raise doc.error(text, first_loc, hint=first_hint, key=unknown_field) from None
 
 
+def check_types(doc: Document, name: str, *, what: str) -> None:
+    """Refuse a document with a value of the wrong JSON type for the API model `name` (`spec: abc`,
+    `metadata: 5`), before anything reads into it; worded and located as parse_model would."""
+    from ktrain.api.records import type_errors
+
+    found = type_errors(name, doc.data)
+    if not found:
+        return
+    from ktrain.api.base import openapi_type
+
+    texts = []
+    for loc, expected, value in found:
+        got = openapi_type(value)
+        shown = f" {value[:60]!r}" if isinstance(value, str) else ""
+        where = path_text(loc) or "<document>"
+        texts.append(
+            f"{where}: must be of type {expected}, got {got}{shown}"
+            + f'; Invalid value: "{got}": {where} in body must be of type {expected}: "{got}"'
+        )
+    text = f"invalid {what}: " + texts[0] + "".join(f"\n  {t}" for t in texts[1:])
+    raise doc.error(text, found[0][0])
+
+
 def locate_field_errors(
     exc: ValidationFailedError, doc: Document, prefix: Path = (), only: Callable[[FieldError], bool] | None = None
 ) -> None:
