@@ -248,9 +248,9 @@ def _types(spec: Any, value: Any, path: tuple[str | int, ...], found: list[Any])
     if kind == "opt":
         _types(spec[1], value, path, found)
     elif kind in _JSON_TYPES:
-        if type(value) is not (int if kind == "int" else str if kind == "str" else bool if kind == "bool" else float):
-            if not (kind == "float" and type(value) is int):
-                found.append((path, _JSON_TYPES[kind], value))
+        expected = {"int": (int,), "str": (str,), "bool": (bool,), "float": (float, int)}[kind]
+        if type(value) not in expected:
+            found.append((path, _JSON_TYPES[kind], value))
     elif kind == "union":
         if not any(type(value).__name__ == member[0] for member in spec[1] if member[0] in _JSON_TYPES):
             found.append((path, ",".join(_JSON_TYPES.get(m[0], m[0]) for m in spec[1]), value))

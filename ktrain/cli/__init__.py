@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     from typer.main import get_command
 
     from ktrain.cli.commands import app
-    from ktrain.cli.guard import run_guarded
+    from ktrain.cli.guard import debug_requested, run_guarded
     from ktrain.errors import ExitCode
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
             return int(ExitCode.INTERRUPTED)
         return 0
 
-    return run_guarded(run_app, debug="--debug" in args)
+    return run_guarded(run_app, debug=debug_requested(args))
 
 
 def run() -> None:

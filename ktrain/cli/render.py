@@ -15,8 +15,9 @@ from ktrain.cli.jobinput import JobInput
 def render_job(job_input: JobInput, output: str = "yaml", explain: bool = False) -> None:
     """Render the objects the Trainer controller would create, without a cluster."""
     from ktrain.cluster.runtimes import render_resolving
-    from ktrain.output.manifests import format_objects
+    from ktrain.output.manifests import check_output, format_objects
 
+    check_output(output)  # before any work: a bad -o must not follow a render and its warnings
     if explain and output != "yaml":
         from ktrain.errors import UsageError
 

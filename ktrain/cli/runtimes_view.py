@@ -110,6 +110,9 @@ def list_runtimes(
     request_timeout: float = 10.0,
 ) -> None:
     """List the runtime blueprints ktrain can render against (local, and the cluster's)."""
+    from ktrain.output.manifests import check_output
+
+    check_output(output, ("table", "wide", "yaml", "json", "name"))  # before any work
     registry = registry_for(source, runtime_file, runtimes_dir, kubeconfig, context, namespace, request_timeout)
     entries = registry.entries()
     if output in ("yaml", "json"):
@@ -167,9 +170,10 @@ def show_runtime(
     request_timeout: float = 10.0,
 ) -> None:
     """Show a blueprint, and what the engine injects when a job runs on it."""
-    from ktrain.output.manifests import format_objects
+    from ktrain.output.manifests import check_output, format_objects
     from ktrain.output.yamltext import dump
 
+    check_output(output, ("text", "yaml", "json"))  # before any work
     registry = registry_for(source, runtime_file, runtimes_dir, kubeconfig, context, namespace, request_timeout)
     entry = registry.get(name)
     if output in ("yaml", "json"):
