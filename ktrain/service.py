@@ -460,7 +460,24 @@ def _is_runtime_path(path: str) -> bool:
     return path.startswith(("spec.template", "spec.mlPolicy", "spec.podGroupPolicy"))
 
 
+def check_ssh_secret(name: str | None) -> None:
+    """--ssh-secret names a Secret the pods mount: a DNS-1123 subdomain, as pod validation says."""
+    from ktrain.engine.validation import dns1123_subdomain_errors
+
+    if name is None:
+        return
+    problems = dns1123_subdomain_errors(name) if name else ["Required value"]
+    if problems:
+        raise InputError(
+            f'Invalid value: "{name[:300]}": ' + "; ".join(problems),
+            file="--ssh-secret",
+            column=1,
+            source_line=name[:300],
+        )
+
+
 def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderOutcome:
+    check_ssh_secret(request.ssh_secret)
     job, entry, doc = build_job(request, registry)
     check_runtime(entry, allow_extensions=request.allow_extensions)
     errors = validate_runtime_ref(job, entry.runtime)
@@ -523,6 +540,7 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
     from ktrain.engine import SshKeyPair
     from ktrain.authoring.json_schemas import schema_errors
 
+    check_ssh_secret(request.ssh_secret)
     doc, entry = job_document(request, registry)
     located = schema_errors(doc, "trainjob.schema.json")
     if located:

@@ -49,9 +49,48 @@ def dns1035_label_errors(value: str) -> list[str]:
     return errors
 
 
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS1123_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
+    "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+
+
+def dns1123_label_errors(value: str) -> list[str]:
+    """k8s `validation.IsDNS1123Label` messages (namespaces)."""
+    errors = []
+    if len(value) > 63:
+        errors.append("must be no more than 63 characters")
+    if not DNS1123_LABEL.match(value):
+        errors.append(DNS1123_LABEL_MSG)
+    return errors
+
+
+def dns1123_subdomain_errors(value: str) -> list[str]:
+    """k8s `validation.IsDNS1123Subdomain` messages (object names: Secrets, runtimes, ...)."""
+    errors = []
+    if len(value) > 253:
+        errors.append("must be no more than 253 characters")
+    if not DNS1123_SUBDOMAIN.match(value):
+        errors.append(DNS1123_SUBDOMAIN_MSG)
+    return errors
+
+
+def name_errors(path: str, value: str | None, check: Any) -> list[FieldError]:
+    """apimachinery's field errors for a name or namespace (`check` gives its messages)."""
+    if not value:
+        return []
+    return [invalid(path, value[:300], message) for message in check(value)]
+
+
 def _show(value: Any) -> str:
     return (
-        json.dumps(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+        json.dumps(value, ensure_ascii=False)
+        if isinstance(value, str)
+        else str(value).lower()
+        if isinstance(value, bool)
+        else str(value)
     )
 
 
@@ -198,6 +237,8 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
             errors.append(FieldError("metadata.name", "metadata.name must match RFC 1035 DNS label format"))
         if len(name) > 63:
             errors.append(FieldError("metadata.name", "metadata.name must be no more than 63 characters"))
+    # apimachinery ValidateObjectMeta: the namespace is a DNS-1123 label.
+    errors += name_errors("metadata.namespace", job.metadata.namespace, dns1123_label_errors)
     spec = job.spec
     ref = spec.runtime_ref
     if not ref.name:
@@ -224,6 +265,9 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
                         f"{base}.storageUri", uri, "storageUri may be empty, or it must be a valid URI (scheme://...)"
                     )
                 )
+            if source.secret_ref is not None:
+                # Pod validation of the initializer's secret reference (a Secret name).
+                errors += name_errors(f"{base}.secretRef.name", source.secret_ref.name, dns1123_subdomain_errors)
             errors += _max_items(f"{base}.env", source.env, 128)
             errors += _unique_names(f"{base}.env", source.env)
             errors += _env_errors(f"{base}.env", source.env)
@@ -304,6 +348,9 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
     errors = runtime_shape_errors(runtime)
     if errors:
         return errors  # the checks below read into the values these are about
+    # apimachinery ValidateObjectMeta: a custom resource's name is a DNS-1123 subdomain.
+    errors += name_errors("metadata.name", runtime.metadata.name, dns1123_subdomain_errors)
+    errors += name_errors("metadata.namespace", runtime.metadata.namespace, dns1123_label_errors)
     spec = runtime.spec
     ml = spec.ml_policy
     if ml is not None:
