@@ -419,6 +419,8 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
             hint="e.g. ktrain job render --runtime torch-distributed --nodes 2 -- torchrun train.py",
         )
     entry = resolve_runtime(registry, data, ov.runtime, doc)
+    # The runtime's own rules first: deriving a name below reads into its template.
+    check_runtime(entry, allow_extensions=request.allow_extensions)
     grafts: list[tuple[Path, Document, Path]] = []
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None, grafts)
     meta = data["metadata"]
@@ -478,8 +480,7 @@ def check_ssh_secret(name: str | None) -> None:
 
 def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderOutcome:
     check_ssh_secret(request.ssh_secret)
-    job, entry, doc = build_job(request, registry)
-    check_runtime(entry, allow_extensions=request.allow_extensions)
+    job, entry, doc = build_job(request, registry)  # the runtime is checked there too
     errors = validate_runtime_ref(job, entry.runtime)
     if errors:
         exc = ValidationFailedError(errors)
@@ -550,7 +551,6 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
                 exc.locations[i] = where
         raise exc
     job = parse_model(doc, "TrainJob", what="TrainJob")
-    check_runtime(entry, allow_extensions=request.allow_extensions)
     errors = validate_runtime_ref(job, entry.runtime)
     # The output is thrown away, so a placeholder key pair stands in for a generated one.
     ctx = RenderContext(

@@ -326,6 +326,10 @@ def _walk(path: str, value: Any, shape: Shape, errors: list[FieldError], limit: 
                 errors.append(type_error(path, value, "array"))
                 return
             for i, item in enumerate(value):
+                if item is None and inner != "any":  # a null item is not pruned, and not a value
+                    expected = inner if isinstance(inner, str) else "array" if inner[0] == "array" else "object"
+                    errors.append(type_error(f"{path}[{i}]", None, _OPENAPI.get(expected, "string")))
+                    continue
                 _walk(f"{path}[{i}]", item, inner, errors, limit)
         elif not isinstance(value, dict):
             errors.append(type_error(path, value, "object"))
