@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from ktrain.errors import KtrainError  # noqa: E402
+from ktrain.errors import KtrainError
 
 # KTRAIN_PROPERTY_EXAMPLES=2000 explores further (with fresh randomness) outside CI.
 _EXAMPLES = int(os.environ.get("KTRAIN_PROPERTY_EXAMPLES", "0"))
