@@ -356,6 +356,11 @@ def resolve_runtime(
             "no runtime given: pass --runtime NAME or set spec.runtimeRef.name in the job file",
             hint="see `ktrain runtime list`",
         )
+    if len(str(name)) > 253:  # the CRD's maxLength; no runtime can have such a name
+        message = "Too long: may not be more than 253 bytes"
+        if override or doc is None:
+            raise InputError(f"--runtime: {message}", file="--runtime")
+        raise doc.error(f"spec.runtimeRef.name: {message}", ("spec", "runtimeRef", "name"))
     kind = None if override else ref.get("kind", c.CLUSTER_TRAINING_RUNTIME_KIND)
     entry = registry.find(str(name), kind)
     if entry is None and kind is not None:

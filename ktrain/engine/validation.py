@@ -85,6 +85,12 @@ def name_errors(path: str, value: str | None, check: Any) -> list[FieldError]:
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, str) and len(value) > 256:  # a hostile value is not echoed whole
+        value = value[:256] + "...(truncated)"
+    if isinstance(value, int) and not isinstance(value, bool):
+        from ktrain.engine.shapes import int_text
+
+        return int_text(value)
     return (
         json.dumps(value, ensure_ascii=False)
         if isinstance(value, str)

@@ -5,6 +5,10 @@ from __future__ import annotations
 from ktrain.errors import InputError, KtrainError, ValidationFailedError
 
 
+# A hostile file can hold thousands of problems (a list of 10 000 duplicates): list the first ones.
+MAX_PROBLEMS = 20
+
+
 def _caret(source_line: str | None, column: int | None) -> list[str]:
     if source_line is None:
         return []
@@ -23,6 +27,9 @@ def format_error(exc: KtrainError) -> str:
         count = len(exc.errors)
         lines.append(f"error: {exc.subject} is invalid ({count} problem{'s' if count != 1 else ''}):")
         for i, err in enumerate(exc.errors):
+            if i == MAX_PROBLEMS and count > MAX_PROBLEMS + 1:
+                lines.append(f"  ... and {count - MAX_PROBLEMS} more problems")
+                break
             loc = exc.locations.get(i)
             where = f"{loc.file}:{loc.line}:{loc.column}: " if loc and loc.line else ""
             lines.append(f"  - {where}{err}")
