@@ -23,7 +23,7 @@ from ktrain.errors import KtrainError
 _EXAMPLES = int(os.environ.get("KTRAIN_PROPERTY_EXAMPLES", "0"))
 SETTINGS = settings(
     max_examples=_EXAMPLES or 100,
-    deadline=2000,  # ms per example: the time bound
+    deadline=10_000,  # ms per example: the time bound (generous: CI hosts are shared)
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     derandomize=not _EXAMPLES,
     database=None,
