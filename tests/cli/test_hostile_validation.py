@@ -277,3 +277,15 @@ def test_runtime_views_refuse_unknown_output_formats(cli, args: list[str]) -> No
     result = cli(*args)
     assert result.exit_code == 2, result.stderr
     assert "unknown output format" in result.stderr
+
+
+@pytest.mark.parametrize("args", [["runtime", "list"], ["runtime", "list", "-o", "wide"], ["runtime", "show", "mpi"]])
+def test_runtime_views_survive_a_malformed_runtime_template(cli, tmp_path: Path, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+    runtime = (
+        (MPI_CASE / "runtime.yaml")
+        .read_text()
+        .replace("      replicatedJobs:\n", "      replicatedJobs: 5\n      x:\n", 1)
+    )
+    result = cli(*args, "--runtime-file", _write(tmp_path, runtime, "runtime.yaml"))
+    assert result.exit_code == 0, result.stderr
+    _clean(result)
