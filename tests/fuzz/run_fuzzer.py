@@ -87,6 +87,7 @@ class Outcome:
     stderr: str
     problems: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
+    slow_host: bool = False
 
     @property
     def signature(self) -> str:
@@ -440,7 +441,16 @@ def one_run(case: Case, rng: random.Random, workdir: Path, env: dict[str, str], 
         _, wall, cpu, *_ = run_cli(argv, workdir, env)
         if wall <= WALL_LIMIT:
             outcome.problems = [p for p in outcome.problems if not p.startswith("hang")]
+    if any(p.startswith("hang") for p in outcome.problems) and cpu < WALL_LIMIT / 4 and overloaded():
+        # Still over the wall budget with little CPU used while the host runs more processes than
+        # it has cores: the host is slow, not the run. Counted apart, not as a failure.
+        outcome.problems = [p for p in outcome.problems if not p.startswith("hang")]
+        outcome.slow_host = True
     return outcome
+
+
+def overloaded() -> bool:
+    return os.getloadavg()[0] > (os.cpu_count() or 1)
 
 
 @dataclass
@@ -451,10 +461,12 @@ class Summary:
     over_budget: int = 0
     failures: list[Outcome] = field(default_factory=list)
     codes: dict[int, int] = field(default_factory=dict)
+    slow_host: int = 0
 
     def add(self, outcome: Outcome) -> None:
         self.runs += 1
         self.codes[outcome.code] = self.codes.get(outcome.code, 0) + 1
+        self.slow_host += outcome.slow_host
         problems = outcome.problems
         if any(p.startswith(("exit-", "internal", "traceback")) for p in problems):
             self.crashes += 1
@@ -474,7 +486,9 @@ class Summary:
     def report(self) -> str:
         lines = [
             f"runs: {self.runs}  crashes: {self.crashes}  hangs: {self.hangs}  over-budget: {self.over_budget}",
-            "exit codes: " + ", ".join(f"{code}: {n}" for code, n in sorted(self.codes.items())),
+            "exit codes: "
+            + ", ".join(f"{code}: {n}" for code, n in sorted(self.codes.items()))
+            + f"  (over the wall budget on an overloaded host, with little CPU used: {self.slow_host})",
         ]
         for signature, outcomes in sorted(self.classes().items(), key=lambda kv: -len(kv[1])):
             first = outcomes[0]
