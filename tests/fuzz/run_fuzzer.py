@@ -10,7 +10,7 @@ passes when:
 - stderr is under 8 KiB;
 - it ends within the wall-time budget (5 s) and its peak RSS stays under 300 MiB.
 
-    python tests/fuzz/run_fuzzer.py --seconds 600 [--seed N] [--jobs 2] [--save DIR]
+    python tests/fuzz/run_fuzzer.py --seconds 600 [--seed N] [--exclude CLASS] [--save DIR]
 
 prints a summary (runs, crashes, hangs, over-budget, by class) and exits 1 when anything failed.
 `--exclude CLASS` leaves out a mutation class (`--list-classes` names them). tests/fuzz/test_fuzz.py
