@@ -289,3 +289,14 @@ def test_runtime_views_survive_a_malformed_runtime_template(cli, tmp_path: Path,
     result = cli(*args, "--runtime-file", _write(tmp_path, runtime, "runtime.yaml"))
     assert result.exit_code == 0, result.stderr
     _clean(result)
+
+
+def test_podgroup_min_member_beyond_int32_is_refused_by_validate(cli) -> None:  # type: ignore[no-untyped-def]
+    case = REPO / "tests" / "golden" / "cases" / "coscheduling" / "trainjob-resources-numnodes-min-resources"
+    args = ["-f", str(case / "trainjob.yaml"), "--runtime-file", str(case / "runtime.yaml"), "--nodes", "2147483647"]
+    wanted = "spec.minMember: Invalid value: 2147483649: spec.minMember in body should be less than or equal to"
+    rendered = cli("job", "render", *args)
+    assert rendered.exit_code == 0 and "the API server will reject the PodGroup" in rendered.stderr
+    validated = cli("job", "validate", *args)
+    assert validated.exit_code == 3 and wanted in validated.stderr
+    _clean(validated)
