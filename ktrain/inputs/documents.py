@@ -283,6 +283,17 @@ def parse_model(doc: Document, name: str, *, what: str) -> Any:
         raise doc.error(text, first_loc, hint=first_hint, key=unknown_field) from None
 
 
+def _brief(value: Any) -> str:
+    """A short echo of a scalar (nothing for a mapping or a list): ` 'abc'`, ` 5`."""
+    if isinstance(value, str):
+        return f" {value[:60]!r}" + ("..." if len(value) > 60 else "")
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return f" {value!r}"
+    if isinstance(value, int):
+        return f" {value}" if value.bit_length() < 200 else ""
+    return ""
+
+
 def check_types(doc: Document, name: str, *, what: str) -> None:
     """Refuse a document with a value of the wrong JSON type for the API model `name` (`spec: abc`,
     `metadata: 5`), before anything reads into it; worded and located as parse_model would."""
@@ -293,13 +304,20 @@ def check_types(doc: Document, name: str, *, what: str) -> None:
         return
     from ktrain.api.base import openapi_type
 
+    words = {
+        "string": "must be a string",
+        "integer": "must be an integer",
+        "boolean": "must be a boolean (true or false)",
+        "array": "must be a list",
+        "object": "must be a mapping",
+        "number": "must be a number",
+    }
     texts = []
     for loc, expected, value in found:
         got = openapi_type(value)
-        shown = f" {value[:60]!r}" if isinstance(value, str) else ""
         where = path_text(loc) or "<document>"
         texts.append(
-            f"{where}: must be of type {expected}, got {got}{shown}"
+            f"{where}: {words.get(expected, f'must be of type {expected}')}, got {got}{_brief(value)}"
             + f'; Invalid value: "{got}": {where} in body must be of type {expected}: "{got}"'
         )
     text = f"invalid {what}: " + texts[0] + "".join(f"\n  {t}" for t in texts[1:])
