@@ -295,11 +295,12 @@ def _brief(value: Any) -> str:
 
 
 def check_types(doc: Document, name: str, *, what: str) -> None:
-    """Refuse a document with a value of the wrong JSON type for the API model `name` (`spec: abc`,
-    `metadata: 5`), before anything reads into it; worded and located as parse_model would."""
+    """Refuse a document with a scalar where the API model `name` has a mapping or a list (`spec: abc`,
+    `metadata: 5`), before anything reads into it; worded and located as parse_model would.
+    Other wrong types are left to parse_model and the schema, which report every problem at once."""
     from ktrain.api.records import type_errors
 
-    found = type_errors(name, doc.data)
+    found = type_errors(name, doc.data, containers_only=True)
     if not found:
         return
     from ktrain.api.base import openapi_type
