@@ -87,6 +87,12 @@ def name_errors(path: str, value: str | None, check: Any) -> list[FieldError]:
 def _show(value: Any) -> str:
     if isinstance(value, str) and len(value) > 256:  # a hostile value is not echoed whole
         value = value[:256] + "...(truncated)"
+    if isinstance(value, (list, dict)):
+        try:
+            text = str(value)
+        except ValueError:  # holds an integer too long to print
+            return f"<a {type(value).__name__} too large to print>"
+        return text if len(text) <= 300 else text[:300] + "...(truncated)"
     if isinstance(value, int) and not isinstance(value, bool):
         from ktrain.engine.shapes import int_text
 

@@ -115,6 +115,43 @@ def _plain(node: Any, path: Path, doc: Document) -> Any:
     return node
 
 
+def _unbuildable_scalar(text: str, file: str, lines: list[str], exc: Exception) -> InputError:
+    """The InputError for the first scalar of `text` that cannot be constructed, at its position."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    yaml = _yaml()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            stack = list(reversed(list(yaml.compose_all(text))))
+            while stack:
+                node = stack.pop()
+                if isinstance(node, ScalarNode):
+                    try:
+                        yaml.constructor.construct_object(node, deep=True)
+                    except (ValueError, OverflowError) as bad:
+                        line, col = node.start_mark.line + 1, node.start_mark.column + 1
+                        what = (
+                            f"{len(str(node.value))} digits, far beyond any API integer (at most 64 bits)"
+                            if "digits" in str(bad)
+                            else str(bad)
+                        )
+                        return InputError(
+                            f"invalid YAML: this {node.tag.rsplit(':', 1)[-1]} cannot be read: {what}",
+                            file=file,
+                            line=line,
+                            column=col,
+                            source_line=lines[line - 1] if 0 < line <= len(lines) else None,
+                        )
+                elif isinstance(node, MappingNode):
+                    stack += [part for pair in reversed(node.value) for part in reversed(pair)]
+                elif isinstance(node, SequenceNode):
+                    stack += list(reversed(node.value))
+    except Exception:  # noqa: BLE001, S110 - only finding the position failed: report without it
+        pass
+    return InputError(f"invalid YAML: a value cannot be read: {str(exc)[:200]}", file=file)
+
+
 def load_documents(text: str, file: str) -> list[Document]:
     """Parse multi-document YAML; a syntax error becomes an InputError at file:line:col."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -133,6 +170,10 @@ def load_documents(text: str, file: str) -> list[Document]:
         raise InputError(f"invalid YAML: {problem}", file=file, line=line, column=col, source_line=source) from None
     except YAMLError as exc:
         raise InputError(f"invalid YAML: {exc}", file=file) from None
+    except (ValueError, OverflowError) as exc:
+        # A scalar YAML resolves to a type it cannot be built as: `2020-02-30` (a timestamp with
+        # no such day), an integer of more than 4300 digits (Python's int-to-text limit).
+        raise _unbuildable_scalar(text, file, lines, exc) from None
     docs = []
     for node in raw:
         if node is None:

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from ktrain.errors import InputError, KtrainError, ValidationFailedError
 
-
 # A hostile file can hold thousands of problems (a list of 10 000 duplicates): list the first ones.
 MAX_PROBLEMS = 20
+# Messages quote what the user wrote (a name, a list of names): a megabyte of it is not echoed.
+MAX_MESSAGE = 1000
+
+
+def bounded(message: str, limit: int = MAX_MESSAGE) -> str:
+    """`message`, or its first `limit` characters and how many more there were."""
+    if len(message) <= limit:
+        return message
+    return f"{message[:limit]}... ({len(message) - limit} more characters)"
 
 
 def _caret(source_line: str | None, column: int | None) -> list[str]:
@@ -21,7 +29,7 @@ def _caret(source_line: str | None, column: int | None) -> list[str]:
 def format_error(exc: KtrainError) -> str:
     lines: list[str] = []
     if isinstance(exc, InputError) or exc.file is not None:
-        lines.append(f"error: {exc.location}: {exc.message}")
+        lines.append(f"error: {exc.location}: {bounded(exc.message)}")
         lines += _caret(exc.source_line, exc.column)
     elif isinstance(exc, ValidationFailedError):
         count = len(exc.errors)
@@ -32,11 +40,11 @@ def format_error(exc: KtrainError) -> str:
                 break
             loc = exc.locations.get(i)
             where = f"{loc.file}:{loc.line}:{loc.column}: " if loc and loc.line else ""
-            lines.append(f"  - {where}{err}")
+            lines.append(f"  - {where}{bounded(str(err))}")
             if loc and loc.source_line:
                 lines += ["  " + x for x in _caret(loc.source_line, loc.column)]
     else:
-        lines.append(f"error: {exc.message}")
+        lines.append(f"error: {bounded(exc.message)}")
     if exc.hint:
-        lines.append(f"hint: {exc.hint}")
+        lines.append(f"hint: {bounded(exc.hint)}")
     return "\n".join(lines) + "\n"

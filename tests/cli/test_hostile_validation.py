@@ -300,3 +300,30 @@ def test_podgroup_min_member_beyond_int32_is_refused_by_validate(cli) -> None:  
     validated = cli("job", "validate", *args)
     assert validated.exit_code == 3 and wanted in validated.stderr
     _clean(validated)
+
+
+@pytest.mark.parametrize(
+    ("value", "wanted"),
+    [("2020-02-30", "this timestamp cannot be read: day is out of range for month"), ("9" * 5000, "5000 digits")],
+)
+def test_yaml_scalars_that_cannot_be_built_are_input_errors(cli, tmp_path: Path, value: str, wanted: str) -> None:  # type: ignore[no-untyped-def]
+    job = _write(
+        tmp_path, JOB_HEAD + f"spec:\n  runtimeRef: {{name: torch-distributed}}\n  trainer: {{image: {value}}}\n"
+    )
+    result = cli("job", "render", "-f", job)
+    assert result.exit_code == 3, result.stderr
+    assert f"{job}:6:20: invalid YAML: " in result.stderr and wanted in result.stderr
+    _clean(result)
+
+
+def test_long_values_are_not_echoed_whole_in_messages(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    runtime = (
+        (MPI_CASE / "runtime.yaml")
+        .read_text()
+        .replace("{name: mpi, namespace: default}", "{name: " + "m" * 200_000 + "}")
+    )
+    path = _write(tmp_path, runtime, "runtime.yaml")
+    result = cli("job", "render", "-r", "nope", "--runtime-file", path, "--", "p")
+    assert result.exit_code == 4, result.stderr
+    assert len(result.stderr) < 8 * 1024 and "more characters)" in result.stderr
+    _clean(result)
