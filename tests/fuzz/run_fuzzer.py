@@ -273,6 +273,19 @@ def mutate_data(data: Any, cls: str, rng: random.Random) -> Any:
 # --- text mutations --------------------------------------------------------------------------
 
 
+# Scalars written as YAML text (some cannot be built as the type YAML resolves them to).
+RAW_SCALARS = [
+    "9" * 5000,
+    "-" + "9" * 4400,
+    "2020-02-30",
+    "2020-13-01 25:61:00",
+    "0x" + "f" * 60,
+    "1e999",
+    ".nan",
+    "0o8",
+]
+
+
 def mutate_text(text: str, cls: str, rng: random.Random) -> str:
     lines = text.splitlines()
     if not lines:
@@ -302,7 +315,8 @@ def mutate_text(text: str, cls: str, rng: random.Random) -> str:
         i = rng.randrange(len(lines))
         head, sep, _ = lines[i].partition(": ")
         if sep:
-            lines[i] = head + sep + json.dumps(_random_scalar(rng), ensure_ascii=False)
+            raw = rng.choice(RAW_SCALARS) if rng.random() < 0.3 else None
+            lines[i] = head + sep + (raw or json.dumps(_random_scalar(rng), ensure_ascii=False))
     return "\n".join(lines) + "\n"
 
 
