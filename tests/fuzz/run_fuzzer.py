@@ -429,11 +429,9 @@ def one_run(case: Case, rng: random.Random, workdir: Path, env: dict[str, str], 
             files[target] = mutate_text(text, cls, rng)
             continue
         try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError:
+            files[target] = _dump(mutate_data(yaml.safe_load(text), cls, rng))
+        except (yaml.YAMLError, ValueError, RecursionError):  # an earlier mutation broke the YAML
             files[target] = mutate_text(text, "text_edit", rng)
-            continue
-        files[target] = _dump(mutate_data(data, cls, rng))
     for name, text in files.items():
         (workdir / name).write_text(text, encoding="utf-8", errors="surrogatepass")
     options, command = random_flags(rng) if ("flags_only" in chosen or rng.random() < 0.5) else ([], [])
