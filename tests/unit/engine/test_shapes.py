@@ -44,8 +44,10 @@ def test_wrong_types_are_worded_as_the_api_server_does() -> None:
         'spec.replicatedJobs: Invalid value: "integer": spec.replicatedJobs in body must be of type array: "integer"'
     ]
     assert _messages({"replicatedJobs": [{"name": {"a": 1}}]}) == [
-        'spec.replicatedJobs[0].name: Invalid value: "object": spec.replicatedJobs[0].name in body must be of type '
-        'string: "object"'
+        (
+            'spec.replicatedJobs[0].name: Invalid value: "object": spec.replicatedJobs[0].name in body must be of type '
+            'string: "object"'
+        )
     ]
     assert _messages({"network": {"enableDNSHostnames": "yes"}})[0].endswith('must be of type boolean: "string"')
 
