@@ -15,8 +15,9 @@ import pytest
 
 SECONDS = float(os.environ.get("KTRAIN_FUZZ_SECONDS", "60"))
 SEED = int(os.environ.get("KTRAIN_FUZZ_SEED", "12"))
-# Mutation classes left to the input-reading half of issue #12: a 1 MB scalar is echoed whole as
-# the source line under its error (its "long echoed lines" item) and takes seconds to read.
+# Mutation classes left to the input-reading half of issue #12: a 3 KB - 1 MB scalar is echoed
+# whole as the source line under each error about it (its "long echoed lines" item); 1 MB takes
+# seconds to read.
 EXCLUDED: set[str] = {"huge_string"}
 
 
