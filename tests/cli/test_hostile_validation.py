@@ -327,3 +327,19 @@ def test_long_values_are_not_echoed_whole_in_messages(cli, tmp_path: Path) -> No
     assert result.exit_code == 4, result.stderr
     assert len(result.stderr) < 8 * 1024 and "more characters)" in result.stderr
     _clean(result)
+
+
+def test_a_million_digit_cpu_quantity_stays_fast(cli) -> None:  # type: ignore[no-untyped-def]
+    start = time.monotonic()
+    result = cli("job", "render", "-r", "torch-distributed", "--cpu", "9" * 1_000_000, "-o", "name", "--", "p")
+    assert time.monotonic() - start < 5  # converting it to an int took 34 s
+    assert result.exit_code == 0, result.stderr[:500]
+    _clean(result)
+
+
+def test_quantity_values_beyond_int64_are_held_at_its_bounds() -> None:
+    from ktrain.engine.quantity import Quantity
+
+    assert Quantity.parse("1e999999").ceil_int() == 2**63 - 1
+    assert Quantity.parse("-1e30").milli_value() == -(2**63)
+    assert Quantity.parse("2500m").ceil_int() == 3 and Quantity.parse("2500m").milli_value() == 2500
