@@ -22,6 +22,7 @@ from ktrain.errors import (
 from ktrain.inputs.documents import (
     Document,
     Path,
+    check_types,
     load_documents,
     locate_field_errors,
     parse_model,
@@ -650,6 +651,11 @@ def resolve_runtime(
             "no runtime given: pass --runtime NAME or set spec.runtimeRef.name in the job file",
             hint="see `ktrain runtime list`",
         )
+    if len(str(name)) > 253:  # the CRD's maxLength; no runtime can have such a name
+        message = "Too long: may not be more than 253 bytes"
+        if override or doc is None:
+            raise InputError(f"--runtime: {message}", file="--runtime")
+        raise doc.error(f"spec.runtimeRef.name: {message}", ("spec", "runtimeRef", "name"))
     name = str(name)
     kind = None if override and not kind_chosen else (ref.get("kind") or c.CLUSTER_TRAINING_RUNTIME_KIND)
     entry = registry.find(name, kind)
@@ -729,6 +735,8 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
             if note not in request.notes:
                 request.notes.append(note)
             request.source_labels = conversion.source_labels()
+        # The flags below read and write into the file's mapping: its types must hold first.
+        check_types(doc, "TrainJob", what="TrainJob")
         data: Obj = doc.data
         original = copy.deepcopy(data)
     else:
@@ -738,6 +746,8 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         from ktrain.authoring.set_paths import apply_assignment
 
         apply_assignment(data, assignment, "TrainJob")
+    if job_sets:
+        check_types(doc if doc is not None else Document(data=data, file="--set"), "TrainJob", what="TrainJob")
     if not request.file and not ov.runtime and not job_sets:
         from_files = [e.runtime.name for e in registry.all_entries() if e.source == "file"]
         hint = "e.g. --runtime torch-distributed --nodes 2 -- torchrun train.py"
@@ -760,6 +770,8 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     meta_ns = (data.get("metadata") or {}).get("namespace") if isinstance(data.get("metadata"), dict) else None
     registry.use_namespace(str(ov.namespace or meta_ns or request.default_namespace))
     entry = resolve_runtime(registry, data, ov.runtime, doc, kind_chosen=kind_chosen)
+    # The runtime's own rules first: deriving a name below reads into its template.
+    check_runtime(entry, allow_extensions=request.allow_extensions)
     grafts: list[tuple[Path, Document, Path]] = []
     data = apply_overrides(data, ov, entry.runtime.kind if ov.runtime else None, grafts)
     if ov.scheduler is not None:
@@ -815,9 +827,25 @@ def _is_runtime_path(path: str) -> bool:
     return path.startswith(("spec.template", "spec.mlPolicy", "spec.podGroupPolicy"))
 
 
+def check_ssh_secret(name: str | None) -> None:
+    """--ssh-secret names a Secret the pods mount: a DNS-1123 subdomain, as pod validation says."""
+    from ktrain.engine.validation import dns1123_subdomain_errors
+
+    if name is None:
+        return
+    problems = dns1123_subdomain_errors(name) if name else ["Required value"]
+    if problems:
+        raise InputError(
+            f'Invalid value: "{name[:300]}": ' + "; ".join(problems),
+            file="--ssh-secret",
+            column=1,
+            source_line=name[:300],
+        )
+
+
 def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderOutcome:
-    job, entry, doc = build_job(request, registry)
-    check_runtime(entry, allow_extensions=request.allow_extensions)
+    check_ssh_secret(request.ssh_secret)
+    job, entry, doc = build_job(request, registry)  # the runtime is checked there too
     errors = validate_runtime_ref(job, entry.runtime)
     if errors:
         exc = ValidationFailedError(errors)
@@ -947,6 +975,7 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
     from ktrain.authoring.json_schemas import schema_errors
     from ktrain.engine import SshKeyPair
 
+    check_ssh_secret(request.ssh_secret)
     doc, entry = job_document(request, registry)
     located = schema_errors(doc, "trainjob.schema.json")
     if located:
@@ -956,7 +985,6 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
                 exc.locations[i] = where
         raise exc
     job = parse_model(doc, "TrainJob", what="TrainJob")
-    check_runtime(entry, allow_extensions=request.allow_extensions)
     errors = validate_runtime_ref(job, entry.runtime)
     # The output is thrown away, so a placeholder key pair stands in for a generated one.
     ctx = RenderContext(

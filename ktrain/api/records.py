@@ -226,3 +226,57 @@ def pydantic_model(name: str) -> Any:
 TrainJob = _CLASSES["TrainJob"]
 TrainingRuntime = _CLASSES["TrainingRuntime"]
 MPIMLPolicySource = _CLASSES["MPIMLPolicySource"]
+
+
+_JSON_TYPES = {"str": "string", "int": "integer", "bool": "boolean", "float": "number"}
+
+
+def type_errors(
+    model: str, data: Any, *, containers_only: bool = False
+) -> list[tuple[tuple[str | int, ...], str, Any]]:
+    """Where `data` has a value of the wrong JSON type for the model named `model`, as
+    (path, the OpenAPI type expected, the value). Only types are checked: missing, unknown and
+    literal fields are left to `build` and pydantic. Lets callers that read into a document
+    before it is validated (the command-line overrides) refuse it first; `containers_only`
+    reports only a non-mapping where a mapping belongs and a non-list where a list belongs
+    (what such a caller would trip over), leaving wrong scalars to the full validation, which
+    reports every problem at once."""
+    found: list[tuple[tuple[str | int, ...], str, Any]] = []
+    _types(("model", model), data, (), found, containers_only)
+    return found
+
+
+def _types(spec: Any, value: Any, path: tuple[str | int, ...], found: list[Any], containers: bool) -> None:
+    kind = spec[0]
+    if value is None or kind in ("any", "lit") or len(found) >= 20:
+        return
+    if kind == "opt":
+        _types(spec[1], value, path, found, containers)
+    elif kind in _JSON_TYPES:
+        if containers:
+            return
+        expected = {"int": (int,), "str": (str,), "bool": (bool,), "float": (float, int)}[kind]
+        if type(value) not in expected:
+            found.append((path, _JSON_TYPES[kind], value))
+    elif kind == "union":
+        if not containers and not any(
+            type(value).__name__ == member[0] for member in spec[1] if member[0] in _JSON_TYPES
+        ):
+            found.append((path, ",".join(_JSON_TYPES.get(m[0], m[0]) for m in spec[1]), value))
+    elif kind == "list":
+        if type(value) is not list:
+            found.append((path, "array", value))
+            return
+        for i, item in enumerate(value):
+            _types(spec[1], item, (*path, i), found, containers)
+    elif type(value) is not dict:
+        found.append((path, "object", value))
+    elif kind == "dict":
+        for key, item in value.items():
+            _types(spec[1], item, (*path, key), found, containers)
+    elif kind == "model":
+        cls = _CLASSES[spec[1]]
+        for key, item in value.items():
+            index = cls._aliases.get(key)
+            if index is not None:
+                _types(cls._fields[index][2], item, (*path, key), found, containers)

@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     from typer._click import exceptions as click_exceptions  # typer vendors click
     from typer.main import get_command
 
-    from ktrain.cli.guard import run_guarded
+    from ktrain.cli.guard import debug_requested, run_guarded
     from ktrain.cli.typer_app import app
     from ktrain.errors import ExitCode
 
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             return int(ExitCode.INTERRUPTED)
         return 0
 
-    return run_guarded(run_app, debug="--debug" in args)
+    return run_guarded(run_app, debug=debug_requested(args))
 
 
 def run() -> None:

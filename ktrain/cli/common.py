@@ -28,7 +28,9 @@ def registry_from(runtime_files: list[str] | None, runtimes_dirs: list[str] | No
 
 
 def warn(message: str) -> None:
-    sys.stderr.write(f"warning: {message}\n")
+    from ktrain.output.errors import bounded
+
+    sys.stderr.write(f"warning: {bounded(message)}\n")
 
 
 def note(message: str) -> None:

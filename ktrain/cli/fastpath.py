@@ -263,8 +263,10 @@ def handler_of(path: tuple[str, ...]) -> Callable[..., Any]:
 
 def parse_command(argv: list[str]) -> tuple[Callable[..., Any], dict[str, Any]] | None:
     """(the command's body, its keyword arguments) for an argv the fast path handles, or None: declined."""
+    from ktrain.cli.guard import debug_requested
+
     found = command_path(argv)
-    if found is None or "--debug" in argv:  # --debug: typer's wrapper shows tracebacks
+    if found is None or debug_requested(argv):  # --debug: typer's wrapper shows tracebacks
         return None
     path, args = found
     try:

@@ -18,6 +18,13 @@ class Aborted(Exception):
     """The user declined a confirmation: `aborted`, exit 1 (a refusal, not Ctrl-C's 130), without typer."""
 
 
+def debug_requested(argv: list[str]) -> bool:
+    """Whether the command line asks for tracebacks: a `--debug` before any `--` (what follows
+    `--` is the training command's own, e.g. `-- python train.py --debug`)."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    return "--debug" in argv[:end]
+
+
 def run_guarded(command: Callable[[], int], debug: bool) -> int:
     """Run `command` (which returns an exit code); turn what escapes it into a message and a code.
 

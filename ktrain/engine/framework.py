@@ -21,7 +21,9 @@ from ktrain.engine import validation
 from ktrain.engine.context import RenderContext
 from ktrain.engine.info import build_runtime_info
 from ktrain.engine.plugins import GANG_PLUGINS, JOBSET, ML_PLUGINS, PLAINML, Plugin
+from ktrain.engine.plugins.gang import min_member
 from ktrain.engine.plugins.jobset import jobset_admission_warnings, jobset_name_errors
+from ktrain.engine.shapes import INT32
 from ktrain.errors import FieldError, ValidationFailedError
 from ktrain.util.structs import field, struct
 
@@ -31,6 +33,7 @@ if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the en
 
 Obj = dict[str, Any]
 
+INT32_MAX = INT32[1]
 KIND_RANK = {"Secret": 0, "ConfigMap": 1, "PodGroup": 2, "JobSet": 3}
 
 
@@ -108,6 +111,16 @@ def run(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) -> RenderRe
 
     rejections = jobset_name_errors(info)
     info.warnings += [f"the JobSet webhook will reject this JobSet: {err}" for err in rejections]
+    if gangs:
+        members = min_member(info)
+        if members > INT32_MAX:  # PodGroup spec.minMember is an int32
+            refused = FieldError(
+                "",
+                f"PodGroup {info.name}: spec.minMember: Invalid value: {members}: spec.minMember in body "
+                f"should be less than or equal to {INT32_MAX}",
+            )
+            rejections.append(refused)
+            info.warnings.append(f"the API server will reject the PodGroup: {refused}")
     info.warnings += jobset_admission_warnings(info)
 
     objects = ml.build(info) + [o for g in gangs for o in g.build(info)]

@@ -162,3 +162,13 @@ def drop_zero_values(value: Any, struct: str) -> Any:
     for key in QUANTITIES.get(struct, ()):
         out[key] = _quantity(out.get(key))
     return out
+
+
+def drop_nulls(value: Any) -> Any:
+    """`value` without `null` object fields, at every depth: the API server prunes a null in a
+    field that is not nullable before anything reads the object. The input is not changed."""
+    if isinstance(value, dict):
+        return {key: drop_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [drop_nulls(item) for item in value]
+    return value

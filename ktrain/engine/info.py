@@ -12,9 +12,10 @@ from ktrain import constants as c
 from ktrain.api.base import default_jobset_spec
 from ktrain.engine.apply import find_container
 from ktrain.engine.context import RenderContext
-from ktrain.engine.gotypes import drop_zero_values
-from ktrain.engine.merge import merge_runtime_patches
+from ktrain.engine.gotypes import drop_nulls, drop_zero_values
+from ktrain.engine.merge import StrategicMergeError, merge_runtime_patches
 from ktrain.engine.quantity import Quantity, pod_requests
+from ktrain.errors import FieldError, ValidationFailedError
 from ktrain.util.structs import field, struct
 
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
@@ -166,25 +167,32 @@ def merge_resources(current: Obj | None, override: Obj) -> Obj:
 
 def build_runtime_info(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) -> RuntimeInfo:
     rt_spec = runtime.spec
-    template_meta = rt_spec.template.metadata or {}
+    template_meta = drop_nulls(rt_spec.template.metadata or {})
     labels: dict[str, str] = dict(template_meta.get("labels") or {})
     annotations: dict[str, str] = dict(template_meta.get("annotations") or {})
 
     # Upstream reads the runtime into Go types and JSON-encodes it: zero `omitempty` values vanish.
-    spec = drop_zero_values(default_jobset_spec(rt_spec.template.spec), "JobSetSpec")
+    spec = drop_zero_values(default_jobset_spec(drop_nulls(rt_spec.template.spec)), "JobSetSpec")
     patch_specs: list[Obj] = []
     for patch in job.spec.runtime_patches or []:
         tmpl = patch.training_runtime_spec.template if patch.training_runtime_spec else None
         if tmpl is None:
             continue
-        meta = tmpl.metadata or {}
+        meta = drop_nulls(tmpl.metadata or {})
         labels.update(meta.get("labels") or {})
         annotations.update(meta.get("annotations") or {})
         if tmpl.spec is not None:
             patch_specs.append(tmpl.spec)
     if patch_specs:
         # The merged result is decoded into the typed JobSetSpec again: same zero-value rule.
-        spec = drop_zero_values(merge_runtime_patches(spec, patch_specs), "JobSetSpec")
+        try:
+            merged = merge_runtime_patches(spec, patch_specs)
+        except StrategicMergeError as exc:
+            # apimachinery refuses the same patch; the controller reports it for the TrainJob.
+            raise ValidationFailedError(
+                [FieldError("spec.runtimePatches", f"cannot apply the patches: {exc}")]
+            ) from None
+        spec = drop_zero_values(merged, "JobSetSpec")
 
     ml = rt_spec.ml_policy
     trainer = job.spec.trainer

@@ -152,7 +152,7 @@ def merge_runtime_patches(jobset_spec: Mapping[str, Any], patch_specs: Sequence[
     runtime's first replicatedJob rather than at the end."""
     order: dict[Any, int] = {}
     for index, rjob in enumerate(_as_list(jobset_spec.get("replicatedJobs"))):
-        if isinstance(rjob, Mapping):
+        if isinstance(rjob, Mapping) and _hashable(rjob.get("name")):
             order[rjob.get("name")] = index
     spec: Obj = _plain(jobset_spec)
     for patch in patch_specs:
@@ -160,7 +160,10 @@ def merge_runtime_patches(jobset_spec: Mapping[str, Any], patch_specs: Sequence[
     rjobs = spec.get("replicatedJobs")
     if isinstance(rjobs, list):
         spec["replicatedJobs"] = sorted(
-            rjobs, key=lambda rjob: order.get(rjob.get("name"), 0) if isinstance(rjob, dict) else 0
+            rjobs,
+            key=lambda rjob: (
+                order.get(rjob.get("name"), 0) if isinstance(rjob, dict) and _hashable(rjob.get("name")) else 0
+            ),
         )
     return spec
 
@@ -511,6 +514,10 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value
+
+
+def _hashable(value: Any) -> bool:
+    return not isinstance(value, (dict, list))
 
 
 def _as_list(value: Any) -> list[Any]:

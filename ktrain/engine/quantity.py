@@ -190,12 +190,15 @@ class Quantity:
         return 0 if self.amount.is_zero() else (-1 if self.amount.is_signed() else 1)
 
     def ceil_int(self) -> int:
-        """Go ``Value()``: the value rounded to an integer away from zero (2500m -> 3)."""
-        return int(self.amount.to_integral_value(rounding=ROUND_UP, context=_EXACT))
+        """Go ``Value()``: the value rounded to an integer away from zero (2500m -> 3). An int64
+        in Go: a value beyond it (`cpu: 1e999999`, a million digits) is held at the int64 bound
+        rather than converted, which would take minutes."""
+        return _saturated(self.amount) or int(self.amount.to_integral_value(rounding=ROUND_UP, context=_EXACT))
 
     def milli_value(self) -> int:
-        """Go ``MilliValue()``: value × 1000, rounded away from zero."""
-        return int(self.amount.scaleb(3, _EXACT).to_integral_value(rounding=ROUND_UP, context=_EXACT))
+        """Go ``MilliValue()``: value × 1000, rounded away from zero (held at the int64 bounds)."""
+        milli = self.amount.scaleb(3, _EXACT)
+        return _saturated(milli) or int(milli.to_integral_value(rounding=ROUND_UP, context=_EXACT))
 
     # --- printing -------------------------------------------------------------------------------
     def canonical(self) -> str:
@@ -222,6 +225,14 @@ class Quantity:
 
 
 ZERO = Quantity()
+
+
+def _saturated(amount: Decimal) -> int:
+    """The int64 bound `amount` lies beyond, or 0 when it is within int64."""
+    # below 10^19 (adjusted exponent < 19) an exact comparison is cheap
+    if (amount.is_zero() or amount.adjusted() < 19) and -_MAX_INT64 - 1 <= amount <= _MAX_INT64:
+        return 0
+    return -_MAX_INT64 - 1 if amount.is_signed() else _MAX_INT64
 
 
 # --- printing helpers -------------------------------------------------------------------------------

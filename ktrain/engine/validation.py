@@ -49,9 +49,60 @@ def dns1035_label_errors(value: str) -> list[str]:
     return errors
 
 
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS1123_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
+    "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+
+
+def dns1123_label_errors(value: str) -> list[str]:
+    """k8s `validation.IsDNS1123Label` messages (namespaces)."""
+    errors = []
+    if len(value) > 63:
+        errors.append("must be no more than 63 characters")
+    if not DNS1123_LABEL.match(value):
+        errors.append(DNS1123_LABEL_MSG)
+    return errors
+
+
+def dns1123_subdomain_errors(value: str) -> list[str]:
+    """k8s `validation.IsDNS1123Subdomain` messages (object names: Secrets, runtimes, ...)."""
+    errors = []
+    if len(value) > 253:
+        errors.append("must be no more than 253 characters")
+    if not DNS1123_SUBDOMAIN.match(value):
+        errors.append(DNS1123_SUBDOMAIN_MSG)
+    return errors
+
+
+def name_errors(path: str, value: str | None, check: Any) -> list[FieldError]:
+    """apimachinery's field errors for a name or namespace (`check` gives its messages)."""
+    if not value:
+        return []
+    return [invalid(path, value[:300], message) for message in check(value)]
+
+
 def _show(value: Any) -> str:
+    if isinstance(value, str) and len(value) > 256:  # a hostile value is not echoed whole
+        value = value[:256] + "...(truncated)"
+    if isinstance(value, (list, dict)):
+        try:
+            text = str(value)
+        except ValueError:  # holds an integer too long to print
+            return f"<a {type(value).__name__} too large to print>"
+        return text if len(text) <= 300 else text[:300] + "...(truncated)"
+    if isinstance(value, int) and not isinstance(value, bool):
+        from ktrain.engine.shapes import int_text
+
+        return int_text(value)
     return (
-        json.dumps(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+        json.dumps(value, ensure_ascii=False)
+        if isinstance(value, str)
+        else str(value).lower()
+        if isinstance(value, bool)
+        else str(value)
     )
 
 
@@ -132,8 +183,64 @@ def _env_errors(path: str, envs: list[Any] | None) -> list[FieldError]:
     return errors
 
 
+def _int_fields(fields: list[tuple[str, Any, int]]) -> list[FieldError]:
+    from ktrain.engine.shapes import int_range_errors
+
+    return [e for path, value, bits in fields if isinstance(value, int) for e in int_range_errors(path, value, bits)]
+
+
+def trainjob_shape_errors(job: TrainJob) -> list[FieldError]:
+    """Values the TrainJob's schema types refuse that the records let through: int32/int64 fields
+    out of range, and wrongly typed values inside the runtimePatches' free-form templates."""
+    from ktrain.engine.shapes import JOBSET_SPEC, OBJECT_META, shape_errors
+
+    trainer = job.spec.trainer
+    errors = _int_fields(
+        [
+            ("spec.trainer.numNodes", trainer.num_nodes if trainer else None, 32),
+            ("spec.trainer.numProcPerNode", trainer.num_proc_per_node if trainer else None, 32),
+            ("spec.activeDeadlineSeconds", job.spec.active_deadline_seconds, 64),
+        ]
+    )
+    for i, patch in enumerate(job.spec.runtime_patches or []):
+        tmpl = patch.training_runtime_spec.template if patch.training_runtime_spec else None
+        if tmpl is None:
+            continue
+        base = f"spec.runtimePatches[{i}].trainingRuntimeSpec.template"
+        errors += shape_errors(f"{base}.metadata", tmpl.metadata, OBJECT_META)
+        errors += shape_errors(f"{base}.spec", tmpl.spec, JOBSET_SPEC)
+    return errors
+
+
+def runtime_shape_errors(runtime: TrainingRuntime) -> list[FieldError]:
+    """Values the runtime CRD's schema refuses that the records let through: int32 fields out of
+    range, and wrongly typed values in the free-form JobSet template (see ktrain.engine.shapes).
+    The other runtime checks, the merge and the plugins may assume these shapes once it is empty."""
+    from ktrain.engine.shapes import JOBSET_SPEC, OBJECT_META, shape_errors
+
+    spec = runtime.spec
+    ml, pgp = spec.ml_policy, spec.pod_group_policy
+    errors = _int_fields(
+        [
+            ("spec.mlPolicy.numNodes", ml.num_nodes if ml else None, 32),
+            ("spec.mlPolicy.mpi.numProcPerNode", ml.mpi.num_proc_per_node if ml and ml.mpi else None, 32),
+            ("spec.mlPolicy.flux.numProcPerNode", ml.flux.num_proc_per_node if ml and ml.flux else None, 32),
+            (
+                "spec.podGroupPolicy.coscheduling.scheduleTimeoutSeconds",
+                pgp.coscheduling.schedule_timeout_seconds if pgp and pgp.coscheduling else None,
+                32,
+            ),
+        ]
+    )
+    errors += shape_errors("spec.template.metadata", spec.template.metadata, OBJECT_META)
+    errors += shape_errors("spec.template.spec", spec.template.spec, JOBSET_SPEC)
+    return errors
+
+
 def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
-    errors: list[FieldError] = []
+    errors = trainjob_shape_errors(job)
+    if errors:
+        return errors  # the checks below read into the values these are about
     name = job.metadata.name
     if not name:
         errors.append(FieldError("metadata.name", "Required value: name or generateName is required", kind="Required"))
@@ -142,6 +249,8 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
             errors.append(FieldError("metadata.name", "metadata.name must match RFC 1035 DNS label format"))
         if len(name) > 63:
             errors.append(FieldError("metadata.name", "metadata.name must be no more than 63 characters"))
+    # apimachinery ValidateObjectMeta: the namespace is a DNS-1123 label.
+    errors += name_errors("metadata.namespace", job.metadata.namespace, dns1123_label_errors)
     spec = job.spec
     ref = spec.runtime_ref
     if not ref.name:
@@ -168,6 +277,9 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
                         f"{base}.storageUri", uri, "storageUri may be empty, or it must be a valid URI (scheme://...)"
                     )
                 )
+            if source.secret_ref is not None:
+                # Pod validation of the initializer's secret reference (a Secret name).
+                errors += name_errors(f"{base}.secretRef.name", source.secret_ref.name, dns1123_subdomain_errors)
             errors += _max_items(f"{base}.env", source.env, 128)
             errors += _unique_names(f"{base}.env", source.env)
             errors += _env_errors(f"{base}.env", source.env)
@@ -245,7 +357,12 @@ def _supported(path: str, value: str, allowed: tuple[str, ...]) -> FieldError:
 
 def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool = False) -> list[FieldError]:
     """The runtime CRD's schema and CEL rules (what `kubectl apply` of the runtime would reject)."""
-    errors: list[FieldError] = []
+    errors = runtime_shape_errors(runtime)
+    if errors:
+        return errors  # the checks below read into the values these are about
+    # apimachinery ValidateObjectMeta: a custom resource's name is a DNS-1123 subdomain.
+    errors += name_errors("metadata.name", runtime.metadata.name, dns1123_subdomain_errors)
+    errors += name_errors("metadata.namespace", runtime.metadata.namespace, dns1123_label_errors)
     spec = runtime.spec
     ml = spec.ml_policy
     if ml is not None:
@@ -427,6 +544,8 @@ def validate_runtime_webhook(runtime: TrainingRuntime) -> list[FieldError]:
     `trainer.kubeflow.org/webhook-validation: disabled`, as the webhook's objectSelector does."""
     if runtime.labels.get(c.LABEL_WEBHOOK_VALIDATION) == c.WEBHOOK_VALIDATION_DISABLED:
         return []
+    if runtime_shape_errors(runtime):
+        return []  # validate_runtime_schema reports them; the API server stops there too
     errors: list[FieldError] = []
     required = {
         c.ANCESTOR_TRAINER: c.NODE,
@@ -585,6 +704,8 @@ def validate_domain_prefixed_path(path: str, value: str) -> list[FieldError]:
 
 def validate_runtime_patches(job: TrainJob, runtime: TrainingRuntime) -> list[FieldError]:
     """V10–V14 against the runtime as written (before patches are merged)."""
+    if trainjob_shape_errors(job) or runtime_shape_errors(runtime):
+        return []  # the schema checks report them; the API server stops there too
     errors: list[FieldError] = []
     rjobs = {
         r.get("name"): _container_names(r)

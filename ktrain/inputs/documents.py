@@ -277,6 +277,43 @@ def _plain_collection(node: Any, path: Path, doc: Document, state: _Expansion) -
     return items
 
 
+def _unbuildable_scalar(text: str, file: str, lines: list[str], exc: Exception) -> InputError:
+    """The InputError for the first scalar of `text` that cannot be constructed, at its position."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    yaml = _yaml()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            stack = list(reversed(list(yaml.compose_all(text))))
+            while stack:
+                node = stack.pop()
+                if isinstance(node, ScalarNode):
+                    try:
+                        yaml.constructor.construct_object(node, deep=True)
+                    except (ValueError, OverflowError) as bad:
+                        line, col = node.start_mark.line + 1, node.start_mark.column + 1
+                        what = (
+                            f"{len(str(node.value))} digits, far beyond any API integer (at most 64 bits)"
+                            if "digits" in str(bad)
+                            else str(bad)
+                        )
+                        return InputError(
+                            f"invalid YAML: this {str(node.tag).rsplit(':', 1)[-1]} cannot be read: {what}",
+                            file=file,
+                            line=line,
+                            column=col,
+                            source_line=lines[line - 1] if 0 < line <= len(lines) else None,
+                        )
+                elif isinstance(node, MappingNode):
+                    stack += [part for pair in reversed(node.value) for part in reversed(pair)]
+                elif isinstance(node, SequenceNode):
+                    stack += list(reversed(node.value))
+    except Exception:  # noqa: BLE001, S110 - only finding the position failed: report without it
+        pass
+    return InputError(f"invalid YAML: a value cannot be read: {str(exc)[:200]}", file=file)
+
+
 def load_documents(text: str, file: str) -> list[Document]:
     """Parse multi-document YAML; a syntax error becomes an InputError at file:line:col.
 
@@ -297,6 +334,10 @@ def load_documents(text: str, file: str) -> list[Document]:
         raise InputError(f"invalid YAML: {problem}", file=file, line=line, column=col, source_line=source) from None
     except YAMLError as exc:
         raise InputError(f"invalid YAML: {exc}", file=file) from None
+    except (ValueError, OverflowError) as exc:
+        # A scalar YAML resolves to a type it cannot be built as: `2020-02-30` (a timestamp with
+        # no such day), an integer of more than 4300 digits (Python's int-to-text limit).
+        raise _unbuildable_scalar(text, file, lines, exc) from None
     except _VALUE_ERRORS as exc:  # found while filling a mapping or list, where no position is known
         raise InputError(f"invalid YAML: {_reason(exc)}", file=file) from None
     except RecursionError:  # a backstop: MAX_DEPTH stops nesting long before Python's stack
@@ -452,6 +493,48 @@ def parse_model(doc: Document, name: str, *, what: str) -> Any:
         if len(uniq) > 1:
             text += "".join(f"\n  {path_text(loc)}: {msg}" for loc, msg, _ in uniq[1:])
         raise doc.error(text, first_loc, hint=first_hint, key=unknown_field) from None
+
+
+def _brief(value: Any) -> str:
+    """A short echo of a scalar (nothing for a mapping or a list): ` 'abc'`, ` 5`."""
+    if isinstance(value, str):
+        return f" {value[:60]!r}" + ("..." if len(value) > 60 else "")
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return f" {value!r}"
+    if isinstance(value, int):
+        return f" {value}" if value.bit_length() < 200 else ""
+    return ""
+
+
+def check_types(doc: Document, name: str, *, what: str) -> None:
+    """Refuse a document with a scalar where the API model `name` has a mapping or a list (`spec: abc`,
+    `metadata: 5`), before anything reads into it; worded and located as parse_model would.
+    Other wrong types are left to parse_model and the schema, which report every problem at once."""
+    from ktrain.api.records import type_errors
+
+    found = type_errors(name, doc.data, containers_only=True)
+    if not found:
+        return
+    from ktrain.api.base import openapi_type
+
+    words = {
+        "string": "must be a string",
+        "integer": "must be an integer",
+        "boolean": "must be a boolean (true or false)",
+        "array": "must be a list",
+        "object": "must be a mapping",
+        "number": "must be a number",
+    }
+    texts = []
+    for loc, expected, value in found:
+        got = openapi_type(value)
+        where = path_text(loc) or "<document>"
+        texts.append(
+            f"{where}: {words.get(expected, f'must be of type {expected}')}, got {got}{_brief(value)}"
+            + f'; Invalid value: "{got}": {where} in body must be of type {expected}: "{got}"'
+        )
+    text = f"invalid {what}: " + texts[0] + "".join(f"\n  {t}" for t in texts[1:])
+    raise doc.error(text, found[0][0])
 
 
 def locate_field_errors(

@@ -213,7 +213,8 @@ class RuntimeRegistry:
         names = self.names()
         import difflib
 
-        close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+        # difflib is quadratic: a name no runtime can have (over 253 characters) gets no suggestion
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.5) if len(name) <= 253 else []
         what = kind or "runtime"
         message = f"{what} {name!r} not found"
         if names:

@@ -19,6 +19,15 @@ def resource_name(obj: Obj) -> str:
     return f"{kind}.{group}/{name}" if group else f"{kind}/{name}"
 
 
+OUTPUT_FORMATS = ("yaml", "json", "name")
+
+
+def check_output(output: str, formats: tuple[str, ...] = OUTPUT_FORMATS) -> None:
+    """Refuse an unknown -o value before any work is done (a render, a cluster call)."""
+    if output not in formats:
+        raise UsageError(f"unknown output format {output!r}: use {', '.join(formats[:-1])} or {formats[-1]}")
+
+
 def format_objects(objects: list[Obj], output: str) -> str:
     if output == "yaml":
         from ktrain.output.yamltext import dump_all
@@ -30,4 +39,5 @@ def format_objects(objects: list[Obj], output: str) -> str:
         return json.dumps({"apiVersion": "v1", "kind": "List", "items": objects, "metadata": {}}, indent=4) + "\n"
     if output == "name":
         return "".join(resource_name(o) + "\n" for o in objects)
-    raise UsageError(f"unknown output format {output!r}: use yaml, json or name")
+    check_output(output)
+    raise AssertionError(output)  # check_output refused it

@@ -631,7 +631,6 @@ DECLINED = [
     (["render", *TORCH, "--nodes", "+4"], 0, ""),
     (["render", *TORCH, "--nodes", "-1"], None, ""),
     (["render", *TORCH, "-o", "xml"], None, "xml"),
-    (["render", *TORCH, "--", "x", "--debug"], 0, ""),  # --debug anywhere: typer's wrapper shows tracebacks
     (["job", "validate", "-h"], 0, "Usage: ktrain job validate"),
     (["job", "validate", *TORCH, "--explain"], 2, "No such option: --explain"),  # render's, not validate's
     (["job", "validate", *TORCH, "--nodes", "0x10"], 2, "Invalid value for '--nodes'"),

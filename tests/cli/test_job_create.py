@@ -206,14 +206,15 @@ def test_object_the_crd_schema_rejects_is_a_clear_error_and_nothing_is_left(cli,
     runtime = write_runtime(tmp_path, COSCHEDULING)
     runtime.write_text(
         runtime.read_text().replace(
-            "    spec:\n      replicatedJobs:",
-            '    spec:\n      network:\n        enableDNSHostnames: "yes"\n      replicatedJobs:',
+            "                  containers:\n",
+            '                  securityContext:\n                    runAsUser: "yes"\n                  containers:\n',
             1,
         )
     )
     r = create(cli, kube, "--runtime-file", str(runtime), "--runtime", COSCHEDULING[0], "--name", "bad")
     assert r.exit_code == 5, r.stdout
-    assert 'JobSet.jobset.x-k8s.io "bad" is invalid: spec.network.enableDNSHostnames' in r.stderr
+    assert 'JobSet.jobset.x-k8s.io "bad" is invalid: spec.replicatedJobs[0].template.spec.template.spec' in r.stderr
+    assert "securityContext.runAsUser" in r.stderr
     assert "Traceback" not in r.stderr and stored(kube.srv) == {}
     # caught by the preflight dry run: nothing was written, so nothing had to be rolled back
     assert all(req.param("dryRun") == "All" for req in kube.srv.requests_for("apply"))

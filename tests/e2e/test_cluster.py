@@ -161,14 +161,14 @@ def test_objects_the_server_rejects_are_clear_errors_with_nothing_left(cli, clea
     runtime = write_runtime(tmp_path, VOLCANO)
     runtime.write_text(
         runtime.read_text().replace(
-            "    spec:\n      replicatedJobs:",
-            '    spec:\n      network:\n        enableDNSHostnames: "yes"\n      replicatedJobs:',
+            "                  containers:\n",
+            '                  securityContext:\n                    runAsUser: "yes"\n                  containers:\n',
             1,
         )
     )
     r = cli("job", "create", *e2e.args(), "--runtime-file", str(runtime), "--runtime", VOLCANO[0], "--name", "e2e-bad")
     assert r.exit_code == 5, r.stdout
-    assert "enableDNSHostnames" in r.stderr
+    assert "securityContext.runAsUser" in r.stderr
     assert inventory(e2e) == []
 
 

@@ -26,9 +26,10 @@ def render_job(
     ] = False,
 ) -> None:
     """Render the objects the Trainer controller would create, without a cluster."""
-    from ktrain.output.manifests import format_objects
+    from ktrain.output.manifests import check_output, format_objects
     from ktrain.service import render_resolving
 
+    check_output(output)  # before any work: a bad -o must not follow a render and its warnings
     if explain and output != "yaml":
         from ktrain.errors import UsageError
 

@@ -68,12 +68,18 @@ def registry_for(
 def _trainer_container(runtime: Any) -> dict[str, Any]:
     from ktrain import constants as c
 
-    for rjob in runtime.spec.template.spec.get("replicatedJobs") or []:
-        labels = ((rjob.get("template") or {}).get("metadata") or {}).get("labels") or {}
-        if labels.get(c.LABEL_ANCESTOR) == c.ANCESTOR_TRAINER:
-            pod = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
-            for ct in pod.get("containers") or []:
-                if ct.get("name") == c.NODE:
+    def at(node: Any, *keys: str) -> Any:  # a listing must not trip over a malformed runtime
+        for key in keys:
+            node = node.get(key) if isinstance(node, dict) else None
+        return node
+
+    rjobs = runtime.spec.template.spec.get("replicatedJobs")
+    for rjob in rjobs if isinstance(rjobs, list) else []:
+        labels = at(rjob, "template", "metadata", "labels")
+        if isinstance(labels, dict) and labels.get(c.LABEL_ANCESTOR) == c.ANCESTOR_TRAINER:
+            containers = at(rjob, "template", "spec", "template", "spec", "containers")
+            for ct in containers if isinstance(containers, list) else []:
+                if isinstance(ct, dict) and ct.get("name") == c.NODE:
                     return dict(ct)
     return {}
 
@@ -120,6 +126,9 @@ def list_runtimes(
     request_timeout: Annotated[float, LIST_TIMEOUT] = 10.0,
 ) -> None:
     """List the runtime blueprints ktrain can render against (local, and the cluster's)."""
+    from ktrain.output.manifests import check_output
+
+    check_output(output, ("table", "wide", "yaml", "json", "name"))  # before any work
     registry = registry_for(source, runtime_file, runtimes_dir, kubeconfig, context, namespace, request_timeout)
     entries = registry.entries()
     if output in ("yaml", "json"):

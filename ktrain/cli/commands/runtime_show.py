@@ -25,9 +25,10 @@ def show_runtime(
     request_timeout: Annotated[float, LIST_TIMEOUT] = 10.0,
 ) -> None:
     """Show a blueprint, and what the engine injects when a job runs on it."""
-    from ktrain.output.manifests import format_objects
+    from ktrain.output.manifests import check_output, format_objects
     from ktrain.output.yamltext import dump
 
+    check_output(output, ("text", "yaml", "json"))  # before any work
     registry = registry_for(source, runtime_file, runtimes_dir, kubeconfig, context, namespace, request_timeout)
     entry = registry.get(name)
     if output in ("yaml", "json"):

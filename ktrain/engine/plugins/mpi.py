@@ -24,7 +24,7 @@ from ktrain.engine.plugins.base import (
     reserved_env_error,
     resources_for_detection,
 )
-from ktrain.errors import FieldError, KtrainError
+from ktrain.errors import FieldError, KtrainError, ValidationFailedError
 
 if TYPE_CHECKING:
     from ktrain.api.runtime import MPIMLPolicySource
@@ -99,6 +99,52 @@ def _hostfile_volume(info: RuntimeInfo) -> Obj:
             "items": [{"key": HOSTFILE_NAME, "path": HOSTFILE_NAME, "mode": 0o444}],
         },
     }
+
+
+# core/v1 validation refuses a ConfigMap whose data holds more than MaxSecretSize bytes.
+CONFIGMAP_DATA_LIMIT = 1024 * 1024
+
+
+def _digits_total(count: int) -> int:
+    """len(str(0)) + len(str(1)) + ... + len(str(count - 1)), without the loop."""
+    total, width, start = 0, 1, 0
+    while start < count:
+        end = min(count, 10**width)
+        total += (end - start) * width
+        start, width = end, width + 1
+    return total
+
+
+def hostfile_size(info: RuntimeInfo) -> int:
+    """The length of `hostfile(info)`, computed from the counts alone (it may be too large to build)."""
+    policy = _policy(info)
+    n = str(slots(info))
+    extension = policy.mpi_implementation in EXTENSION_IMPLEMENTATIONS
+    sub = info.subdomain()
+    size = 0
+    for ps in info.pod_sets:
+        if ps.name == c.NODE or (ps.name == c.LAUNCHER and policy.run_launcher_as_node):
+            prefix = f"{info.name}-{ps.name}-0-"
+            fixed = len(prefix) + 1 + len(sub) + (1 + len(n) if extension else len(" slots=") + len(n)) + 1
+            size += ps.count * fixed + _digits_total(ps.count)
+    return size
+
+
+def hostfile_size_errors(info: RuntimeInfo) -> list[FieldError]:
+    """The API server refuses a hostfile ConfigMap over 1 MiB: say so before building it (a
+    numNodes of 2^31-1 would otherwise build gigabytes of hostfile)."""
+    size = hostfile_size(info)
+    if size <= CONFIGMAP_DATA_LIMIT:
+        return []
+    hosts = sum(ps.count for ps in info.pod_sets if ps.name in (c.NODE, c.LAUNCHER))
+    return [
+        FieldError(
+            "spec.trainer.numNodes",
+            f"the MPI hostfile ConfigMap {info.name}{HOSTFILE_SUFFIX} for {hosts} hosts would hold {size} bytes; "
+            f"the API server refuses it (data: Too long: may not be more than {CONFIGMAP_DATA_LIMIT} bytes)",
+            kind="TooLong",
+        )
+    ]
 
 
 def hostfile(info: RuntimeInfo) -> str:
@@ -186,6 +232,9 @@ class MPIPlugin(Plugin):
                     )
 
     def build(self, info: RuntimeInfo) -> list[Obj]:
+        too_large = hostfile_size_errors(info)
+        if too_large:
+            raise ValidationFailedError(too_large)
         objects: list[Obj] = []
         secret_name = f"{info.name}{SSH_AUTH_SECRET_SUFFIX}"
         if info.ctx.ssh_secret_name is None and secret_name not in info.ctx.existing_secrets:
