@@ -7,7 +7,7 @@ from ktrain.errors import InputError, KtrainError, ValidationFailedError
 # An echoed source line is cut to this many characters around the column (a 1 MB line would
 # otherwise be 1 MB on stderr), and a message line to MAX_MESSAGE_LINE.
 ECHO_WIDTH = 200
-MAX_MESSAGE_LINE = 1000
+MAX_MESSAGE_LINE = 1200  # above MAX_MESSAGE, so a bounded message keeps its "(N more characters)"
 ELLIPSIS = "\u2026"
 _CONTROL = dict.fromkeys([*range(0x20), 0x7F, *range(0x80, 0xA0)], "?")
 del _CONTROL[0x09]  # a tab stays a tab
@@ -38,7 +38,7 @@ def echo_window(source_line: str, column: int | None, width: int = ECHO_WIDTH) -
 # A hostile file can hold thousands of problems (a list of 10 000 duplicates): list the first ones.
 MAX_PROBLEMS = 20
 # Messages quote what the user wrote (a name, a list of names): a megabyte of it is not echoed.
-MAX_MESSAGE = MAX_MESSAGE_LINE
+MAX_MESSAGE = 1000
 
 
 def bounded(message: str, limit: int = MAX_MESSAGE) -> str:
