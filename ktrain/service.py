@@ -1058,7 +1058,12 @@ def _name_the_code_wrapper(obj: Obj, note: Any) -> Any:
             return found  # type: ignore[no-any-return]
         node: Any = obj
         for key in path[: at + 1]:
-            node = node[key] if isinstance(node, (dict, list)) else None
+            if isinstance(node, dict):
+                node = node.get(key)
+            elif isinstance(node, list) and isinstance(key, int) and key < len(node):
+                node = node[key]
+            else:
+                node = None
         if not is_wrapped(node if isinstance(node, list) else None):
             return found  # type: ignore[no-any-return]
         word = path[at + 1]
