@@ -581,6 +581,14 @@ def _apply_code(data: Obj, request: RenderRequest, entry: RuntimeEntry) -> Obj:
         volume = code_bundle.volume(request.code_bundle, maps)
         template: Obj = {"spec": dict(runtime.spec.template.spec or {})}
         digest = request.code_bundle.digest()
+        size = request.code_bundle.size
+        note = (
+            f"--code: {len(request.code_bundle.files)} files, {size / 1024:.1f} KiB in {len(maps)} ConfigMap"
+            f"{'s' if len(maps) > 1 else ''} ({maps[0]['metadata']['name']}{', ...' if len(maps) > 1 else ''}), "
+            f"mounted at {code_bundle.MOUNT_PATH}"
+        )
+        if note not in request.notes:
+            request.notes.append(note)
         patch = code_launch.mount_patch(template, volume, code_bundle.MOUNT_PATH, digest)
         spec.setdefault("runtimePatches", []).append(patch)
         data["metadata"].setdefault("annotations", {})[code_launch.CODE_ANNOTATION] = digest
@@ -1026,7 +1034,7 @@ def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
     name_source = source("name", request.overrides.name, "derived from the job's content")
     namespace_source = source("namespace", request.overrides.namespace, "default namespace")
     assert outcome.ctx is not None
-    return explain(
+    notes = explain(
         outcome.result.objects,
         outcome.job,
         outcome.runtime.runtime,
@@ -1036,6 +1044,34 @@ def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
         namespace_source,
         request.source_labels,
     )
+    return [_name_the_code_wrapper(obj, note) for obj, note in zip(outcome.result.objects, notes, strict=True)]
+
+
+def _name_the_code_wrapper(obj: Obj, note: Any) -> Any:
+    """`--explain`: the words `--code`/`--pip` put before a trainer command are the wrapper's."""
+    from ktrain.authoring.code_launch import is_wrapped
+
+    def source(path: Path) -> str | None:
+        found = note(path)
+        at = path.index("command") if "command" in path else -1
+        if at < 2 or path[at - 2] != "containers" or len(path) != at + 2:
+            return found  # type: ignore[no-any-return]
+        node: Any = obj
+        for key in path[: at + 1]:
+            if isinstance(node, dict):
+                node = node.get(key)
+            elif isinstance(node, list) and isinstance(key, int) and key < len(node):
+                node = node[key]
+            else:
+                node = None
+        if not is_wrapped(node if isinstance(node, list) else None):
+            return found  # type: ignore[no-any-return]
+        word = path[at + 1]
+        if isinstance(word, int) and word < 4:
+            return "--code/--pip wrapper (ktrain: cd, pip install, exec the command)"
+        return f"{found}, run by the --code/--pip wrapper"
+
+    return source
 
 
 @struct

@@ -17,13 +17,12 @@ import os
 import sys
 
 from ktrain.completion import providers
-from ktrain.completion.request import Answer, Request, canonical_name, find_option
+from ktrain.completion.request import ENV_VAR, Answer, Request, canonical_name, find_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
     from typing import Any
 
-ENV_VAR = "_KTRAIN_COMPLETE"
 SHELLS = ("bash", "zsh", "fish", "powershell")
 
 

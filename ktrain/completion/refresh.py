@@ -24,7 +24,7 @@ def command_env() -> dict[str, str]:
     """The environment for the commands asked: not in completion mode. The refresh is started by
     the completer, whose `_KTRAIN_COMPLETE` it inherits; with it `ktrain job list -o name` would
     answer completions instead of names (issue #19)."""
-    from ktrain.completion.complete import ENV_VAR
+    from ktrain.completion.request import ENV_VAR
 
     return {key: value for key, value in os.environ.items() if key != ENV_VAR and not key.startswith("COMP_")}
 

@@ -12,6 +12,10 @@ if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
     from typing import Any
 
 
+# Set by the shell scripts: the program answers a completion request instead of running.
+ENV_VAR = "_KTRAIN_COMPLETE"
+
+
 class Request:
     """Where the cursor is in the command tree, and what the line already says.
 
