@@ -453,9 +453,11 @@ class ApiServerDouble:
             self.cluster.closing = True
             self.cluster.changed.notify_all()
         server.shutdown()
-        threads = server.close_connections()
+        # The listener first: a client whose connection is cut below and that reconnects at once
+        # must find the port closed, as with a server that is gone.
         server.server_close()
         self._listener_closed.set()
+        threads = server.close_connections()
         if self._serve_thread is not None:
             self._serve_thread.join(timeout=5)
         for thread in threads:
