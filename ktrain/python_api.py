@@ -294,24 +294,10 @@ class Client:
         return [obj for _, obj in list_jobs(self._connect(), selector=selector)]
 
     def get(self, name: str) -> Obj:
-        """The job's state as `ktrain job get` derives it, with its TrainJob and JobSet."""
-        from ktrain.cluster.observe import get_job
+        """`ktrain job get NAME -o json`: the job's state as ktrain derives it."""
+        from ktrain.cluster.observe import details_document, get_job
 
-        details = get_job(self._connect(), name, events=False)
-        s = details.summary
-        return {
-            "name": s.name,
-            "namespace": s.namespace,
-            "kind": s.kind,
-            "runtime": s.runtime,
-            "nodes": s.nodes,
-            "state": s.state,
-            "reason": s.reason,
-            "message": s.message,
-            "waiting": s.stalled,
-            "trainJob": details.trainjob,
-            "jobSet": details.jobset,
-        }
+        return details_document(get_job(self._connect(), name))
 
     def logs(
         self, name: str, *, follow: bool = False, step: str | None = None, node: int | None = None

@@ -177,6 +177,62 @@ class JobDetails:
     warnings: list[Obj] = field(default_factory=list)
 
 
+def details_document(details: JobDetails) -> Obj:
+    """`job get -o yaml|json` (and `ktrain.Client().get`): the derived view, in a fixed key order."""
+    s = details.summary
+    return {
+        "name": s.name,
+        "namespace": s.namespace,
+        "kind": s.kind,
+        "runtime": s.runtime,
+        "nodes": s.nodes,
+        "state": s.state,
+        "reason": s.reason,
+        "message": s.message,
+        "waiting": s.stalled,  # why a job that is not running is not getting there (issue #19)
+        "trainerPods": {"ready": s.trainer_pods_ready, "expected": s.trainer_pods_expected},
+        "conditions": s.conditions,
+        "replicatedJobs": [
+            {
+                "name": st.name,
+                "step": st.ancestor,
+                "pods": st.pods,
+                "ready": st.ready,
+                "active": st.active,
+                "succeeded": st.succeeded,
+                "failed": st.failed,
+                "suspended": st.suspended,
+            }
+            for st in s.steps
+        ],
+        "pods": [
+            {
+                "name": p.name,
+                "step": p.step,
+                "rank": p.rank,
+                "phase": p.phase,
+                "node": p.node,
+                "restarts": p.restarts,
+                "reason": p.reason,
+                "message": p.message,
+            }
+            for p in s.pods
+        ],
+        "warnings": [
+            {
+                "object": "{}/{}".format(
+                    (e.get("involvedObject") or {}).get("kind"), (e.get("involvedObject") or {}).get("name")
+                ),
+                "reason": e.get("reason"),
+                "message": e.get("message"),
+                "count": e.get("count"),
+                "lastTimestamp": e.get("lastTimestamp"),
+            }
+            for e in details.warnings
+        ],
+    }
+
+
 def get_job(cluster: KubeCluster, name: str, namespace: str | None = None, *, events: bool = True) -> JobDetails:
     ns = namespace or cluster.namespace
     trainjob, jobset = find_job(cluster, name, ns)

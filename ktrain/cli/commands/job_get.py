@@ -16,62 +16,6 @@ if TYPE_CHECKING:  # typing costs the fast path a few ms to import
 GET_FORMATS = ("text", "yaml", "json")
 
 
-def _details_document(details: Any, now: dt.datetime) -> dict[str, Any]:
-    """`job get -o yaml|json`: the derived view, in a fixed key order."""
-    s = details.summary
-    return {
-        "name": s.name,
-        "namespace": s.namespace,
-        "kind": s.kind,
-        "runtime": s.runtime,
-        "nodes": s.nodes,
-        "state": s.state,
-        "reason": s.reason,
-        "message": s.message,
-        "waiting": s.stalled,  # why a job that is not running is not getting there (issue #19)
-        "trainerPods": {"ready": s.trainer_pods_ready, "expected": s.trainer_pods_expected},
-        "conditions": s.conditions,
-        "replicatedJobs": [
-            {
-                "name": st.name,
-                "step": st.ancestor,
-                "pods": st.pods,
-                "ready": st.ready,
-                "active": st.active,
-                "succeeded": st.succeeded,
-                "failed": st.failed,
-                "suspended": st.suspended,
-            }
-            for st in s.steps
-        ],
-        "pods": [
-            {
-                "name": p.name,
-                "step": p.step,
-                "rank": p.rank,
-                "phase": p.phase,
-                "node": p.node,
-                "restarts": p.restarts,
-                "reason": p.reason,
-                "message": p.message,
-            }
-            for p in s.pods
-        ],
-        "warnings": [
-            {
-                "object": "{}/{}".format(
-                    (e.get("involvedObject") or {}).get("kind"), (e.get("involvedObject") or {}).get("name")
-                ),
-                "reason": e.get("reason"),
-                "message": e.get("message"),
-                "count": e.get("count"),
-                "lastTimestamp": e.get("lastTimestamp"),
-            }
-            for e in details.warnings
-        ],
-    }
-
-
 def _why_waiting(summary: Any) -> list[str]:
     """Plain sentences for a job that is not running yet: the pods that hold it back."""
     from ktrain.cluster import job_state as status
@@ -215,4 +159,6 @@ def show_job(
     if output == "text":
         sys.stdout.write(format_details(details, now))
     else:
-        sys.stdout.write(dump_data(_details_document(details, now), output))
+        from ktrain.cluster.observe import details_document
+
+        sys.stdout.write(dump_data(details_document(details), output))
