@@ -222,25 +222,48 @@ def list_objects(
     return [dict(item) for item in (data or {}).get("items") or []]
 
 
+def _write(
+    cluster: KubeCluster,
+    method: str,
+    resource: Resource,
+    name: str,
+    namespace: str,
+    body: Obj,
+    content_type: str,
+    *,
+    dry_run: bool,
+    field_manager: str,
+) -> tuple[Any, int]:
+    """One write as field manager `field_manager` (a server dry run when asked); (body, status).
+    A POST goes to the collection, every other verb to the object."""
+    query = [("fieldManager", field_manager)]
+    if dry_run:
+        query.append(("dryRun", "All"))
+    path = resource.path(namespace) if method == "POST" else resource.path(namespace, name)
+    return cluster.call(
+        _request,
+        cluster,
+        method,
+        path,
+        query=query,
+        body=body,
+        content_type=content_type,
+        what=describe(resource, name, namespace),
+    )
+
+
+def _target(cluster: KubeCluster, obj: Obj) -> tuple[Resource, str, str]:
+    meta = obj.get("metadata") or {}
+    return resource_of(obj), str(meta.get("name")), meta.get("namespace") or cluster.namespace
+
+
 def apply(
     cluster: KubeCluster, obj: Obj, *, dry_run: bool = False, field_manager: str = c.FIELD_MANAGER
 ) -> tuple[Obj, bool]:
     """Server-side apply `obj`; returns (the server's object, whether it was created)."""
-    resource = resource_of(obj)
-    meta = obj.get("metadata") or {}
-    name, ns = str(meta.get("name")), meta.get("namespace") or cluster.namespace
-    query = [("fieldManager", field_manager)]
-    if dry_run:
-        query.append(("dryRun", "All"))
-    data, status = cluster.call(
-        _request,
-        cluster,
-        "PATCH",
-        resource.path(ns, name),
-        query=query,
-        body=obj,
-        content_type=APPLY_CONTENT_TYPE,
-        what=describe(resource, name, ns),
+    resource, name, ns = _target(cluster, obj)
+    data, status = _write(
+        cluster, "PATCH", resource, name, ns, obj, APPLY_CONTENT_TYPE, dry_run=dry_run, field_manager=field_manager
     )
     return dict(data), status == 201
 
@@ -258,39 +281,25 @@ def merge_patch(
     """JSON merge patch (`kubectl patch --type merge`): change only the fields in `patch`, leave
     every other field as stored (server defaults included); returns the server's object."""
     ns = namespace or cluster.namespace
-    query = [("fieldManager", field_manager)]
-    if dry_run:
-        query.append(("dryRun", "All"))
-    data, _ = cluster.call(
-        _request,
+    data, _ = _write(
         cluster,
         "PATCH",
-        resource.path(ns, name),
-        query=query,
-        body=patch,
-        content_type="application/merge-patch+json",
-        what=describe(resource, name, ns),
+        resource,
+        name,
+        ns,
+        patch,
+        "application/merge-patch+json",
+        dry_run=dry_run,
+        field_manager=field_manager,
     )
     return dict(data)
 
 
 def create(cluster: KubeCluster, obj: Obj, *, dry_run: bool = False, field_manager: str = c.FIELD_MANAGER) -> Obj:
     """POST `obj` (a create, never an update); returns the server's object."""
-    resource = resource_of(obj)
-    meta = obj.get("metadata") or {}
-    name, ns = str(meta.get("name")), meta.get("namespace") or cluster.namespace
-    query = [("fieldManager", field_manager)]
-    if dry_run:
-        query.append(("dryRun", "All"))
-    data, _ = cluster.call(
-        _request,
-        cluster,
-        "POST",
-        resource.path(ns),
-        query=query,
-        body=obj,
-        content_type="application/json",
-        what=describe(resource, name, ns),
+    resource, name, ns = _target(cluster, obj)
+    data, _ = _write(
+        cluster, "POST", resource, name, ns, obj, "application/json", dry_run=dry_run, field_manager=field_manager
     )
     return dict(data)
 
