@@ -44,6 +44,12 @@ ANCESTORS = (ANCESTOR_DATASET_INITIALIZER, ANCESTOR_MODEL_INITIALIZER, ANCESTOR_
 COSCHEDULING_POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 VOLCANO_GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
 VOLCANO_QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"
+# Queues and priority other schedulers read from an object's labels (--kueue-queue, --scheduler kai).
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+KUEUE_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"  # a Kueue WorkloadPriorityClass
+KAI_QUEUE_LABEL = "kai.scheduler/queue"
+# --code: the digest of the files, a label on their ConfigMaps and an annotation on the TrainJob/JobSet.
+CODE_DIGEST_KEY = "ktrain.io/code"
 
 JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
 JOBSET_RJOB_NAME_LABEL = "jobset.sigs.k8s.io/replicatedjob-name"

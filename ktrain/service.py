@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     from ktrain.inputs.code_bundle import CodeBundle
 
 Obj = dict[str, Any]
-KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 
 @struct
@@ -447,8 +446,8 @@ def apply_overrides(
         # Kueue reads the queue from the object it admits: the TrainJob (--target trainjob) or
         # the JobSet, which gets it through the flags' runtime patch. Kueue skips a JobSet whose
         # owner it already manages, so labelling both never admits twice.
-        labels[KUEUE_QUEUE_LABEL] = ov.kueue_queue
-        meta.setdefault("labels", {})[KUEUE_QUEUE_LABEL] = ov.kueue_queue
+        labels[c.KUEUE_QUEUE_LABEL] = ov.kueue_queue
+        meta.setdefault("labels", {})[c.KUEUE_QUEUE_LABEL] = ov.kueue_queue
     annotations = dict(ov.annotations)
     if ov.queue is not None and ov.scheduler == "kai":
         from ktrain.authoring.scheduling import KAI_QUEUE_LABEL
@@ -537,16 +536,10 @@ def apply_runtime_aware_flags(data: Obj, ov: JobOverrides, entry: RuntimeEntry, 
 
 
 def _runtime_trainer_command(runtime: TrainingRuntime) -> list[str]:
-    for rjob in (runtime.spec.template.spec or {}).get("replicatedJobs") or []:
-        labels = (((rjob or {}).get("template") or {}).get("metadata") or {}).get("labels") or {}
-        if labels.get(c.LABEL_ANCESTOR) != c.ANCESTOR_TRAINER:
-            continue
-        pod = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
-        for container in pod.get("containers") or []:
-            if isinstance(container, dict) and container.get("name") == c.NODE:
-                command = container.get("command")
-                return [str(w) for w in command] if isinstance(command, list) else []
-    return []
+    from ktrain.engine.info import runtime_trainer_container
+
+    command = runtime_trainer_container(runtime.spec.template.spec or {}).get("command")
+    return [str(w) for w in command] if isinstance(command, list) else []
 
 
 def _apply_code(data: Obj, request: RenderRequest, entry: RuntimeEntry) -> Obj:

@@ -19,7 +19,7 @@ from ktrain.errors import UsageError
 Obj = dict[str, Any]
 
 PATCH_MANAGER = f"{c.DEFAULT_PATCH_MANAGER}-code"
-CODE_ANNOTATION = "ktrain.io/code"  # the code's digest, on the TrainJob and the JobSet
+CODE_ANNOTATION = c.CODE_DIGEST_KEY  # the code's digest, on the TrainJob and the JobSet
 WRAPPER_NAME = "ktrain-launch"  # $0 of the wrapper script: what `ps` shows
 INITIALIZER_ANCESTORS = (c.ANCESTOR_DATASET_INITIALIZER, c.ANCESTOR_MODEL_INITIALIZER)
 

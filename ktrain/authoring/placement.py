@@ -22,8 +22,6 @@ DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 # NVIDIA GPU feature discovery labels each GPU node with its product name.
 DEFAULT_GPU_TYPE_LABEL = "nvidia.com/gpu.product"
 GPU_TYPE_LABEL_ENV = "KTRAIN_GPU_TYPE_LABEL"
-KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-KUEUE_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 
 
 def parse_node_selector(items: list[str]) -> dict[str, str]:

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ktrain import constants as c
 from ktrain.errors import UsageError
 
 Obj = dict[str, Any]
 
 SCHEDULERS = ("default", "kai")
 KAI_SCHEDULER_NAME = "kai-scheduler"
-KAI_QUEUE_LABEL = "kai.scheduler/queue"
+KAI_QUEUE_LABEL = c.KAI_QUEUE_LABEL
 VOLCANO_POD_GROUP_KIND = "PodGroup"
 VOLCANO_API_PREFIX = "scheduling.volcano.sh/"
 

@@ -535,8 +535,8 @@ def wait_outcome(summary: JobSummary, target: str) -> bool | None:
     return None
 
 
-QUEUE_LABELS = ("kueue.x-k8s.io/queue-name", "kai.scheduler/queue")
-PRIORITY_LABELS = ("kueue.x-k8s.io/priority-class", "priorityClassName")
+QUEUE_LABELS = (c.KUEUE_QUEUE_LABEL, c.KAI_QUEUE_LABEL)
+PRIORITY_LABELS = (c.KUEUE_PRIORITY_LABEL, "priorityClassName")  # the second: KAI's
 
 
 def queue_and_priority(obj: Obj) -> tuple[str | None, str | None]:

@@ -21,8 +21,6 @@ from ktrain.engine.plugins.mpi import HOSTFILE_SUFFIX, SSH_AUTH_SECRET_SUFFIX
 from ktrain.errors import ApiError, ClusterError, ClusterUnreachableError, ConflictError, KtrainError, WaitTimeoutError
 
 Obj = dict[str, Any]
-KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-CODE_LABEL = "ktrain.io/code"  # on --code's ConfigMaps (ktrain.inputs.code_bundle)
 
 TARGET_JOBSET = "jobset"
 TARGET_TRAINJOB = "trainjob"
@@ -262,7 +260,7 @@ def _submit(
         return
     jobset = next(o for o in objects if o["kind"] == c.JOBSET_KIND)
     # A job queued in Kueue stays suspended: Kueue resumes it once admitted (its JobSet integration).
-    queued = KUEUE_QUEUE_LABEL in ((jobset.get("metadata") or {}).get("labels") or {})
+    queued = c.KUEUE_QUEUE_LABEL in ((jobset.get("metadata") or {}).get("labels") or {})
     stay_suspended = bool((jobset.get("spec") or {}).get("suspend")) or queued
     first = copy.deepcopy(jobset)
     first["spec"]["suspend"] = True
@@ -490,7 +488,7 @@ def _code_config_maps(cluster: KubeCluster, name: str, namespace: str) -> list[s
     """The `--code` ConfigMaps of a job: their names are content-addressed, so they are found by
     their label (and, below, kept only when the job owns them)."""
     try:
-        maps = k.list_objects(cluster, k.CONFIGMAP, namespace, label_selector=CODE_LABEL)
+        maps = k.list_objects(cluster, k.CONFIGMAP, namespace, label_selector=c.CODE_DIGEST_KEY)
     except ApiError:  # may not list ConfigMaps: the garbage collector still removes them
         return []
     return [str(m["metadata"]["name"]) for m in maps if str(m["metadata"].get("name", "")).startswith(f"{name}-code-")]

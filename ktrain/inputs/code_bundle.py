@@ -24,6 +24,7 @@ import os
 from hashlib import sha256  # only with --code: not on the plain render path
 from typing import Any
 
+from ktrain import constants as c
 from ktrain.errors import InputError, UsageError
 from ktrain.util.structs import struct
 
@@ -31,7 +32,7 @@ Obj = dict[str, Any]
 
 MOUNT_PATH = "/opt/ktrain/code"
 VOLUME_NAME = "ktrain-code"
-CODE_LABEL = "ktrain.io/code"  # on the code ConfigMaps: the digest of what they hold
+CODE_LABEL = c.CODE_DIGEST_KEY  # on the code ConfigMaps: the digest of what they hold
 # The API server refuses a ConfigMap whose data + binaryData exceed 1 MiB (1,048,576 bytes);
 # keys and the object's other fields need a little room.
 MAX_CONFIGMAP_BYTES = 1_000_000

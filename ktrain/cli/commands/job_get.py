@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import sys
 
+from ktrain import constants as c
 from ktrain.cli.common import cluster_for, dump_data, utc_now
 from ktrain.cli.spec import CONTEXT, JOB_NAME, KUBECONFIG, NAMESPACE, REQUEST_TIMEOUT, Option, command
 from ktrain.errors import UsageError
@@ -41,7 +42,7 @@ def _why_waiting(summary: Any) -> list[str]:
 def _code_digest(details: Any) -> str | None:
     """The digest of the files `--code` sent with the job (an annotation on the TrainJob or JobSet)."""
     for obj in (details.trainjob, details.jobset):
-        value = ((obj or {}).get("metadata") or {}).get("annotations", {}).get("ktrain.io/code")
+        value = ((obj or {}).get("metadata") or {}).get("annotations", {}).get(c.CODE_DIGEST_KEY)
         if value:
             return str(value)
     return None

@@ -65,26 +65,9 @@ def registry_for(
     return registry
 
 
-def _trainer_container(runtime: Any) -> dict[str, Any]:
-    from ktrain import constants as c
-
-    def at(node: Any, *keys: str) -> Any:  # a listing must not trip over a malformed runtime
-        for key in keys:
-            node = node.get(key) if isinstance(node, dict) else None
-        return node
-
-    rjobs = runtime.spec.template.spec.get("replicatedJobs")
-    for rjob in rjobs if isinstance(rjobs, list) else []:
-        labels = at(rjob, "template", "metadata", "labels")
-        if isinstance(labels, dict) and labels.get(c.LABEL_ANCESTOR) == c.ANCESTOR_TRAINER:
-            containers = at(rjob, "template", "spec", "template", "spec", "containers")
-            for ct in containers if isinstance(containers, list) else []:
-                if isinstance(ct, dict) and ct.get("name") == c.NODE:
-                    return dict(ct)
-    return {}
-
-
 def summary(entry: Any) -> dict[str, Any]:
+    from ktrain.engine.info import runtime_trainer_container
+
     runtime = entry.runtime
     ml = runtime.spec.ml_policy
     policy = ml.policy_keys[0] if ml and ml.policy_keys else "plainml"
@@ -108,7 +91,7 @@ def summary(entry: Any) -> dict[str, Any]:
         "podGroupPolicy": gang_name or "-",
         "nodes": (ml.num_nodes if ml and ml.num_nodes is not None else 1),
         "procsPerNode": nproc,
-        "image": _trainer_container(runtime).get("image", "-"),
+        "image": runtime_trainer_container(runtime.spec.template.spec).get("image", "-"),
         "source": entry.origin,
         "shadows": list(entry.shadows),
     }
