@@ -97,11 +97,6 @@ def trainer_job_names(runtime_template: Obj) -> list[str]:
     return labelled or [r["name"] for r in rjobs if r.get("name") == c.NODE]
 
 
-def all_job_names(runtime_template: Obj) -> list[str]:
-    rjobs = (runtime_template.get("spec") or {}).get("replicatedJobs") or []
-    return [r["name"] for r in rjobs if isinstance(r, dict) and isinstance(r.get("name"), str)]
-
-
 def gpu_resource(runtime_template: Obj) -> str:
     """The GPU resource the runtime's trainer asks for (`amd.com/gpu`, ...), else nvidia.com/gpu."""
     names = set(trainer_job_names(runtime_template))
