@@ -96,3 +96,32 @@ def kube(tmp_path: Path):  # type: ignore[no-untyped-def]
         srv.add_namespace("team-a")
         path = srv.write_kubeconfig(tmp_path / "kubeconfig", namespace="team-a")
         yield Kube(srv, str(path))
+
+
+KUBE_TRANSPORTS = ("stdlib", "kubernetes")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Tests marked `both_transports` run once per way ktrain talks to the API server (issue #17):
+    its own standard-library client and the `kubernetes` client it falls back to."""
+    if metafunc.definition.get_closest_marker("both_transports") is not None:
+        metafunc.parametrize("kube_transport", KUBE_TRANSPORTS, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def kube_transport(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """Which transport `connect` picks ($KTRAIN_KUBE_CLIENT), for tests parametrized above; other
+    tests leave the choice to ktrain. Set through os.environ so subprocesses inherit it."""
+    import os
+
+    choice = getattr(request, "param", None)
+    saved = os.environ.get("KTRAIN_KUBE_CLIENT")
+    if choice is not None:
+        os.environ["KTRAIN_KUBE_CLIENT"] = choice
+    else:
+        os.environ.pop("KTRAIN_KUBE_CLIENT", None)
+    yield choice
+    if saved is None:
+        os.environ.pop("KTRAIN_KUBE_CLIENT", None)
+    else:
+        os.environ["KTRAIN_KUBE_CLIENT"] = saved

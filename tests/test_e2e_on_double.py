@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
+
 RUNNER = Path(__file__).resolve().parent / "e2e" / "run_against_double.py"
 
 

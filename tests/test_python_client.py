@@ -15,6 +15,8 @@ import ktrain
 from ktrain import constants as c
 from ktrain.errors import KtrainError, NotFoundError
 
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
+
 NS = "team-a"
 
 

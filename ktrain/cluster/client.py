@@ -1,24 +1,31 @@
 """Generic object operations on a connected cluster: get, list, server-side apply, delete,
 and discovery of the served CRDs.
 
-Objects stay plain dicts (what ktrain renders and prints). Requests go through the client's
-`ApiClient` (auth, TLS, proxies as configured by `kube.connect`), and every failure through
+Objects stay plain dicts (what ktrain renders and prints). Requests go through the cluster's
+transport (auth, TLS, proxies as `kube.connect` configured them), and every failure through
 `KubeCluster.call`, so callers only ever see `KtrainError`s.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
-from typing import Any
 from urllib.parse import quote
 
 from ktrain import constants as c
 from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
 from ktrain.cluster.names import check_name, check_namespace
+from ktrain.cluster.transport import StatusError
 from ktrain.errors import InternalError
+from ktrain.util.structs import struct
 
-Obj = dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ktrain.cluster.transport import Response, Timeout
+
+Obj = dict[str, "Any"]
 
 APPLY_CONTENT_TYPE = "application/apply-patch+yaml"
 # What ktrain accepts for answers: JSON for objects; for pods/log the server negotiates the media
@@ -40,7 +47,7 @@ def _seg(text: str) -> str:
     return quote(text, safe="")
 
 
-@dataclass(frozen=True)
+@struct(frozen=True)
 class Resource:
     """Where a kind lives in the REST API."""
 
@@ -121,28 +128,26 @@ def _send(
     cluster: KubeCluster,
     method: str,
     path: str,
-    query: list[tuple[str, Any]],
+    query: list[tuple[str, str]],
     headers: dict[str, str],
     body: Any,
-    request_timeout: Any,
-) -> Any:
-    """One request through the configured ApiClient (auth, TLS, proxy); the unread RESTResponse.
+    request_timeout: Timeout,
+) -> Response:
+    """One request through the cluster's transport (auth, TLS, proxy); the unread answer, any status.
 
     Every request ktrain makes passes here: a path not built by `Resource.path` / `api_path`
     (a segment that is empty, `.`, `..` or holds anything but unreserved characters) is refused
-    before anything is sent. Query values are percent-encoded by the ApiClient."""
+    before anything is sent. Query keys and values are percent-encoded by the transport."""
     if not _SAFE_PATH.match(path):
         raise InternalError(f"refusing to send a request to an unchecked path {path!r}")
-    api = cluster.api_client
-    params = api.param_serialize(
-        method=method,
-        resource_path=path,
-        query_params=query,
-        header_params=headers,
-        body=body,
-        auth_settings=["BearerToken"],
-    )
-    return api.call_api(*params, _request_timeout=request_timeout)
+    return cluster.transport.request(method, path, query, headers, body, request_timeout)
+
+
+def _checked(response: Response) -> Response:
+    """The response when its status is 2xx; else StatusError with the server's Status body."""
+    if not 200 <= response.status <= 299:
+        raise StatusError(response.status, getattr(response, "reason", ""), response.read())
+    return response
 
 
 def _request(
@@ -153,16 +158,15 @@ def _request(
     query: list[tuple[str, str]] | None = None,
     body: Any = None,
     content_type: str | None = None,
-    _request_timeout: float | None = None,
+    _request_timeout: Timeout = None,
 ) -> tuple[Any, int]:
-    """One REST request; returns (decoded body, HTTP status)."""
+    """One REST request; returns (decoded JSON body, HTTP status)."""
     headers = {"Accept": ACCEPT_JSON}
     if content_type:
         headers["Content-Type"] = content_type
-    response = _send(cluster, method, path, query or [], headers, body, _request_timeout)
-    response.read()
-    result = cluster.api_client.response_deserialize(response_data=response, response_types_map={"2XX": "object"})
-    return result.data, int(result.status_code)
+    response = _checked(_send(cluster, method, path, query or [], headers, body, _request_timeout))
+    data = response.read()
+    return (json.loads(data) if data else None), int(response.status)
 
 
 def open_get(
@@ -171,29 +175,24 @@ def open_get(
     *,
     query: dict[str, Any] | None = None,
     accept: str = ACCEPT_JSON,
-    _request_timeout: Any = None,
-) -> Any:
-    """GET the API path `path` and hand back the unread urllib3 response (for streams, and for
-    lists read as JSON). A non-2xx status raises ApiException, as the typed API classes do with
-    `_preload_content=False`.
+    _request_timeout: Timeout = None,
+) -> Response:
+    """GET the API path `path` and hand back the unread answer (for streams, and for lists read
+    as JSON). A non-2xx status raises StatusError."""
+    pairs = [(k, _query_value(v)) for k, v in (query or {}).items() if v is not None]
+    return _checked(_send(cluster, "GET", path, pairs, {"Accept": accept}, None, _request_timeout))
 
-    Why not CoreV1Api: with kubernetes 37 importing it builds hundreds of pydantic models (about
-    0.8 s, more than the rest of a `job list`); the REST path is all ktrain needs."""
-    from kubernetes.client.exceptions import ApiException
 
-    response = _send(
-        cluster,
-        "GET",
-        path,
-        [(k, v) for k, v in (query or {}).items() if v is not None],
-        {"Accept": accept},
-        None,
-        _request_timeout,
-    )
-    if not 200 <= response.status <= 299:
-        response.read()
-        raise ApiException.from_response(http_resp=response, body=None, data=None)
-    return response.response
+def _query_value(value: Any) -> str:
+    """Query values as the API server spells them (`true`, not Python's `True`)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def read_json(response: Response) -> Any:
+    data = response.read()
+    return json.loads(data) if data else None
 
 
 def get(cluster: KubeCluster, resource: Resource, name: str, namespace: str | None = None) -> Obj | None:

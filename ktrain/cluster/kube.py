@@ -1,7 +1,11 @@
-"""A connected cluster: the `kubernetes` client, configured the way kubectl would be, and one
-place that turns every client failure into a `KtrainError` with a cause and what to do.
+"""A connected cluster: kubeconfig or in-cluster configuration read as kubectl reads it, a
+transport to the API server, and one place that turns every failure into a `KtrainError` with a
+cause and what to do.
 
-Messages name the server and the context, never a token, a password or a client key.
+Two transports (`ktrain.cluster.transport`): ktrain's own on the standard library, and the
+`kubernetes` client for what only it does (`auth-provider` users, HTTPS/SOCKS proxies), chosen
+per connection by `connect`; `KTRAIN_KUBE_CLIENT=kubernetes|stdlib` forces one. Messages are the
+same whichever answered, and name the server and the context, never a token, a password or a key.
 """
 
 from __future__ import annotations
@@ -9,16 +13,25 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
-from typing import Any, TypeVar
 
 from ktrain.cluster.connection import ConnectionOptions
 from ktrain.cluster.names import check_namespace
+from ktrain.cluster.transport import StatusError, TransportError
 from ktrain.errors import ApiError, ClusterUnreachableError, ConflictError, ExitCode, UsageError
 
-T = TypeVar("T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    from ktrain.cluster.kubeconfig import Selected
+    from ktrain.cluster.transport import Transport
+
+    T = TypeVar("T")
 
 DEFAULT_KUBECONFIG = "~/.kube/config"
+TRANSPORT_ENV = "KTRAIN_KUBE_CLIENT"
+SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 
 class ApiNotFoundError(ApiError):
@@ -40,77 +53,73 @@ def kubeconfig_paths(explicit: str | None) -> list[str]:
 
 def _in_cluster_available() -> bool:
     return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and os.path.exists(
-        "/var/run/secrets/kubernetes.io/serviceaccount/token"
+        os.path.join(SERVICE_ACCOUNT_DIR, "token")
     )
 
 
 class KubeCluster:
-    """An `ApiClient` plus the resolved namespace and names for messages."""
+    """A transport plus the resolved namespace and names for messages."""
 
     def __init__(
-        self, api_client: Any, *, namespace: str, context: str | None, server: str, request_timeout: float
+        self, transport: Transport, *, namespace: str, context: str | None, server: str, request_timeout: float
     ) -> None:
-        self.api_client = api_client
+        self.transport = transport
         self.namespace = namespace
         self.context = context
         self.server = server
         self.request_timeout = request_timeout
 
+    @property
+    def api_client(self) -> Any:
+        """The `kubernetes` ApiClient, when that transport was chosen (tests, the Python API)."""
+        return getattr(self.transport, "api_client", None)
+
     def call(self, fn: Callable[..., T], *args: Any, what: str = "", stream: bool = False, **kwargs: Any) -> T:
-        """Call a client method; failures come back as KtrainErrors. `what` names the object
+        """Call a request function; failures come back as KtrainErrors. `what` names the object
         for messages (e.g. "JobSet default/my-job"). Streaming calls get no read timeout."""
         if not stream:
             kwargs.setdefault("_request_timeout", self.request_timeout)
+        else:
+            kwargs.setdefault("_request_timeout", (self.request_timeout, None))
         try:
             return fn(*args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - every client failure is mapped below
+        except (StatusError, TransportError) as exc:
             raise self.translate(exc, what) from None
 
-    def translate(self, exc: BaseException, what: str = "") -> Exception:
-        """Map a client/transport exception to a KtrainError (returned, not raised)."""
-        from kubernetes.client.exceptions import ApiException
-        from urllib3 import exceptions as u3
+    def where(self) -> str:
+        return f"the API server at {self.server}" + (f" (context {self.context!r})" if self.context else "")
 
-        where = f"the API server at {self.server}" + (f" (context {self.context!r})" if self.context else "")
-        if isinstance(exc, ApiException):
+    def translate(self, exc: BaseException, what: str = "") -> Exception:
+        """Map a transport failure to a KtrainError (returned, not raised)."""
+        where = self.where()
+        if isinstance(exc, StatusError):
             return api_error(exc, what, where)
-        reason = exc.reason if isinstance(exc, u3.MaxRetryError) else exc
-        # urllib3's NewConnectionError subclasses ConnectTimeoutError: test it first.
-        timed_out = not isinstance(reason, u3.NewConnectionError) and isinstance(
-            reason, (u3.ReadTimeoutError, u3.ConnectTimeoutError, TimeoutError)
-        )
-        if timed_out:
-            connecting = isinstance(reason, u3.ConnectTimeoutError)
-            return (NotSentError if connecting else ClusterUnreachableError)(
+        if not isinstance(exc, TransportError):
+            return exc if isinstance(exc, Exception) else RuntimeError(str(exc))
+        kind, detail = exc.kind, exc.detail
+        if kind in ("connect-timeout", "read-timeout"):
+            return (NotSentError if kind == "connect-timeout" else ClusterUnreachableError)(
                 f"{where} did not answer within {self.request_timeout:g}s",
                 hint="check the network path to the cluster (VPN, proxy), or retry",
             )
-        if isinstance(reason, u3.ProtocolError) or (
-            isinstance(reason, ConnectionError) and not isinstance(reason, ConnectionRefusedError)
-        ):
+        if kind == "closed":
             # The request went out and the connection broke before an answer (reset, closed, or
             # the server died): whether it was carried out is unknown.
-            inner = reason.args[1] if isinstance(reason, u3.ProtocolError) and len(reason.args) > 1 else reason
             return ClusterUnreachableError(
-                f"{where} closed the connection without answering ({type(inner).__name__}): "
+                f"{where} closed the connection without answering ({detail or 'EOF'}): "
                 "the request may or may not have been carried out",
                 hint="is the cluster (or a proxy in front of it) restarting? `kubectl cluster-info` shows the same",
             )
-        if isinstance(exc, (u3.MaxRetryError, u3.NewConnectionError, u3.ProtocolError, ConnectionError, u3.SSLError)):
-            text = str(reason)
-            if "Connection refused" in text or "Errno 111" in text:
-                text = "connection refused"
-            elif "Name or service not known" in text or "nodename nor servname" in text:
-                text = "the host name does not resolve"
-            elif isinstance(reason, u3.SSLError) or "CERTIFICATE_VERIFY_FAILED" in text:
-                text = "TLS verification failed"
-            else:
-                text = type(reason).__name__
-            return NotSentError(
-                f"cannot reach {where}: {text}",
-                hint="is the cluster running? `kubectl cluster-info` shows the same; pick another with --context",
-            )
-        return exc if isinstance(exc, Exception) else RuntimeError(str(exc))
+        text = {
+            "refused": "connection refused",
+            "dns": "the host name does not resolve",
+            "tls": "TLS verification failed" + (f" ({detail})" if detail else ""),
+            "proxy": "the proxy refused the connection" + (f" ({detail})" if detail else ""),
+        }.get(kind, detail or kind)
+        return NotSentError(
+            f"cannot reach {where}: {text}",
+            hint="is the cluster running? `kubectl cluster-info` shows the same; pick another with --context",
+        )
 
 
 def api_error(exc: Any, what: str, where: str) -> ApiError:
@@ -160,29 +169,11 @@ def api_error(exc: Any, what: str, where: str) -> ApiError:
     return ApiError(f"{prefix}{message}", status=status, reason=reason, causes=causes)
 
 
-def _first_current_context(paths: list[str]) -> str | None:
-    import yaml  # a dependency of the kubernetes client, which has been imported already
-
-    for path in paths:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                data = yaml.safe_load(fh)
-        except (OSError, yaml.YAMLError):
-            continue
-        if isinstance(data, dict) and data.get("current-context"):
-            return str(data["current-context"])
-    return None
-
-
 def _warn_insecure(context: str | None, server: str) -> None:
-    """One ktrain warning for an `insecure-skip-tls-verify` context, instead of urllib3's
-    InsecureRequestWarning on every request."""
+    """One ktrain warning for an `insecure-skip-tls-verify` context (urllib3's own per-request
+    warning is silenced by the kubernetes transport)."""
     import sys
-    import warnings
 
-    from urllib3.exceptions import InsecureRequestWarning
-
-    warnings.filterwarnings("ignore", category=InsecureRequestWarning)
     if server.startswith("https://"):
         where = f"context {context!r}" if context else server
         sys.stderr.write(
@@ -191,74 +182,107 @@ def _warn_insecure(context: str | None, server: str) -> None:
         )
 
 
-def connect(options: ConnectionOptions) -> KubeCluster:
-    """Configure a client as kubectl would: --kubeconfig / $KUBECONFIG (several files merged),
-    --context, else in-cluster config when running in a pod. Nothing is sent to the server yet."""
-    from kubernetes import client, config
-    from kubernetes.config.config_exception import ConfigException
+def transport_choice(user: dict[str, Any] | None, cluster: dict[str, Any] | None) -> str:
+    """ "stdlib" or "kubernetes": $KTRAIN_KUBE_CLIENT, else what the kubeconfig needs."""
+    forced = os.environ.get(TRANSPORT_ENV, "").strip().lower()
+    if forced in ("stdlib", "kubernetes"):
+        return forced
+    if forced:
+        raise UsageError(f"{TRANSPORT_ENV} must be `stdlib` or `kubernetes`, not {forced!r}")
+    if user and user.get("auth-provider"):
+        return "kubernetes"  # gcp / azure / oidc plugins: only the client implements them
+    proxy = str((cluster or {}).get("proxy-url") or "")
+    if proxy and not proxy.startswith("http://"):
+        return "kubernetes"  # https:// (TLS to the proxy) and socks5:// proxies
+    if not proxy and cluster is not None:
+        from ktrain.cluster.http_transport import env_proxy
 
+        from_env = env_proxy(str(cluster.get("server") or ""))
+        if from_env and not from_env.startswith("http://"):
+            return "kubernetes"
+    return "stdlib"
+
+
+def _stdlib(cluster: dict[str, Any], user: dict[str, Any]) -> Transport:
+    from ktrain.cluster.credentials import Credentials
+    from ktrain.cluster.http_transport import Endpoint, HttpTransport, env_proxy
+
+    server = str(cluster["server"])
+    proxy = cluster.get("proxy-url") or env_proxy(server)
+    return HttpTransport(
+        Endpoint(server, str(proxy) if proxy else None),
+        Credentials(user, cluster=cluster),
+        cluster,
+        tls_server_name=cluster.get("tls-server-name") or None,
+    )
+
+
+def _in_cluster_target() -> tuple[dict[str, Any], dict[str, Any]]:
+    """client-go's rest.InClusterConfig: the service's host and port, the mounted token (a
+    token file: it is rotated) and CA."""
+    host, port = os.environ.get("KUBERNETES_SERVICE_HOST", ""), os.environ.get("KUBERNETES_SERVICE_PORT", "")
+    if not host or not port:
+        raise ClusterUnreachableError(
+            "in-cluster configuration failed: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set"
+        )
+    if ":" in host:  # IPv6
+        host = f"[{host}]"
+    cluster = {
+        "server": f"https://{host}:{port}",
+        "certificate-authority": os.path.join(SERVICE_ACCOUNT_DIR, "ca.crt"),
+    }
+    return cluster, {"tokenFile": os.path.join(SERVICE_ACCOUNT_DIR, "token")}
+
+
+def connect(options: ConnectionOptions) -> KubeCluster:
+    """Connect as kubectl would: --kubeconfig / $KUBECONFIG (several files merged), --context,
+    else in-cluster config when running in a pod. Nothing is sent to the server yet."""
     paths = kubeconfig_paths(options.kubeconfig)
     existing = [p for p in paths if os.path.isfile(p)]
-    configuration = client.Configuration()
     context_name: str | None = None
     namespace = options.namespace
+    selected: Selected | None = None
     if not existing:
         if options.kubeconfig or options.context or not _in_cluster_available():
             raise ClusterUnreachableError(
                 "no kubeconfig found (looked at " + ", ".join(paths) + ")",
                 hint="pass --kubeconfig FILE or set KUBECONFIG; `ktrain job render` needs no cluster",
             )
-        try:
-            config.load_incluster_config(client_configuration=configuration)
-        except ConfigException as exc:
-            raise ClusterUnreachableError(f"in-cluster configuration failed: {exc}") from None
+        cluster, user = _in_cluster_target()
         if namespace is None:
             try:
-                with open("/var/run/secrets/kubernetes.io/serviceaccount/namespace", encoding="utf-8") as fh:
-                    namespace = fh.read().strip() or None
+                with open(os.path.join(SERVICE_ACCOUNT_DIR, "namespace"), encoding="utf-8") as fh:
+                    namespace = fh.read(1024).strip() or None
             except OSError:
                 namespace = None
     else:
-        joined = os.pathsep.join(existing)
-        try:
-            contexts, active = config.list_kube_config_contexts(config_file=joined)
-        except ConfigException as exc:
-            raise UsageError(f"cannot use kubeconfig {joined}: {exc}") from None
-        except Exception as exc:  # noqa: BLE001 - a YAML error in a kubeconfig is the user's input error
-            raise UsageError(f"cannot read kubeconfig {joined}: {type(exc).__name__}") from None
-        by_name = {c.get("name"): c for c in contexts or []}
-        if options.context is not None and options.context not in by_name:
-            known = ", ".join(sorted(str(n) for n in by_name)) or "none"
-            raise UsageError(
-                f"context {options.context!r} not found in kubeconfig (known: {known})",
-                hint="`kubectl config get-contexts` lists them",
-            )
-        # kubectl takes current-context from the first file that sets one; the client's merger
-        # takes the last, so pick it ourselves.
-        current = _first_current_context(existing)
-        chosen = by_name.get(options.context or current) or (None if options.context or current else active)
-        if not chosen:
-            raise UsageError("the kubeconfig has no current context", hint="pass --context NAME")
-        context_name = chosen.get("name")
+        from ktrain.cluster.kubeconfig import Merged
+
+        selected = Merged(existing).select(options.context)
+        cluster, user, context_name = selected.cluster, selected.user, selected.context
         if namespace is None:
-            namespace = (chosen.get("context") or {}).get("namespace") or None
-        try:
-            config.load_kube_config(
-                config_file=joined, context=context_name, client_configuration=configuration, persist_config=False
-            )
-        except ConfigException as exc:
-            raise UsageError(f"cannot use context {context_name!r}: {exc}") from None
+            namespace = selected.namespace
     # Checked here too, not only when a path is built: a command's first request (discovery, or the
     # cluster-scoped runtimes) may not carry the namespace, and nothing at all is sent for a bad one.
     namespace = check_namespace(namespace or "default")
-    configuration.retries = False  # one answer per request: the caller decides about retrying
-    if configuration.verify_ssl is False:
-        _warn_insecure(context_name, str(configuration.host))
-    api_client = client.ApiClient(configuration)
+    insecure = bool(cluster.get("insecure-skip-tls-verify"))
+    server = str(cluster["server"])
+    transport: Transport
+    if transport_choice(user, cluster) == "kubernetes":
+        from ktrain.cluster import kubernetes_transport
+
+        if selected is None:
+            transport, server, insecure = kubernetes_transport.in_cluster()
+        else:
+            transport, server, insecure = kubernetes_transport.from_kubeconfig(existing, selected.context)
+    else:
+        transport = _stdlib(cluster, user)
+    if insecure:
+        _warn_insecure(context_name, server)
     return KubeCluster(
-        api_client,
+        transport,
         namespace=namespace,
         context=context_name,
-        server=str(configuration.host),
+        server=server,
         request_timeout=options.request_timeout,
     )

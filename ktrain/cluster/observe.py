@@ -13,7 +13,6 @@ module reads camelCase fields, and no client models are built.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 import time
@@ -27,6 +26,7 @@ from ktrain.cluster import job_state as status
 from ktrain.cluster.client import ACCEPT_LOG, open_get
 from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
 from ktrain.cluster.names import check_name
+from ktrain.cluster.transport import TransportError
 from ktrain.errors import (
     ApiError,
     ClusterError,
@@ -48,7 +48,7 @@ POLL_INTERVAL = 1.0
 
 
 def _loads(response: Any) -> Obj:
-    data = json.loads(response.data or b"{}")
+    data = json.loads(response.read() or b"{}")
     return data if isinstance(data, dict) else {}
 
 
@@ -392,8 +392,8 @@ def await_change(
             for _ in _iter_lines(response):
                 break  # one event (a change, or an ERROR such as 410 Gone) is reason to look again
         finally:
+            response.abort()  # the rest of the watch is not wanted: do not read it to reuse the connection
             response.close()
-            response.release_conn()
     except Exception:  # noqa: BLE001 - the caller re-reads the job; real errors surface there
         # Never spin: a failing watch waits like a poll would.
         time.sleep(max(0.0, min(POLL_INTERVAL, seconds) - (time.monotonic() - started)))
@@ -511,7 +511,7 @@ Notice = Callable[[str], None]
 
 def _iter_lines(response: Any) -> Any:
     pending = b""
-    for chunk in response.stream(4096, decode_content=False):
+    for chunk in response.chunks(4096):
         pending += chunk
         *lines, pending = pending.split(b"\n")
         for line in lines:
@@ -558,14 +558,16 @@ def _read_log(cluster: KubeCluster, pod: Obj, container: str, *, follow: bool, o
         raise
 
 
-def _emit_lines(emit: Emit, pod: Obj, response: Any, timestamps: bool) -> None:
+def _emit_lines(cluster: KubeCluster, emit: Emit, pod: Obj, response: Any, timestamps: bool) -> None:
     summary = status.summarize_pod(pod)
     try:
         for raw in _iter_lines(response):
             line = _LogLine(raw)
             emit(summary, raw if timestamps else line.text)
+    except TransportError as exc:  # the stream broke after it began
+        raise cluster.translate(exc, f"logs of pod {(pod.get('metadata') or {}).get('name')}") from None
     finally:
-        response.release_conn()
+        response.close()
 
 
 def stream_logs(
@@ -609,7 +611,7 @@ def stream_logs(
                 hint=f"`ktrain job logs {name} -f` waits for it to start; `ktrain job get {name}` shows why it waits",
             )
         response = _read_log(cluster, pod, container, follow=False, options=options, first=True)
-        _emit_lines(emit, pod, response, options.timestamps)
+        _emit_lines(cluster, emit, pod, response, options.timestamps)
 
 
 def _no_pod_error(name: str, pods: list[Obj], selection: LogSelection, step: str, state: str) -> KtrainError:
@@ -622,20 +624,6 @@ def _no_pod_error(name: str, pods: list[Obj], selection: LogSelection, step: str
         f"job {name} has no pod for step {step} rank {selection.rank or 0} (pods: {', '.join(have)})",
         hint="pick one with --step and --node",
     )
-
-
-def _abort(response: Any) -> None:
-    """End a log stream another thread is reading. `close()` would wait for that reader (it takes
-    the buffered reader's lock, held during a blocking read); shutting the socket down makes the
-    read return at once."""
-    import socket
-
-    sock = getattr(getattr(response, "_connection", None), "sock", None)
-    if sock is None:  # urllib3 gave the connection back already: reach the socket through the reader
-        sock = getattr(getattr(getattr(getattr(response, "_fp", None), "fp", None), "raw", None), "_sock", None)
-    with contextlib.suppress(OSError):
-        if sock is not None:
-            sock.shutdown(socket.SHUT_RDWR)
 
 
 class _Follower:
@@ -716,7 +704,7 @@ class _Follower:
             with self.changed:
                 self.changed.notify_all()
             for response in list(self.responses):
-                _abort(response)
+                response.abort()  # a stream another thread reads: its read returns at once
         if self.errors:
             raise self.errors[0]
 
@@ -794,7 +782,7 @@ class _Follower:
                 return
         finally:
             self.responses.discard(response)
-            response.release_conn()
+            response.close()
             cursor.reconnected()
 
 

@@ -19,6 +19,8 @@ from ktrain.cluster.connection import ConnectionOptions
 from ktrain.cluster.kube import connect
 from ktrain.errors import ExitCode, InternalError
 
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
+
 TRAVERSAL_NS = "../../../../api/v1/namespaces/default/configmaps/victim#"
 TRAVERSAL_NAME = "../../../../api/v1/namespaces/default/configmaps/victim#"
 LABEL_RULE = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'"

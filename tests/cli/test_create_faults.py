@@ -15,6 +15,8 @@ from gang_runtimes import COSCHEDULING, write_runtime
 
 from ktrain.errors import ExitCode
 
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
+
 NS = "team-a"
 TYPES = (
     ("configmaps", None, "configmap"),

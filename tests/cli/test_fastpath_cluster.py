@@ -36,6 +36,8 @@ from ktrain.cli.fastpath import COMMANDS, Parser, command_node, command_path, pa
 from ktrain.cluster import observe
 from ktrain.service import JobOverrides, RenderRequest, render_request
 
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
+
 NS = "team-a"
 JSON = dict[str, Any]
 REPO = Path(__file__).resolve().parents[2]

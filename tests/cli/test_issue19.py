@@ -7,7 +7,11 @@ import contextlib
 import json
 import os
 
+import pytest
+
 from ktrain.errors import ExitCode
+
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
 
 NS = "team-a"
 APPLY = "application/apply-patch+yaml"

@@ -11,6 +11,8 @@ import pytest
 from apiserver import ApiServerDouble
 from gang_runtimes import COSCHEDULING, VOLCANO, write_runtime
 
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
+
 NS = "team-a"
 COMPANION_TYPES = (
     "configmaps",

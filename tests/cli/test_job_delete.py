@@ -8,6 +8,8 @@ import sys
 import pytest
 from apiserver import owner_reference
 
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
+
 NS = "team-a"
 
 

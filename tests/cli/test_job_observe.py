@@ -21,6 +21,8 @@ from ktrain.cluster import observe
 from ktrain.errors import ExitCode
 from ktrain.service import JobOverrides, RenderRequest, render_request
 
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
+
 JSON = dict[str, Any]
 COMPLETED = {
     "type": "Completed",

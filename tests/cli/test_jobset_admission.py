@@ -3,7 +3,11 @@ render prints it with a warning; `job validate` and `job create` refuse it."""
 
 from __future__ import annotations
 
+import pytest
+
 from ktrain.errors import ExitCode
+
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
 
 LONG = "a" * 50  # 50 + len("-node-0-0-") + 5 random characters > 63 for the pod names
 

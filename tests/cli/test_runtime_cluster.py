@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from ktrain.inputs.bundled import builtin_runtimes_dir
+
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
 
 NS = "team-a"
 

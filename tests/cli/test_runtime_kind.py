@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from ktrain.errors import ExitCode
 from ktrain.inputs.bundled import builtin_runtimes_dir
+
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
 
 NS = "team-a"
 CTR_NOT_FOUND = "specified clusterTrainingRuntime must be created before the TrainJob is created"

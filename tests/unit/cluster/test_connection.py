@@ -13,6 +13,8 @@ from ktrain.cluster.connection import ConnectionOptions
 from ktrain.cluster.kube import ApiNotFoundError, connect, kubeconfig_paths
 from ktrain.errors import ApiError, ClusterUnreachableError, ExitCode, UsageError
 
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
+
 TOKEN = "s3cr3t-token-value"
 
 
@@ -43,7 +45,7 @@ def test_kubeconfig_env_with_several_files_is_merged(srv, tmp_path: Path, monkey
     assert (cluster.context, cluster.namespace) == ("beta", "ns-beta")
     # the first file's current-context wins, as in kubectl
     assert connect(ConnectionOptions()).context == "alpha"
-    assert json.loads(cluster.call(open_get, cluster, "/api/v1/namespaces").data)["items"]
+    assert json.loads(cluster.call(open_get, cluster, "/api/v1/namespaces").read())["items"]
 
 
 def test_unknown_context_lists_the_known_ones(srv, tmp_path: Path) -> None:

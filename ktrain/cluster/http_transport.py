@@ -1,0 +1,455 @@
+"""HTTPS/JSON to the API server with the standard library (`http.client`, `ssl`).
+
+Why not the `kubernetes` package here: importing it costs 0.3-0.5 s (its pydantic models,
+urllib3, requests-oauthlib), several times what `kubectl get` takes in all; a `job list` needs
+one or two GETs. This module does what those requests need, with client-go's rules:
+
+- TLS: the cluster's `certificate-authority[-data]` only (not the system roots) when given, else
+  the system roots; `tls-server-name` for SNI and the hostname check; `insecure-skip-tls-verify`;
+  client certificates (in-memory ones are handed to OpenSSL through an anonymous memory file,
+  never a file on disk, where the platform has one).
+- Proxies: the cluster's `proxy-url` (`http://`), else `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`
+  as Go's `http.ProxyFromEnvironment` reads them (never for localhost or a loopback address).
+  `https://` and `socks5://` proxies are left to the `kubernetes` client (`kube.connect` picks it).
+- One keep-alive connection reused across a command's requests; an idempotent GET that finds a
+  reused connection closed by the server is sent once more on a new one (Go's net/http does the
+  same); nothing else is retried.
+- A 401 refreshes what can be refreshed (a token file, an exec plugin's credential) and sends
+  the request once more, as a new client-go request would.
+
+Failures come out as `StatusError` / `TransportError` (`ktrain.cluster.transport`).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from http import client as http_client
+
+from ktrain.cluster.transport import MAX_BODY_BYTES, TransportError, encode_query
+from ktrain.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import ssl
+    from collections.abc import Iterator
+    from typing import Any
+
+    from ktrain.cluster.credentials import ClientCert, Credentials
+    from ktrain.cluster.transport import Timeout
+
+_IDEMPOTENT = ("GET", "HEAD")
+_CLOSED_BEFORE_ANSWER = (http_client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
+
+
+def _user_agent() -> str:
+    from ktrain import __version__
+
+    return f"ktrain/{__version__} (python)"
+
+
+class Endpoint:
+    """Where to connect: the server's scheme, host, port and path prefix, maybe through a proxy."""
+
+    __slots__ = ("base_path", "host", "port", "proxy", "proxy_auth", "scheme", "server")
+
+    def __init__(self, server: str, proxy_url: str | None) -> None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(server)
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise UsageError(f"the kubeconfig's server {server!r} is not an https:// (or http://) URL")
+        self.server = server
+        self.scheme = parts.scheme
+        self.host = parts.hostname
+        try:
+            self.port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            raise UsageError(f"the kubeconfig's server {server!r} has an invalid port") from None
+        self.base_path = parts.path.rstrip("/")  # e.g. Rancher's /k8s/clusters/c-xxxxx
+        self.proxy: tuple[str, int] | None = None
+        self.proxy_auth: str | None = None
+        if proxy_url:
+            proxy = urlsplit(proxy_url)
+            if proxy.scheme != "http" or not proxy.hostname:
+                raise UsageError(f"ktrain's own client speaks to http:// proxies only, not {proxy.scheme}://")
+            self.proxy = (proxy.hostname, proxy.port or 80)
+            if proxy.username:
+                import base64
+                from urllib.parse import unquote
+
+                pair = f"{unquote(proxy.username)}:{unquote(proxy.password or '')}".encode()
+                self.proxy_auth = "Basic " + base64.b64encode(pair).decode("ascii")
+
+
+def env_proxy(server: str) -> str | None:
+    """The proxy Go's `http.ProxyFromEnvironment` picks for `server`, or None."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(server)
+    host = (parts.hostname or "").lower()
+    names = ("https_proxy", "HTTPS_PROXY") if parts.scheme == "https" else ("http_proxy", "HTTP_PROXY")
+    proxy = next((os.environ[n] for n in names if os.environ.get(n)), None)
+    if not proxy or host == "localhost" or _loopback(host):
+        return None
+    no_proxy = next((os.environ[n] for n in ("no_proxy", "NO_PROXY") if os.environ.get(n)), "")
+    if _bypassed(host, parts.port, no_proxy):
+        return None
+    return proxy if "://" in proxy else f"http://{proxy}"
+
+
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _bypassed(host: str, port: int | None, no_proxy: str) -> bool:
+    """golang.org/x/net/http/httpproxy: `*`, CIDRs, IPs, `host`, `.domain` (and `domain` matching
+    its subdomains), each optionally with `:port`."""
+    import ipaddress
+
+    for raw in no_proxy.split(","):
+        entry = raw.strip().lower()
+        if not entry:
+            continue
+        if entry == "*":
+            return True
+        try:
+            if ipaddress.ip_address(host.strip("[]")) in ipaddress.ip_network(entry, strict=False):
+                return True
+            continue
+        except ValueError:
+            pass
+        name, _, entry_port = entry.rpartition(":") if entry.count(":") == 1 else (entry, "", "")
+        if entry_port and port is not None and entry_port != str(port):
+            continue
+        name = name.lstrip("*")
+        if host == name.lstrip(".") or (name.startswith(".") and host.endswith(name)) or host.endswith("." + name):
+            return True
+    return False
+
+
+def ssl_context(cluster: dict[str, Any], cert: ClientCert | None) -> ssl.SSLContext:
+    import ssl
+
+    insecure = bool(cluster.get("insecure-skip-tls-verify"))
+    ca_data = cluster.get("certificate-authority-data")
+    ca_file = cluster.get("certificate-authority")
+    if insecure:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    else:
+        try:
+            if ca_data:
+                import base64
+
+                pem = base64.b64decode(str(ca_data)).decode("ascii", "replace")
+                context = ssl.create_default_context(cadata=pem)
+            elif ca_file:
+                context = ssl.create_default_context(cafile=str(ca_file))
+            else:
+                context = ssl.create_default_context()
+        except (ssl.SSLError, ValueError) as exc:
+            raise UsageError(
+                f"the kubeconfig's certificate authority is not a PEM certificate ({type(exc).__name__})"
+            ) from None
+        except OSError as exc:
+            raise UsageError(f"cannot read the kubeconfig's certificate-authority {ca_file}: {exc.strerror}") from None
+    context.minimum_version = ssl.TLSVersion.TLSv1_2  # client-go's default floor
+    if cert is not None:
+        _load_cert(context, cert)
+    return context
+
+
+def _load_cert(context: ssl.SSLContext, cert: ClientCert) -> None:
+    import ssl
+
+    try:
+        with (
+            _pem_file(cert.cert_data, cert.cert_file) as cert_path,
+            _pem_file(cert.key_data, cert.key_file) as key_path,
+        ):
+            context.load_cert_chain(cert_path, key_path)
+    except ssl.SSLError:
+        raise UsageError(
+            "the kubeconfig's client certificate and key could not be loaded (not PEM, or the key does not match)"
+        ) from None
+    except OSError as exc:
+        raise UsageError(f"cannot read the kubeconfig's client certificate or key: {exc.strerror}") from None
+
+
+class _pem_file:
+    """A path OpenSSL can read `data` from: an anonymous memory file (Linux), else a private
+    temporary file removed as soon as the certificate is loaded."""
+
+    def __init__(self, data: bytes | None, path: str | None) -> None:
+        self.data, self.path = data, path
+        self.fd: int | None = None
+        self.tmpdir: str | None = None
+
+    def __enter__(self) -> str:
+        if self.data is None:
+            return str(self.path)
+        if hasattr(os, "memfd_create"):
+            self.fd = os.memfd_create("ktrain-client-credential", os.MFD_CLOEXEC)
+            os.write(self.fd, self.data)
+            return f"/proc/self/fd/{self.fd}"
+        import tempfile
+
+        self.tmpdir = tempfile.mkdtemp(prefix="ktrain-")  # mode 0700
+        path = os.path.join(self.tmpdir, "pem")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(self.data)
+        return path
+
+    def __exit__(self, *_: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+        if self.tmpdir is not None:
+            import shutil
+
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+
+class _TLSConnection(http_client.HTTPSConnection):
+    """HTTPSConnection with the SNI / hostname-check name the kubeconfig asks for."""
+
+    def __init__(self, *args: Any, server_hostname: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._server_hostname = server_hostname
+
+    def connect(self) -> None:
+        http_client.HTTPConnection.connect(self)  # TCP, and the proxy's CONNECT tunnel if any
+        self.sock = self._context.wrap_socket(self.sock, server_hostname=self._server_hostname)  # type: ignore[attr-defined]
+
+
+def _split_timeout(timeout: Timeout) -> tuple[float | None, float | None]:
+    if isinstance(timeout, tuple):
+        return timeout[0], timeout[1]
+    return timeout, timeout
+
+
+class HttpTransport:
+    kind = "stdlib"
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        credentials: Credentials,
+        cluster: dict[str, Any],
+        *,
+        tls_server_name: str | None = None,
+    ) -> None:
+        self.endpoint = endpoint
+        self.credentials = credentials
+        self.cluster = cluster
+        self.server_hostname = tls_server_name or endpoint.host
+        self._context: ssl.SSLContext | None = None
+        self._context_cert: ClientCert | None = None
+        self._idle: list[http_client.HTTPConnection] = []
+        self._lock = threading.Lock()
+        self._agent = _user_agent()
+
+    # -- connections ----------------------------------------------------------------------------
+
+    def _tls(self) -> ssl.SSLContext:
+        cert = self.credentials.client_cert()
+        if self._context is None or cert != self._context_cert:
+            self._context, self._context_cert = ssl_context(self.cluster, cert), cert
+            with self._lock:
+                idle, self._idle = self._idle, []
+            for conn in idle:
+                conn.close()
+        return self._context
+
+    def _new_connection(self, connect_timeout: float | None) -> http_client.HTTPConnection:
+        ep = self.endpoint
+        host, port = ep.proxy or (ep.host, ep.port)
+        conn: http_client.HTTPConnection
+        if ep.scheme == "https":
+            conn = _TLSConnection(
+                host, port, timeout=connect_timeout, context=self._tls(), server_hostname=self.server_hostname
+            )
+            if ep.proxy:
+                headers = {"Proxy-Authorization": ep.proxy_auth} if ep.proxy_auth else None
+                conn.set_tunnel(ep.host, ep.port, headers=headers)
+        else:
+            conn = http_client.HTTPConnection(host, port, timeout=connect_timeout)
+        try:
+            conn.connect()
+        except BaseException as exc:
+            conn.close()
+            raise _connect_failure(exc) from None
+        return conn
+
+    def _checkout(self, connect_timeout: float | None) -> tuple[http_client.HTTPConnection, bool]:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop(), True
+        return self._new_connection(connect_timeout), False
+
+    def _checkin(self, conn: http_client.HTTPConnection) -> None:
+        with self._lock:
+            if len(self._idle) < 4:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        query: list[tuple[str, str]],
+        headers: dict[str, str],
+        body: Any,
+        timeout: Timeout,
+    ) -> _Response:
+        import json
+
+        payload = None if body is None else json.dumps(body, separators=(",", ":")).encode("utf-8")
+        target = self.endpoint.base_path + path + encode_query(query)
+        if self.endpoint.proxy and self.endpoint.scheme == "http":
+            target = f"http://{self.endpoint.host}:{self.endpoint.port}{target}"  # absolute-form through a proxy
+        response = self._send(method, target, headers, payload, timeout)
+        if response.status == 401 and self.credentials.refresh():
+            response.close()
+            response = self._send(method, target, headers, payload, timeout)
+        return response
+
+    def _send(
+        self, method: str, target: str, headers: dict[str, str], payload: bytes | None, timeout: Timeout
+    ) -> _Response:
+        connect_timeout, read_timeout = _split_timeout(timeout)
+        pairs = [("User-Agent", self._agent), *headers.items(), *self.credentials.headers()]
+        if self.endpoint.proxy and self.endpoint.scheme == "http" and self.endpoint.proxy_auth:
+            pairs.append(("Proxy-Authorization", self.endpoint.proxy_auth))
+        for name, value in pairs:
+            if any(ch in value for ch in "\r\n\0"):  # never echo the value: it may be a token
+                raise UsageError(f"the {name} header ktrain would send holds a line break (check the kubeconfig)")
+        for attempt in (0, 1):
+            conn, reused = self._checkout(connect_timeout)
+            try:
+                if conn.sock is not None:
+                    conn.sock.settimeout(read_timeout)
+                conn.putrequest(method, target, skip_accept_encoding=True)
+                for name, value in pairs:
+                    conn.putheader(name, value)
+                if payload is not None:
+                    conn.putheader("Content-Length", str(len(payload)))
+                conn.endheaders(payload)
+                raw = conn.getresponse()
+            except _CLOSED_BEFORE_ANSWER as exc:
+                conn.close()
+                if reused and attempt == 0 and method in _IDEMPOTENT:
+                    continue  # the server closed an idle connection: try a new one, once
+                raise TransportError("closed", type(exc).__name__, sent=True) from None
+            except BaseException as exc:
+                conn.close()
+                raise _sent_failure(exc) from None
+            return _Response(self, conn, raw)
+        raise AssertionError("unreachable")
+
+
+def _connect_failure(exc: BaseException) -> BaseException:
+    import ssl
+
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return TransportError("tls", str(exc.verify_message or exc.reason or ""), sent=False)
+    if isinstance(exc, ssl.SSLError):
+        return TransportError("tls", str(exc.reason or type(exc).__name__), sent=False)
+    if isinstance(exc, ConnectionRefusedError):
+        return TransportError("refused", sent=False)
+    if isinstance(exc, socket.gaierror):
+        return TransportError("dns", sent=False)
+    if isinstance(exc, TimeoutError):
+        return TransportError("connect-timeout", sent=False)
+    if isinstance(exc, OSError) and "Tunnel connection failed" in str(exc):
+        return TransportError("proxy", str(exc).partition(": ")[2], sent=False)
+    if isinstance(exc, OSError):
+        return TransportError("unreachable", exc.strerror or type(exc).__name__, sent=False)
+    return exc
+
+
+def _sent_failure(exc: BaseException) -> BaseException:
+    if isinstance(exc, TimeoutError):
+        return TransportError("read-timeout", sent=True)
+    if isinstance(exc, (OSError, http_client.HTTPException)):
+        return TransportError("closed", type(exc).__name__, sent=True)
+    return exc
+
+
+class _Response:
+    """An http.client answer; its connection goes back to the transport once fully read."""
+
+    def __init__(self, transport: HttpTransport, conn: http_client.HTTPConnection, raw: http_client.HTTPResponse):
+        self._transport = transport
+        self._conn: http_client.HTTPConnection | None = conn
+        self._raw = raw
+        self.status = raw.status
+        self.reason = raw.reason
+        self._sock = conn.sock
+
+    def read(self) -> bytes:
+        try:
+            data = self._raw.read(MAX_BODY_BYTES + 1)
+        except BaseException as exc:
+            self._drop()
+            raise _sent_failure(exc) from None
+        if len(data) > MAX_BODY_BYTES:
+            self._drop()
+            raise TransportError("closed", "an answer larger than 256 MiB", sent=True)
+        self.close()
+        return data
+
+    def chunks(self, size: int) -> Iterator[bytes]:
+        try:
+            while True:
+                data = self._raw.read1(size)
+                if not data:
+                    break
+                yield data
+        except BaseException as exc:
+            self._drop()
+            error = _sent_failure(exc)
+            if error is exc:
+                raise
+            raise error from None
+        self.close()
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        if self._raw.isclosed() and not self._raw.will_close:
+            self._transport._checkin(conn)
+        else:
+            self._raw.close()
+            conn.close()
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    def abort(self) -> None:
+        sock = self._sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass

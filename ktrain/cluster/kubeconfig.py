@@ -1,0 +1,164 @@
+"""kubeconfig files read as kubectl (client-go's `clientcmd`) reads them, without the `kubernetes` package.
+
+- Several files (`--kubeconfig a:b`, `$KUBECONFIG`) are merged: for clusters, users and contexts
+  the first file that defines a name wins it whole, and `current-context` comes from the first
+  file that sets one (`clientcmd.ClientConfigLoadingRules.Load`).
+- Relative file references in a file are relative to that file's directory
+  (`clientcmd.ResolveLocalPaths`): a cluster's `certificate-authority`, a user's
+  `client-certificate`, `client-key` and `tokenFile`, and an exec plugin's `command` when it
+  holds a path separator.
+- The context is `--context`, else `current-context`; its namespace, cluster and user are what
+  requests use.
+
+Each file is read through the bounded reader (`ktrain.inputs.reading`: a regular file, at most
+16 MiB) and parsed with PyYAML's C loader when it is there. Errors name the file and line and
+never quote a value: a kubeconfig holds tokens and keys.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ktrain.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Entry = dict[str, Any]
+
+
+class Selected:
+    """The parts of a merged kubeconfig one connection uses."""
+
+    __slots__ = ("cluster", "context", "files", "namespace", "user")
+
+    def __init__(self, context: str, cluster: Entry, user: Entry, namespace: str | None, files: list[str]) -> None:
+        self.context = context
+        self.cluster = cluster  # `cluster:` body, paths resolved
+        self.user = user  # `user:` body, paths resolved ({} when the context names none)
+        self.namespace = namespace
+        self.files = files
+
+
+def _parse(path: str) -> Any:
+    from ktrain.inputs.reading import read_input
+
+    text = read_input(path, what="kubeconfig")
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else path
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        raise UsageError(f"cannot read kubeconfig {where}: {problem}") from None
+
+
+def _resolve(base: str, value: Any) -> Any:
+    # client-go's ResolvePath: joined to the file's directory, no `~` expansion
+    if isinstance(value, str) and value and not os.path.isabs(value):
+        return os.path.join(base, value)
+    return value
+
+
+def _resolved_cluster(entry: Entry, base: str) -> Entry:
+    out = dict(entry)
+    if "certificate-authority" in out:
+        out["certificate-authority"] = _resolve(base, out["certificate-authority"])
+    return out
+
+
+def _resolved_user(entry: Entry, base: str) -> Entry:
+    out = dict(entry)
+    for key in ("client-certificate", "client-key", "tokenFile"):
+        if key in out:
+            out[key] = _resolve(base, out[key])
+    exec_ = out.get("exec")
+    if isinstance(exec_, dict):
+        command = exec_.get("command")
+        # client-go: a bare name is looked up on PATH; one with a separator is a path, relative to the file
+        if isinstance(command, str) and os.sep in command and not os.path.isabs(command):
+            out["exec"] = {**exec_, "command": os.path.normpath(os.path.join(base, command))}
+    return out
+
+
+class Merged:
+    """Named clusters, users and contexts of several files, merged the way kubectl merges them."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+        self.clusters: dict[str, Entry] = {}
+        self.users: dict[str, Entry] = {}
+        self.contexts: dict[str, Entry] = {}
+        self.current: str | None = None
+        for path in files:
+            self._add(path)
+
+    def _add(self, path: str) -> None:
+        data = _parse(path)
+        if data is None:
+            return
+        if not isinstance(data, dict):
+            raise UsageError(f"cannot read kubeconfig {path}: it is not a mapping (a Config object)")
+        base = os.path.dirname(os.path.abspath(path))
+        for key, table, body, resolve in (
+            ("clusters", self.clusters, "cluster", _resolved_cluster),
+            ("users", self.users, "user", _resolved_user),
+            ("contexts", self.contexts, "context", None),
+        ):
+            items = data.get(key) or []
+            if not isinstance(items, list):
+                raise UsageError(f"cannot read kubeconfig {path}: `{key}` is not a list")
+            for item in items:
+                if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                    raise UsageError(f"cannot read kubeconfig {path}: an entry of `{key}` has no name")
+                entry = item.get(body) or {}
+                if not isinstance(entry, dict):
+                    raise UsageError(f"cannot read kubeconfig {path}: {body} {item['name']!r} is not a mapping")
+                table.setdefault(item["name"], resolve(entry, base) if resolve else entry)
+        current = data.get("current-context")
+        if self.current is None and isinstance(current, str) and current:
+            self.current = current
+
+    def select(self, context: str | None) -> Selected:
+        """The context `context` (else current-context), its cluster and its user."""
+        if context is not None and context not in self.contexts:
+            known = ", ".join(sorted(self.contexts)) or "none"
+            raise UsageError(
+                f"context {context!r} not found in kubeconfig (known: {known})",
+                hint="`kubectl config get-contexts` lists them",
+            )
+        name = context or self.current
+        if not name:
+            raise UsageError("the kubeconfig has no current context", hint="pass --context NAME")
+        if name not in self.contexts:
+            known = ", ".join(sorted(self.contexts)) or "none"
+            raise UsageError(
+                f"the current context {name!r} is not defined in the kubeconfig (known: {known})",
+                hint="pass --context NAME, or `kubectl config use-context NAME`",
+            )
+        entry = self.contexts[name]
+        cluster_name, user_name = entry.get("cluster"), entry.get("user")
+        if not isinstance(cluster_name, str) or cluster_name not in self.clusters:
+            raise UsageError(
+                f"context {name!r} uses cluster {cluster_name!r}, which the kubeconfig does not define",
+                hint="`kubectl config view` shows the clusters",
+            )
+        cluster = self.clusters[cluster_name]
+        if not isinstance(cluster.get("server"), str) or not cluster["server"]:
+            raise UsageError(f"cluster {cluster_name!r} of context {name!r} has no server in the kubeconfig")
+        user: Entry = {}
+        if isinstance(user_name, str) and user_name:
+            if user_name not in self.users:
+                raise UsageError(
+                    f"context {name!r} uses user {user_name!r}, which the kubeconfig does not define",
+                    hint="`kubectl config view` shows the users",
+                )
+            user = self.users[user_name]
+        namespace = entry.get("namespace")
+        return Selected(
+            name, cluster, user, namespace if isinstance(namespace, str) and namespace else None, self.files
+        )

@@ -1,0 +1,179 @@
+"""The `kubernetes` client as a transport, for what ktrain's own (`ktrain.cluster.http_transport`)
+leaves to it: legacy `auth-provider` plugins (gcp, azure, oidc), and HTTPS or SOCKS proxies.
+`KTRAIN_KUBE_CLIENT=kubernetes` picks it for every connection.
+
+It sends the same requests through the client's `ApiClient` (auth, TLS, proxies as the client's
+kubeconfig loader configures them) and maps urllib3's failures to the same `TransportError`
+kinds, so messages do not depend on the path taken. Importing it costs 0.3-0.5 s: it is
+imported only when chosen.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from typing import Any
+
+from kubernetes import client, config
+from kubernetes.config.config_exception import ConfigException
+from urllib3 import exceptions as u3
+
+from ktrain.cluster.transport import MAX_BODY_BYTES, TransportError
+from ktrain.errors import ClusterUnreachableError, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ktrain.cluster.transport import Timeout
+
+
+def from_kubeconfig(files: list[str], context: str) -> tuple[KubernetesTransport, str, bool]:
+    """(transport, server URL, whether TLS verification is off) for `context` of `files`."""
+    configuration = client.Configuration()
+    joined = ":".join(files)
+    try:
+        config.load_kube_config(
+            config_file=joined, context=context, client_configuration=configuration, persist_config=False
+        )
+    except ConfigException as exc:
+        raise UsageError(f"cannot use context {context!r}: {exc}") from None
+    return _finish(configuration)
+
+
+def in_cluster() -> tuple[KubernetesTransport, str, bool]:
+    configuration = client.Configuration()
+    try:
+        config.load_incluster_config(client_configuration=configuration)
+    except ConfigException as exc:
+        raise ClusterUnreachableError(f"in-cluster configuration failed: {exc}") from None
+    return _finish(configuration)
+
+
+def _finish(configuration: Any) -> tuple[KubernetesTransport, str, bool]:
+    configuration.retries = False  # one answer per request: the caller decides about retrying
+    insecure = configuration.verify_ssl is False
+    if insecure:  # ktrain warns once (kube.connect), instead of urllib3 on every request
+        import warnings
+
+        warnings.filterwarnings("ignore", category=u3.InsecureRequestWarning)
+    return KubernetesTransport(client.ApiClient(configuration)), str(configuration.host), insecure
+
+
+class KubernetesTransport:
+    kind = "kubernetes"
+
+    def __init__(self, api_client: Any) -> None:
+        self.api_client = api_client
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        query: list[tuple[str, str]],
+        headers: dict[str, str],
+        body: Any,
+        timeout: Timeout,
+    ) -> _Response:
+        api = self.api_client
+        params = api.param_serialize(
+            method=method,
+            resource_path=path,
+            query_params=query,
+            header_params=dict(headers),
+            body=body,
+            auth_settings=["BearerToken"],
+        )
+        try:
+            answer = api.call_api(*params, _request_timeout=timeout)
+        except Exception as exc:  # noqa: BLE001 - every transport failure is mapped
+            raise transport_error(exc) from None
+        return _Response(answer.response)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.api_client.close()
+
+
+def transport_error(exc: BaseException) -> BaseException:
+    """urllib3's failures in `TransportError` kinds (see ktrain.cluster.transport)."""
+    reason = exc.reason if isinstance(exc, u3.MaxRetryError) else exc
+    if isinstance(reason, u3.ProxyError):
+        return TransportError("proxy", str(getattr(reason, "original_error", "") or ""), sent=False)
+    if isinstance(reason, u3.SSLError):
+        inner = reason.args[0] if reason.args else reason
+        return TransportError(
+            "tls", str(getattr(inner, "verify_message", "") or getattr(inner, "reason", "") or ""), sent=False
+        )
+    # urllib3's NewConnectionError subclasses ConnectTimeoutError: test it first.
+    if isinstance(reason, u3.NewConnectionError):
+        text = str(reason)
+        if (
+            isinstance(reason, u3.NameResolutionError)
+            or "Name or service not known" in text
+            or "nodename nor servname" in text
+        ):
+            return TransportError("dns", sent=False)
+        if "Connection refused" in text or "Errno 111" in text:
+            return TransportError("refused", sent=False)
+        inner = reason.__cause__ or reason.__context__
+        detail = getattr(inner, "strerror", None) or type(inner or reason).__name__
+        return TransportError("unreachable", str(detail), sent=False)
+    if isinstance(reason, u3.ConnectTimeoutError):
+        return TransportError("connect-timeout", sent=False)
+    if isinstance(reason, (u3.ReadTimeoutError, TimeoutError, socket.timeout)):
+        return TransportError("read-timeout", sent=True)
+    if isinstance(reason, ConnectionRefusedError):
+        return TransportError("refused", sent=False)
+    if isinstance(reason, (u3.ProtocolError, ConnectionError)):
+        inner = reason.args[1] if isinstance(reason, u3.ProtocolError) and len(reason.args) > 1 else reason
+        return TransportError("closed", type(inner).__name__, sent=True)
+    if isinstance(reason, u3.HTTPError):
+        return TransportError("unreachable", type(reason).__name__, sent=False)
+    return exc
+
+
+class _Response:
+    """urllib3's unread answer behind the transport's Response interface."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+        self.status = int(raw.status)
+        self.reason = str(raw.reason or "")
+        self._done = False  # read to the end: the connection may go back to the pool
+
+    def read(self) -> bytes:
+        try:
+            data = self._raw.read(MAX_BODY_BYTES + 1, decode_content=True)
+        except Exception as exc:  # noqa: BLE001
+            self._raw.release_conn()
+            raise transport_error(exc) from None
+        if len(data) > MAX_BODY_BYTES:
+            self._raw.close()
+            raise TransportError("closed", "an answer larger than 256 MiB", sent=True)
+        self._done = True
+        self._raw.release_conn()
+        return bytes(data)
+
+    def chunks(self, size: int) -> Any:
+        try:
+            yield from self._raw.stream(size, decode_content=False)
+            self._done = True
+        except Exception as exc:  # noqa: BLE001
+            raise transport_error(exc) from None
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if not self._done:
+            self._raw.close()  # unread bytes must not reach the next request on this connection
+        self._raw.release_conn()
+
+    def abort(self) -> None:
+        """`close()` would wait for the reading thread (it takes the buffered reader's lock, held
+        during a blocking read); shutting the socket down makes the read return at once."""
+        raw = self._raw
+        sock = getattr(getattr(raw, "_connection", None), "sock", None)
+        if sock is None:  # urllib3 gave the connection back already: reach the socket through the reader
+            sock = getattr(getattr(getattr(getattr(raw, "_fp", None), "fp", None), "raw", None), "_sock", None)
+        with contextlib.suppress(OSError):
+            if sock is not None:
+                sock.shutdown(socket.SHUT_RDWR)

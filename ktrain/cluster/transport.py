@@ -1,0 +1,99 @@
+"""What the two ways of talking to the API server have in common.
+
+ktrain reaches the API server through one of two transports (`ktrain.cluster.kube.connect`
+picks one per connection):
+
+- `ktrain.cluster.http_transport` — the standard library (`socket`, `ssl`, `http.client`):
+  what nearly every kubeconfig needs (client certificates, bearer tokens and token files, exec
+  credential plugins, in-cluster service accounts, HTTP proxies), without the 0.3-0.5 s that
+  importing the `kubernetes` package costs every command;
+- `ktrain.cluster.kubernetes_transport` — the `kubernetes` client, for what only it does
+  (legacy `auth-provider` plugins, HTTPS and SOCKS proxies).
+
+Both send the same requests and raise the same two kinds of failure, which
+`ktrain.cluster.kube.KubeCluster.translate` turns into the same messages: `StatusError` (the
+server answered, with a status outside 2xx) and `TransportError` (no answer).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs the cluster commands a few ms to import
+    from collections.abc import Iterator
+    from typing import Protocol
+
+    Timeout = float | tuple[float, float | None] | None
+
+    class Response(Protocol):
+        """An answer whose body has not been read yet."""
+
+        status: int
+
+        def read(self) -> bytes:
+            """The whole body (bounded: see `MAX_BODY_BYTES`); the connection is then reusable."""
+
+        def chunks(self, size: int) -> Iterator[bytes]:
+            """The body as it arrives (log streams, watches); TransportError when it breaks."""
+
+        def close(self) -> None:
+            """Done with it (read or not); the connection is reused only when fully read."""
+
+        def abort(self) -> None:
+            """End a stream another thread is reading: its read returns at once."""
+
+    class Transport(Protocol):
+        kind: str  # "stdlib" or "kubernetes": which module answered (--debug, tests)
+
+        def request(
+            self,
+            method: str,
+            path: str,
+            query: list[tuple[str, str]],
+            headers: dict[str, str],
+            body: bytes | None,
+            timeout: Timeout,
+        ) -> Response:
+            """Send one request; any status comes back as a Response (StatusError is the caller's)."""
+
+        def close(self) -> None: ...
+
+
+# A JSON answer larger than this is refused rather than read into memory: the largest list
+# ktrain asks for (all pods of all jobs in a namespace) is a few MiB; etcd caps an object at 1.5 MiB.
+MAX_BODY_BYTES = 256 * 1024 * 1024
+
+
+class StatusError(Exception):
+    """The server answered with a status outside 2xx; `body` is its (bounded) Status document."""
+
+    def __init__(self, status: int, reason: str, body: bytes) -> None:
+        super().__init__(f"HTTP {status} {reason}")
+        self.status = status
+        self.reason = reason
+        self.body = body
+
+
+class TransportError(Exception):
+    """No answer came. `kind` says why, in words both transports map to:
+
+    - "refused", "dns", "tls", "connect-timeout", "unreachable": no connection was made, so the
+      request was surely not carried out (`sent` is False);
+    - "read-timeout": sent, no answer in time;
+    - "closed": sent, and the connection broke before a whole answer.
+    `detail` is for --debug: an exception type or the TLS library's reason, never a header.
+    """
+
+    def __init__(self, kind: str, detail: str = "", *, sent: bool) -> None:
+        super().__init__(f"{kind}: {detail}" if detail else kind)
+        self.kind = kind
+        self.detail = detail
+        self.sent = sent
+
+
+def encode_query(query: list[tuple[str, str]]) -> str:
+    """`?a=1&b=x%2Cy`, every key and value percent-encoded; "" without parameters."""
+    if not query:
+        return ""
+    from urllib.parse import quote
+
+    return "?" + "&".join(f"{quote(str(k), safe='')}={quote(str(v), safe='')}" for k, v in query)
