@@ -119,9 +119,11 @@ class Credentials:
             key_data=_b64(key_data, "client-key-data") if key_data else None,
         )
 
-    def headers(self) -> list[tuple[str, str]]:
-        """(name, value) pairs; a name may repeat (one Impersonate-Group header per group)."""
+    def for_request(self) -> tuple[list[tuple[str, str]], ClientCert | None]:
+        """(headers, client certificate) for one request: (name, value) pairs, a name may repeat
+        (one Impersonate-Group header per group). An exec plugin is asked at most once here."""
         headers = list(self._impersonation)
+        cert = self._cert
         token = self._current_token()
         if token:
             headers.append(("Authorization", f"Bearer {token}"))
@@ -134,14 +136,11 @@ class Credentials:
             credential = self._exec.get()
             if credential.token:
                 headers.append(("Authorization", f"Bearer {credential.token}"))
-        return headers
+            cert = credential.cert
+        return headers, cert
 
-    def client_cert(self) -> ClientCert | None:
-        if self._cert is not None:
-            return self._cert
-        if self._exec is not None:
-            return self._exec.get().cert
-        return None
+    def headers(self) -> list[tuple[str, str]]:
+        return self.for_request()[0]
 
     def _current_token(self) -> str | None:
         if self._token_file:

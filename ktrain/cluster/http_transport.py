@@ -259,8 +259,7 @@ class HttpTransport:
 
     # -- connections ----------------------------------------------------------------------------
 
-    def _tls(self) -> ssl.SSLContext:
-        cert = self.credentials.client_cert()
+    def _tls(self, cert: ClientCert | None) -> ssl.SSLContext:
         if self._context is None or cert != self._context_cert:
             self._context, self._context_cert = ssl_context(self.cluster, cert), cert
             with self._lock:
@@ -269,13 +268,13 @@ class HttpTransport:
                 conn.close()
         return self._context
 
-    def _new_connection(self, connect_timeout: float | None) -> http_client.HTTPConnection:
+    def _new_connection(self, connect_timeout: float | None, cert: ClientCert | None) -> http_client.HTTPConnection:
         ep = self.endpoint
         host, port = ep.proxy or (ep.host, ep.port)
         conn: http_client.HTTPConnection
         if ep.scheme == "https":
             conn = _TLSConnection(
-                host, port, timeout=connect_timeout, context=self._tls(), server_hostname=self.server_hostname
+                host, port, timeout=connect_timeout, context=self._tls(cert), server_hostname=self.server_hostname
             )
             if ep.proxy:
                 headers = {"Proxy-Authorization": ep.proxy_auth} if ep.proxy_auth else None
@@ -289,11 +288,15 @@ class HttpTransport:
             raise _connect_failure(exc) from None
         return conn
 
-    def _checkout(self, connect_timeout: float | None) -> tuple[http_client.HTTPConnection, bool]:
+    def _checkout(
+        self, connect_timeout: float | None, cert: ClientCert | None
+    ) -> tuple[http_client.HTTPConnection, bool]:
+        if self.endpoint.scheme == "https":
+            self._tls(cert)  # a new client certificate (exec plugin) retires the idle connections
         with self._lock:
             if self._idle:
                 return self._idle.pop(), True
-        return self._new_connection(connect_timeout), False
+        return self._new_connection(connect_timeout, cert), False
 
     def _checkin(self, conn: http_client.HTTPConnection) -> None:
         with self._lock:
@@ -335,14 +338,15 @@ class HttpTransport:
         self, method: str, target: str, headers: dict[str, str], payload: bytes | None, timeout: Timeout
     ) -> _Response:
         connect_timeout, read_timeout = _split_timeout(timeout)
-        pairs = [("User-Agent", self._agent), *headers.items(), *self.credentials.headers()]
+        auth, cert = self.credentials.for_request()
+        pairs = [("User-Agent", self._agent), *headers.items(), *auth]
         if self.endpoint.proxy and self.endpoint.scheme == "http" and self.endpoint.proxy_auth:
             pairs.append(("Proxy-Authorization", self.endpoint.proxy_auth))
         for name, value in pairs:
             if any(ch in value for ch in "\r\n\0"):  # never echo the value: it may be a token
                 raise UsageError(f"the {name} header ktrain would send holds a line break (check the kubeconfig)")
         for attempt in (0, 1):
-            conn, reused = self._checkout(connect_timeout)
+            conn, reused = self._checkout(connect_timeout, cert)
             try:
                 if conn.sock is not None:
                     conn.sock.settimeout(read_timeout)

@@ -13,10 +13,10 @@ time, returns values. No client, no printing. ENGINE.md §10 is the spec:
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
 from typing import Any
 
 from ktrain import constants as c
+from ktrain.util.structs import field, struct
 
 Obj = dict[str, Any]
 
@@ -142,7 +142,7 @@ def runtime_of(trainjob: Obj | None, jobset: Obj | None) -> str | None:
 # --- pods -----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@struct(frozen=True)
 class PodSummary:
     name: str
     step: str  # the replicated job (node, launcher, dataset-initializer, ...)
@@ -240,7 +240,7 @@ def sort_pods(pods: list[PodSummary]) -> list[PodSummary]:
 # --- the job --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@struct(frozen=True)
 class StepCounts:
     """One replicated job: its pods as specified, and the JobSet's counts of child Jobs."""
 
@@ -254,7 +254,7 @@ class StepCounts:
     suspended: int = 0
 
 
-@dataclass(frozen=True)
+@struct(frozen=True)
 class JobSummary:
     kind: str  # "TrainJob" or "JobSet": the object that stands for the job
     name: str

@@ -272,7 +272,9 @@ def connect(options: ConnectionOptions) -> KubeCluster:
         from ktrain.cluster import kubernetes_transport
 
         if selected is None:
-            transport, server, insecure = kubernetes_transport.in_cluster()
+            transport, server, insecure = kubernetes_transport.in_cluster(
+                user["tokenFile"], cluster["certificate-authority"]
+            )
         else:
             transport, server, insecure = kubernetes_transport.from_kubeconfig(existing, selected.context)
     else:

@@ -39,10 +39,12 @@ def from_kubeconfig(files: list[str], context: str) -> tuple[KubernetesTransport
     return _finish(configuration)
 
 
-def in_cluster() -> tuple[KubernetesTransport, str, bool]:
+def in_cluster(token_file: str, ca_file: str) -> tuple[KubernetesTransport, str, bool]:
+    from kubernetes.config.incluster_config import InClusterConfigLoader
+
     configuration = client.Configuration()
     try:
-        config.load_incluster_config(client_configuration=configuration)
+        InClusterConfigLoader(token_filename=token_file, cert_filename=ca_file).load_and_set(configuration)
     except ConfigException as exc:
         raise ClusterUnreachableError(f"in-cluster configuration failed: {exc}") from None
     return _finish(configuration)
@@ -84,6 +86,12 @@ class KubernetesTransport:
         )
         try:
             answer = api.call_api(*params, _request_timeout=timeout)
+        except ValueError as exc:
+            if "header" in str(exc).lower():  # http.client's message quotes the value: never show it
+                raise UsageError(
+                    "a header ktrain would send holds a line break (check the kubeconfig's token or token file)"
+                ) from None
+            raise transport_error(exc) from None
         except Exception as exc:  # noqa: BLE001 - every transport failure is mapped
             raise transport_error(exc) from None
         return _Response(answer.response)
@@ -95,6 +103,14 @@ class KubernetesTransport:
 
 def transport_error(exc: BaseException) -> BaseException:
     """urllib3's failures in `TransportError` kinds (see ktrain.cluster.transport)."""
+    if isinstance(exc, client.ApiException) and not exc.status:
+        # The client wraps urllib3's SSLError in an ApiException of status 0:
+        # reason "SSLError\n[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: <why> (_ssl.c:N)"
+        text = str(exc.reason or "")
+        if text.startswith("SSLError"):
+            why = text.partition("certificate verify failed: ")[2].rpartition(" (_ssl")[0]
+            return TransportError("tls", why.rstrip(".") if why else "", sent=False)
+        return TransportError("unreachable", text.partition("\n")[0], sent=False)
     reason = exc.reason if isinstance(exc, u3.MaxRetryError) else exc
     if isinstance(reason, u3.ProxyError):
         return TransportError("proxy", str(getattr(reason, "original_error", "") or ""), sent=False)

@@ -17,7 +17,6 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ktrain import constants as c
@@ -36,6 +35,7 @@ from ktrain.errors import (
     UsageError,
     WaitTimeoutError,
 )
+from ktrain.util.structs import field, struct
 
 Obj = dict[str, Any]
 
@@ -169,7 +169,7 @@ def job_pods(cluster: KubeCluster, name: str, namespace: str | None = None) -> l
     return list_pods(cluster, namespace or cluster.namespace, f"{c.JOBSET_NAME_LABEL}={name}")
 
 
-@dataclass
+@struct
 class JobDetails:
     summary: status.JobSummary
     trainjob: Obj | None
@@ -406,7 +406,7 @@ def _seconds(value: float) -> str:
 # --- logs -----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@struct(frozen=True)
 class LogSelection:
     """Which pods: by default the trainer step's rank 0 (see `default_step`)."""
 
@@ -416,7 +416,7 @@ class LogSelection:
     container: str | None = None
 
 
-@dataclass(frozen=True)
+@struct(frozen=True)
 class LogOptions:
     follow: bool = False
     tail: int | None = None

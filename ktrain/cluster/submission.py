@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ktrain import constants as c
@@ -19,6 +18,7 @@ from ktrain.cluster.names import check_name
 from ktrain.engine.plugins.flux import CURVE_SUFFIX, ENTRYPOINT_SUFFIX
 from ktrain.engine.plugins.mpi import HOSTFILE_SUFFIX, SSH_AUTH_SECRET_SUFFIX
 from ktrain.errors import ApiError, ClusterError, ClusterUnreachableError, ConflictError, KtrainError, WaitTimeoutError
+from ktrain.util.structs import field, struct
 
 Obj = dict[str, Any]
 
@@ -55,7 +55,7 @@ class MissingApiError(ClusterError):
     """A CRD the job needs is not served by the cluster."""
 
 
-@dataclass
+@struct
 class Written:
     """One object a command wrote (or would write, in a server dry run)."""
 
@@ -73,7 +73,7 @@ class Written:
         return f"{self.resource.type_name}/{self.name}"
 
 
-@dataclass
+@struct
 class CreateResult:
     written: list[Written] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

@@ -153,7 +153,14 @@ class _Server(ThreadingHTTPServer):
         self.connections: dict[socket.socket, threading.Thread] = {}
         self.to_reset: set = set()  # sockets to close with RST instead of FIN
         self.counter = 0
+        self.tls_context: Any = None  # set by ApiServerDouble.start for HTTPS
         super().__init__(address, _Handler)
+
+    def get_request(self) -> tuple[Any, Any]:
+        sock, address = super().get_request()
+        if self.tls_context is not None:  # the handshake runs in the connection's thread
+            sock = self.tls_context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        return sock, address
 
     def shutdown_request(self, request: Any) -> None:
         with self.tracking_lock:
@@ -185,6 +192,13 @@ class _Server(ThreadingHTTPServer):
 
     def _serve_connection(self, request: Any, client_address: Any) -> None:
         try:
+            if self.tls_context is not None:
+                request.settimeout(10)
+                try:
+                    request.do_handshake()
+                except (OSError, ValueError):
+                    return  # a client that rejected our certificate, or spoke plain HTTP
+                request.settimeout(None)
             self.finish_request(request, client_address)
         except OSError:
             pass  # the client or stop() closed the socket
@@ -305,7 +319,8 @@ class _Handler(BaseHTTPRequestHandler):
             route_error = err  # answered below, after authentication
         double._record(method, split.path, query, dict(self.headers.items()), body, route)
         try:
-            double._authenticate(self.headers.get("Authorization"))
+            peer = self.connection.getpeercert() if double.tls else None
+            double._authenticate(self.headers.get("Authorization"), peer)
             if route_error is not None:
                 raise route_error
             action = double._run_faults(route, query)
@@ -391,8 +406,15 @@ class ApiServerDouble:
         full_crd_schemas: bool = True,
         user: str = "system:serviceaccount:default:ktrain",
         kube_version: tuple[int, int, int] = (1, 33, 0),
+        tls: bool = False,
+        server_names: tuple[str, ...] = ("127.0.0.1", "localhost"),
     ) -> None:
+        """`tls`: serve HTTPS with a certificate for `server_names` from the test CA
+        (`tests/apiserver/tls.py`), and accept client certificates that CA signed."""
         self.crd_sets = resolve_crd_sets(crds)
+        self.tls = tls
+        self.server_names = server_names
+        self._tls_context: Any = None
         self.token = token
         self.host = host
         self.user = user
@@ -429,6 +451,9 @@ class ApiServerDouble:
         with self.cluster.lock:
             self.cluster.closing = False
         server = _Server((self.host, self._port), self)
+        if self.tls and self._tls_context is None:
+            self._tls_context = self._server_tls_context()
+        server.tls_context = self._tls_context
         self._port = server.server_address[1]
         self._server = server
         self._serve_thread = threading.Thread(
@@ -489,7 +514,36 @@ class ApiServerDouble:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self._port}"
+        return f"{'https' if self.tls else 'http'}://{self.host}:{self._port}"
+
+    @property
+    def ca_pem(self) -> bytes:
+        from .tls import shared_authority
+
+        return shared_authority().ca_pem
+
+    def client_certificate(self, user: str = "double-user") -> tuple[bytes, bytes]:
+        """(certificate PEM, key PEM) of a client certificate the double accepts (CN = user)."""
+        from .tls import shared_authority
+
+        return shared_authority().client(user)
+
+    def _server_tls_context(self) -> Any:
+        import ssl
+        import tempfile
+
+        from .tls import shared_authority
+
+        authority = shared_authority()
+        cert, key = authority.server(self.server_names)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "cert.pem").write_bytes(cert)
+            (Path(tmp) / "key.pem").write_bytes(key)
+            context.load_cert_chain(str(Path(tmp) / "cert.pem"), str(Path(tmp) / "key.pem"))
+        context.verify_mode = ssl.CERT_OPTIONAL  # kube-apiserver: a client certificate is one way in
+        context.load_verify_locations(cadata=authority.ca_pem.decode())
+        return context
 
     @property
     def schema_validation(self) -> bool:
@@ -506,15 +560,21 @@ class ApiServerDouble:
         anonymous: bool = False,
         user: str = "double-user",
     ) -> JSON:
-        """A kubeconfig dict for this server; `token` defaults to the server's own."""
+        """A kubeconfig dict for this server; `token` defaults to the server's own. Over TLS the
+        cluster carries the test CA (`certificate-authority-data`)."""
+        import base64
+
         credentials: JSON = {}
         bearer = token if token is not None else self.token
         if bearer and not anonymous:
             credentials["token"] = bearer
+        cluster: JSON = {"server": self.url}
+        if self.tls:
+            cluster["certificate-authority-data"] = base64.b64encode(self.ca_pem).decode()
         return {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": context, "cluster": {"server": self.url}}],
+            "clusters": [{"name": context, "cluster": cluster}],
             "users": [{"name": user, "user": credentials}],
             "contexts": [
                 {
@@ -883,10 +943,15 @@ class ApiServerDouble:
         with self._lock:
             self.requests.append(req)
 
-    def _authenticate(self, header: str | None) -> None:
-        if self.token is None:
+    def _authenticate(self, header: str | None, peer_cert: Any = None) -> None:
+        """A bearer token, or (over TLS) a client certificate the test CA signed; the
+        handshake already verified it, so its presence is enough (x509 authenticator)."""
+        if self.token is None or peer_cert:
             return
-        if header != f"Bearer {self.token}":
+        # k8s.io/apiserver/pkg/authentication/request/bearertoken: the scheme is matched
+        # case-insensitively ("bearer" from the Python client's in-cluster loader is fine)
+        scheme, _, token = (header or "").strip().partition(" ")
+        if scheme.lower() != "bearer" or token.strip() != self.token:
             raise unauthorized()
 
     def _route(self, method: str, path: str, query: Mapping[str, list[str]], content_type: str) -> Route:
