@@ -6,6 +6,7 @@ jsonschema, jinja2 or rich; completion must not even import typer or pydantic.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -237,71 +238,111 @@ def test_rendering_valid_input_does_not_import_pydantic() -> None:
     assert probe.returncode != 0 and "numNodes: must be an integer" in probe.stderr, probe.stderr[-800:]
 
 
-# The kubernetes client itself imports pydantic (kubernetes 37: `from pydantic import SecretStr` in
-# kubernetes/client/api_client.py), so a cluster command cannot avoid loading it; ktrain must not.
-_FIRST_IMPORTER = (
-    "import sys\n"
-    "class _FirstImporter:\n"
-    "    def find_spec(self, name, path=None, target=None):\n"
-    "        if name == 'pydantic' and 'FIRST' not in globals():\n"
-    "            frame = sys._getframe(1)\n"
-    "            while frame.f_globals.get('__name__', '').startswith(('importlib', '_frozen_importlib')):\n"
-    "                frame = frame.f_back\n"
-    "            globals()['FIRST'] = frame.f_globals.get('__name__')\n"
-    "sys.meta_path.insert(0, _FirstImporter())\n"
-)
+# What a cluster command must not load on the common path (issue #17): the kubernetes client and
+# what it drags in (pydantic models, urllib3, requests-oauthlib, dateutil) cost 0.3-0.5 s, several
+# times a whole `kubectl get`; typer, click and rich are for help and terminals.
+CLUSTER_FORBIDDEN = {
+    "typer",
+    "click",
+    "rich",
+    "kubernetes",
+    "urllib3",
+    "requests",
+    "oauthlib",
+    "requests_oauthlib",
+    "dateutil",
+    "pydantic",
+    "pydantic_core",
+    "jinja2",
+    "jsonschema",
+    "dataclasses",
+}
 
 
 @pytest.mark.parametrize(
-    "argv, printed",
+    "argv, printed, verb",
     [
-        (("job", "list", "-o", "wide"), "seen "),
-        (("job", "get", "seen"), "Name:"),
-        (("job", "create", "-r", "torch-distributed", "--name", "made"), "jobset.jobset.x-k8s.io/made created"),
+        (("job", "list", "-o", "wide"), "seen ", "list"),
+        (("job", "get", "seen"), "Name:", "get"),
+        (("job", "logs", "seen"), "hello from rank 0", "get"),
+        (("job", "wait", "seen", "--for", "running", "--timeout", "5s"), "", "get"),
+        (("job", "delete", "seen", "--yes"), "deleted", "delete"),
+        (
+            ("job", "create", "-r", "torch-distributed", "--name", "made"),
+            "jobset.jobset.x-k8s.io/made created",
+            "apply",
+        ),
     ],
-    ids=["job-list", "job-get", "job-create"],
+    ids=["job-list", "job-get", "job-logs", "job-wait", "job-delete", "job-create"],
 )
-def test_cluster_commands_take_the_fast_path_without_typer_and_ktrain_loads_no_pydantic(
-    argv: tuple[str, ...], printed: str, tmp_path: Path
+@pytest.mark.parametrize("tls", [False, True], ids=["http", "https"])
+def test_cluster_commands_load_neither_the_kubernetes_client_nor_typer(
+    argv: tuple[str, ...], printed: str, verb: str, tls: bool, tmp_path: Path
 ) -> None:
-    """`ktrain job list` / `job create` through the console script, against the API-server double:
-    the fast path (no typer, no click, no rich); pydantic only because the kubernetes client imports it."""
+    """Each cluster command through the console script, against the API-server double (plain and
+    HTTPS with a client certificate): the fast path, ktrain's own HTTP client, nothing heavy."""
+    import base64
+
     from apiserver import ApiServerDouble
 
+    from ktrain import constants as c
     from ktrain.inputs.registry import RuntimeRegistry
     from ktrain.service import JobOverrides, RenderRequest, render_request
 
-    with ApiServerDouble() as srv:
-        kubeconfig = srv.write_kubeconfig(tmp_path / "kubeconfig")
+    with ApiServerDouble(token="t0k3n", tls=tls) as srv:
+        doc = srv.kubeconfig()
+        if tls:
+            cert, key = srv.client_certificate()
+            doc["users"][0]["user"] = {
+                "client-certificate-data": base64.b64encode(cert).decode(),
+                "client-key-data": base64.b64encode(key).decode(),
+            }
+        kubeconfig = tmp_path / "kubeconfig"
+        kubeconfig.write_text(json.dumps(doc))
         job = render_request(
             RenderRequest(overrides=JobOverrides(runtime="torch-distributed", name="seen")), RuntimeRegistry()
         )
+        jobset = None
         for obj in job.result.objects:
-            srv.put_object(obj)
-        code = (
-            _FIRST_IMPORTER
-            + _console_script(*argv, "--kubeconfig", str(kubeconfig))
-            + "\nprint('PYDANTIC_BY', globals().get('FIRST'))"
-            # the typed API classes cost ~0.8 s to import: reads go through REST paths instead
-            + "\nprint('TYPED_APIS', sorted(m for m in sys.modules if m.startswith('kubernetes.client.api.')))"
+            stored = srv.put_object(obj)
+            jobset = stored if obj["kind"] == "JobSet" else jobset
+        assert jobset is not None
+        srv.add_pod(
+            "seen-node-0-0-x1",
+            labels={c.JOBSET_NAME_LABEL: "seen", c.JOBSET_RJOB_NAME_LABEL: "node", c.JOBSET_JOB_INDEX_LABEL: "0"},
+            annotations={c.JOB_COMPLETION_INDEX_ANNOTATION: "0"},
+            containers=["node"],
+            owner=jobset,
         )
-        probe = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "KTRAIN_NO_FASTPATH": ""},
-        )
-        srv.clear_requests()
-        if argv[1] == "create":
-            srv.delete_object("jobsets", "made", group="jobset.x-k8s.io")
-        loaded = _modules_after(code, {"KTRAIN_NO_FASTPATH": ""})
-        assert any(srv.requests_for(verb=verb, resource="jobsets") for verb in ("list", "get", "apply")), (
-            "the command never reached the cluster"
-        )
-    assert printed in probe.stdout, probe.stdout + probe.stderr
-    assert not loaded & {"typer", "click", "rich"}, loaded & {"typer", "click", "rich"}
+        srv.append_log("seen-node-0-0-x1", "hello from rank 0")
+        code = _console_script(*argv, "--kubeconfig", str(kubeconfig))
+        probe = code + "\nprint('MODULES', ' '.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
+        env = {**os.environ, "KTRAIN_NO_FASTPATH": ""}
+        env.pop("KTRAIN_KUBE_CLIENT", None)
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
+        reached = srv.requests_for(verb=verb, resource="pods/log" if argv[1] == "logs" else "jobsets")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert reached, "the command never reached the cluster"
+    assert printed in out.stdout + out.stderr, out.stdout + out.stderr
+    line = next(line for line in out.stdout.splitlines() if line.startswith("MODULES "))
+    loaded = set(line.split()[1:])
+    assert not loaded & CLUSTER_FORBIDDEN, sorted(loaded & CLUSTER_FORBIDDEN)
+
+
+def test_an_auth_provider_user_is_served_by_the_kubernetes_client(tmp_path: Path) -> None:
+    """What only the kubernetes client implements still works: it is imported for such a user."""
+    from apiserver import ApiServerDouble
+
+    with ApiServerDouble() as srv:
+        doc = srv.kubeconfig()
+        # a legacy OIDC auth-provider with a current id-token: the client sends it as the bearer token
+        doc["users"][0]["user"] = {
+            "auth-provider": {"name": "oidc", "config": {"id-token": "not-checked", "idp-issuer-url": "https://x"}}
+        }
+        kubeconfig = tmp_path / "kubeconfig"
+        kubeconfig.write_text(json.dumps(doc))
+        code = _console_script("job", "list", "--kubeconfig", str(kubeconfig))
+        env = {k: v for k, v in os.environ.items() if k != "KTRAIN_KUBE_CLIENT"}
+        loaded = _modules_after(code, env)
+        assert srv.requests_for(verb="list", resource="jobsets")
     assert "kubernetes" in loaded
-    assert "TYPED_APIS []" in probe.stdout, probe.stdout
-    first = probe.stdout.split("PYDANTIC_BY ", 1)[1].split("\n", 1)[0].strip()
-    assert first == "None" or first.startswith("kubernetes."), f"ktrain imported pydantic first: {first}"
