@@ -77,7 +77,7 @@ def connection(
 
 
 def cluster_for(kubeconfig: str | None, context: str | None, namespace: str | None, request_timeout: float) -> Any:
-    """The cluster the kubectl-style flags name (imports the kubernetes client)."""
+    """The cluster the kubectl-style flags name (kubeconfig read, nothing sent yet)."""
     from ktrain.cluster.kube import connect
 
     return connect(connection(kubeconfig, context, namespace, request_timeout))

@@ -1,4 +1,5 @@
-"""HTTPS/JSON to the API server with the standard library (`http.client`, `ssl`).
+"""HTTPS/JSON to the API server with the standard library (`socket`, `ssl`; HTTP/1.1 framing in
+`ktrain.cluster.http_wire`).
 
 Why not the `kubernetes` package here: importing it costs 0.3-0.5 s (its pydantic models,
 urllib3, requests-oauthlib), several times what `kubectl get` takes in all; a `job list` needs
@@ -25,8 +26,8 @@ from __future__ import annotations
 import os
 import socket
 import threading
-from http import client as http_client
 
+from ktrain.cluster import http_wire
 from ktrain.cluster.transport import MAX_BODY_BYTES, TransportError, encode_query
 from ktrain.errors import UsageError
 
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from ktrain.cluster.transport import Timeout
 
 _IDEMPOTENT = ("GET", "HEAD")
-_CLOSED_BEFORE_ANSWER = (http_client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
+_CLOSED_BEFORE_ANSWER = (http_wire.ClosedBeforeAnswer, BrokenPipeError, ConnectionResetError)
 
 
 def _user_agent() -> str:
@@ -52,7 +53,7 @@ def _user_agent() -> str:
 class Endpoint:
     """Where to connect: the server's scheme, host, port and path prefix, maybe through a proxy."""
 
-    __slots__ = ("base_path", "host", "port", "proxy", "proxy_auth", "scheme", "server")
+    __slots__ = ("authority", "base_path", "host", "port", "proxy", "proxy_auth", "scheme", "server")
 
     def __init__(self, server: str, proxy_url: str | None) -> None:
         from urllib.parse import urlsplit
@@ -68,6 +69,8 @@ class Endpoint:
         except ValueError:
             raise UsageError(f"the kubeconfig's server {server!r} has an invalid port") from None
         self.base_path = parts.path.rstrip("/")  # e.g. Rancher's /k8s/clusters/c-xxxxx
+        # the Host header (and a tunnel's target): host[:port] as the URL spells it, as Go sends it
+        self.authority = parts.netloc.rpartition("@")[2]
         self.proxy: tuple[str, int] | None = None
         self.proxy_auth: str | None = None
         if proxy_url:
@@ -218,18 +221,6 @@ class _pem_file:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
 
 
-class _TLSConnection(http_client.HTTPSConnection):
-    """HTTPSConnection with the SNI / hostname-check name the kubeconfig asks for."""
-
-    def __init__(self, *args: Any, server_hostname: str, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._server_hostname = server_hostname
-
-    def connect(self) -> None:
-        http_client.HTTPConnection.connect(self)  # TCP, and the proxy's CONNECT tunnel if any
-        self.sock = self._context.wrap_socket(self.sock, server_hostname=self._server_hostname)  # type: ignore[attr-defined]
-
-
 def _split_timeout(timeout: Timeout) -> tuple[float | None, float | None]:
     if isinstance(timeout, tuple):
         return timeout[0], timeout[1]
@@ -253,7 +244,10 @@ class HttpTransport:
         self.server_hostname = tls_server_name or endpoint.host
         self._context: ssl.SSLContext | None = None
         self._context_cert: ClientCert | None = None
-        self._idle: list[http_client.HTTPConnection] = []
+        self._idle: list[http_wire.Connection] = []
+        # ASCII names as bytes: ssl then skips the `idna` codec (and its unicodedata import)
+        name = self.server_hostname
+        self._sni: str | bytes = name.encode("ascii") if name.isascii() else name
         self._lock = threading.Lock()
         self._agent = _user_agent()
 
@@ -268,29 +262,27 @@ class HttpTransport:
                 conn.close()
         return self._context
 
-    def _new_connection(self, connect_timeout: float | None, cert: ClientCert | None) -> http_client.HTTPConnection:
+    def _new_connection(self, connect_timeout: float | None, cert: ClientCert | None) -> http_wire.Connection:
+        """TCP (through the proxy's CONNECT tunnel, if any), then TLS, within `connect_timeout`."""
         ep = self.endpoint
-        host, port = ep.proxy or (ep.host, ep.port)
-        conn: http_client.HTTPConnection
-        if ep.scheme == "https":
-            conn = _TLSConnection(
-                host, port, timeout=connect_timeout, context=self._tls(cert), server_hostname=self.server_hostname
-            )
-            if ep.proxy:
-                headers = {"Proxy-Authorization": ep.proxy_auth} if ep.proxy_auth else None
-                conn.set_tunnel(ep.host, ep.port, headers=headers)
-        else:
-            conn = http_client.HTTPConnection(host, port, timeout=connect_timeout)
+        address = ep.proxy or (ep.host, ep.port)
+        sock: socket.socket | None = None
         try:
-            conn.connect()
+            sock = socket.create_connection(address, timeout=connect_timeout)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if ep.proxy and ep.scheme == "https":
+                plain = http_wire.Connection(sock)
+                http_wire.connect_tunnel(plain, f"{_bracketed(ep.host)}:{ep.port}", ep.proxy_auth)
+                plain.reader.close()  # nothing is buffered: the server speaks only after the ClientHello
+            if ep.scheme == "https":
+                sock = self._tls(cert).wrap_socket(sock, server_hostname=self._sni)
         except BaseException as exc:
-            conn.close()
+            if sock is not None:
+                sock.close()
             raise _connect_failure(exc) from None
-        return conn
+        return http_wire.Connection(sock)
 
-    def _checkout(
-        self, connect_timeout: float | None, cert: ClientCert | None
-    ) -> tuple[http_client.HTTPConnection, bool]:
+    def _checkout(self, connect_timeout: float | None, cert: ClientCert | None) -> tuple[http_wire.Connection, bool]:
         if self.endpoint.scheme == "https":
             self._tls(cert)  # a new client certificate (exec plugin) retires the idle connections
         with self._lock:
@@ -298,7 +290,7 @@ class HttpTransport:
                 return self._idle.pop(), True
         return self._new_connection(connect_timeout, cert), False
 
-    def _checkin(self, conn: http_client.HTTPConnection) -> None:
+    def _checkin(self, conn: http_wire.Connection) -> None:
         with self._lock:
             if len(self._idle) < 4:
                 self._idle.append(conn)
@@ -345,28 +337,32 @@ class HttpTransport:
         for name, value in pairs:
             if any(ch in value for ch in "\r\n\0"):  # never echo the value: it may be a token
                 raise UsageError(f"the {name} header ktrain would send holds a line break (check the kubeconfig)")
+        head = http_wire.request_head(
+            method, target, self.endpoint.authority, pairs, None if payload is None else len(payload)
+        )
         for attempt in (0, 1):
             conn, reused = self._checkout(connect_timeout, cert)
             try:
-                if conn.sock is not None:
-                    conn.sock.settimeout(read_timeout)
-                conn.putrequest(method, target, skip_accept_encoding=True)
-                for name, value in pairs:
-                    conn.putheader(name, value)
-                if payload is not None:
-                    conn.putheader("Content-Length", str(len(payload)))
-                conn.endheaders(payload)
-                raw = conn.getresponse()
+                conn.sock.settimeout(read_timeout)
+                conn.send(head + payload if payload is not None else head)
+                status, reason, answer_headers, http10 = http_wire.read_head(conn.reader)
+                empty = method == "HEAD" or status in (204, 304)
+                body = http_wire.Body(conn.reader, answer_headers, empty=empty, http10=http10)
             except _CLOSED_BEFORE_ANSWER as exc:
                 conn.close()
                 if reused and attempt == 0 and method in _IDEMPOTENT:
                     continue  # the server closed an idle connection: try a new one, once
-                raise TransportError("closed", type(exc).__name__, sent=True) from None
+                name = "RemoteDisconnected" if isinstance(exc, http_wire.ClosedBeforeAnswer) else type(exc).__name__
+                raise TransportError("closed", name, sent=True) from None
             except BaseException as exc:
                 conn.close()
                 raise _sent_failure(exc) from None
-            return _Response(self, conn, raw)
+            return _Response(self, conn, status, reason, body)
         raise AssertionError("unreachable")
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
 
 
 def _connect_failure(exc: BaseException) -> BaseException:
@@ -382,8 +378,10 @@ def _connect_failure(exc: BaseException) -> BaseException:
         return TransportError("dns", sent=False)
     if isinstance(exc, TimeoutError):
         return TransportError("connect-timeout", sent=False)
-    if isinstance(exc, OSError) and "Tunnel connection failed" in str(exc):
-        return TransportError("proxy", str(exc).partition(": ")[2], sent=False)
+    if isinstance(exc, http_wire.TunnelRefused):
+        return TransportError("proxy", str(exc), sent=False)
+    if isinstance(exc, http_wire.WireError):
+        return TransportError("proxy", f"a broken answer to CONNECT: {exc}", sent=False)
     if isinstance(exc, OSError):
         return TransportError("unreachable", exc.strerror or type(exc).__name__, sent=False)
     return exc
@@ -392,41 +390,41 @@ def _connect_failure(exc: BaseException) -> BaseException:
 def _sent_failure(exc: BaseException) -> BaseException:
     if isinstance(exc, TimeoutError):
         return TransportError("read-timeout", sent=True)
-    if isinstance(exc, (OSError, http_client.HTTPException)):
+    if isinstance(exc, http_wire.WireError):
+        return TransportError("closed", f"a broken answer: {exc}", sent=True)
+    if isinstance(exc, OSError):
         return TransportError("closed", type(exc).__name__, sent=True)
     return exc
 
 
 class _Response:
-    """An http.client answer; its connection goes back to the transport once fully read."""
+    """One answer; its connection goes back to the transport once the body is read to its end."""
 
-    def __init__(self, transport: HttpTransport, conn: http_client.HTTPConnection, raw: http_client.HTTPResponse):
+    def __init__(
+        self, transport: HttpTransport, conn: http_wire.Connection, status: int, reason: str, body: http_wire.Body
+    ) -> None:
         self._transport = transport
-        self._conn: http_client.HTTPConnection | None = conn
-        self._raw = raw
-        self.status = raw.status
-        self.reason = raw.reason
+        self._conn: http_wire.Connection | None = conn
         self._sock = conn.sock
+        self._body = body
+        self.status = status
+        self.reason = reason
 
     def read(self) -> bytes:
         try:
-            data = self._raw.read(MAX_BODY_BYTES + 1)
+            data = self._body.read(MAX_BODY_BYTES)
         except BaseException as exc:
             self._drop()
             raise _sent_failure(exc) from None
-        if len(data) > MAX_BODY_BYTES:
-            self._drop()
-            raise TransportError("closed", "an answer larger than 256 MiB", sent=True)
         self.close()
         return data
 
     def chunks(self, size: int) -> Iterator[bytes]:
         try:
-            while True:
-                data = self._raw.read1(size)
-                if not data:
-                    break
-                yield data
+            yield from self._body.pieces(size)
+        except GeneratorExit:
+            self._drop()
+            raise
         except BaseException as exc:
             self._drop()
             error = _sent_failure(exc)
@@ -439,10 +437,9 @@ class _Response:
         conn, self._conn = self._conn, None
         if conn is None:
             return
-        if self._raw.isclosed() and not self._raw.will_close:
+        if self._body.done and self._body.reusable:
             self._transport._checkin(conn)
         else:
-            self._raw.close()
             conn.close()
 
     def _drop(self) -> None:
@@ -451,9 +448,7 @@ class _Response:
             conn.close()
 
     def abort(self) -> None:
-        sock = self._sock
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass

@@ -3,7 +3,7 @@
 The typer app and the fast path (`ktrain.cli.fastpath`) both call `submit_job`, so what it
 prints, and what it leaves on the cluster when it fails or is interrupted (nothing:
 `ktrain.cluster.submission.create_job` rolls back), cannot depend on which of them parsed argv.
-The kubernetes client is imported only once the job is to reach a cluster.
+Nothing about the cluster is read (kubeconfig, credentials) until the job is to reach one.
 """
 
 from __future__ import annotations
