@@ -262,6 +262,10 @@ def connect(options: ConnectionOptions) -> KubeCluster:
         cluster, user, context_name = selected.cluster, selected.user, selected.context
         if namespace is None:
             namespace = selected.namespace
+    if str(cluster.get("server", "")).startswith("http://") and user:
+        # client-go (DirectClientConfig.ClientConfig): "only try to read the auth information if we
+        # are secure" -- no token, password or client certificate travels in clear text.
+        user = {}
     # Checked here too, not only when a path is built: a command's first request (discovery, or the
     # cluster-scoped runtimes) may not carry the namespace, and nothing at all is sent for a bad one.
     namespace = check_namespace(namespace or "default")
@@ -276,7 +280,9 @@ def connect(options: ConnectionOptions) -> KubeCluster:
                 user["tokenFile"], cluster["certificate-authority"]
             )
         else:
-            transport, server, insecure = kubernetes_transport.from_kubeconfig(existing, selected.context)
+            transport, server, insecure = kubernetes_transport.from_kubeconfig(
+                existing, selected.context, credentials=bool(user)
+            )
     else:
         transport = _stdlib(cluster, user)
     if insecure:

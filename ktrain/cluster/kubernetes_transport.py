@@ -26,8 +26,11 @@ if TYPE_CHECKING:
     from ktrain.cluster.transport import Timeout
 
 
-def from_kubeconfig(files: list[str], context: str) -> tuple[KubernetesTransport, str, bool]:
-    """(transport, server URL, whether TLS verification is off) for `context` of `files`."""
+def from_kubeconfig(
+    files: list[str], context: str, *, credentials: bool = True
+) -> tuple[KubernetesTransport, str, bool]:
+    """(transport, server URL, whether TLS verification is off) for `context` of `files`;
+    `credentials=False` drops the user's (a plain-HTTP server: kubectl sends none there)."""
     configuration = client.Configuration()
     joined = ":".join(files)
     try:
@@ -36,6 +39,11 @@ def from_kubeconfig(files: list[str], context: str) -> tuple[KubernetesTransport
         )
     except ConfigException as exc:
         raise UsageError(f"cannot use context {context!r}: {exc}") from None
+    if not credentials:
+        configuration.api_key = {}
+        configuration.refresh_api_key_hook = None
+        configuration.username = configuration.password = None
+        configuration.cert_file = configuration.key_file = None
     return _finish(configuration)
 
 

@@ -289,7 +289,8 @@ def test_cluster_commands_load_neither_the_kubernetes_client_nor_typer(
     from ktrain.inputs.registry import RuntimeRegistry
     from ktrain.service import JobOverrides, RenderRequest, render_request
 
-    with ApiServerDouble(token="t0k3n", tls=tls) as srv:
+    # a token only over HTTPS: kubectl (and ktrain) send no credentials to an http:// server
+    with ApiServerDouble(token="t0k3n" if tls else None, tls=tls) as srv:
         doc = srv.kubeconfig()
         if tls:
             cert, key = srv.client_certificate()
@@ -333,7 +334,7 @@ def test_an_auth_provider_user_is_served_by_the_kubernetes_client(tmp_path: Path
     """What only the kubernetes client implements still works: it is imported for such a user."""
     from apiserver import ApiServerDouble
 
-    with ApiServerDouble() as srv:
+    with ApiServerDouble(tls=True) as srv:
         doc = srv.kubeconfig()
         # a legacy OIDC auth-provider with a current id-token: the client sends it as the bearer token
         doc["users"][0]["user"] = {

@@ -24,7 +24,7 @@ def main(argv: list[str]) -> int:
 
     with_gc = "--with-gc" in argv
     args = [a for a in argv if a != "--with-gc"]
-    with ApiServerDouble(token="e2e-token") as srv, tempfile.TemporaryDirectory() as tmp:
+    with ApiServerDouble(token="e2e-token", tls=True) as srv, tempfile.TemporaryDirectory() as tmp:
         if not with_gc:
             cluster = srv.cluster
             cluster._delete_tree = lambda rt, obj, policy: cluster._remove(rt, obj)

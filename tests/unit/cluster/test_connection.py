@@ -20,7 +20,7 @@ TOKEN = "s3cr3t-token-value"
 
 @pytest.fixture
 def srv():
-    with ApiServerDouble(token=TOKEN) as double:
+    with ApiServerDouble(token=TOKEN, tls=True) as double:
         yield double
 
 
@@ -63,7 +63,7 @@ def test_missing_kubeconfig_says_where_it_looked(tmp_path: Path, monkeypatch) ->
 
 
 def test_server_down_is_connection_refused_not_a_timeout(tmp_path: Path) -> None:
-    srv = ApiServerDouble(token=TOKEN).start()
+    srv = ApiServerDouble(token=TOKEN, tls=True).start()
     kc = srv.write_kubeconfig(tmp_path / "kc")
     srv.stop()
     cluster = connect(ConnectionOptions(kubeconfig=str(kc)))

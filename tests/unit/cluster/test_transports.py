@@ -561,3 +561,15 @@ def test_impersonation_sends_one_header_per_group() -> None:
         ("Impersonate-Extra-scopes", "b"),
         ("Authorization", "Bearer t"),
     ]
+
+
+@pytest.mark.both_transports
+def test_no_credentials_travel_to_a_plain_http_server(tmp_path: Path) -> None:
+    """client-go reads a user's credentials only for a TLS server; over http:// none is sent."""
+    with ApiServerDouble() as srv:
+        cert, key = srv.client_certificate()
+        doc = srv.kubeconfig(token=TOKEN)
+        doc["users"][0]["user"]["client-certificate-data"] = b64(cert)
+        doc["users"][0]["user"]["client-key-data"] = b64(key)
+        assert "default" in namespaces(write(tmp_path / "kc", doc))
+        assert auth_of(srv.requests[-1]) is None
