@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 
 from ktrain.errors import ClusterError, UsageError
@@ -195,6 +196,8 @@ class ExecCredential:
 # One credential per plugin configuration and cluster, for the life of the process (client-go
 # keeps its authenticators in a package-level cache keyed the same way).
 _EXEC_CACHE: dict[str, ExecCredential] = {}
+# `job logs -f --all` streams from several threads: one plugin run serves them all.
+_EXEC_LOCK = threading.Lock()
 
 
 class ExecPlugin:
@@ -227,15 +230,17 @@ class ExecPlugin:
         self.key = json.dumps([config, cluster if config.get("provideClusterInfo") else None], sort_keys=True)
 
     def get(self) -> ExecCredential:
-        cached = _EXEC_CACHE.get(self.key)
-        if cached is not None and cached.fresh():
-            return cached
-        credential = self._run()
-        _EXEC_CACHE[self.key] = credential
-        return credential
+        with _EXEC_LOCK:
+            cached = _EXEC_CACHE.get(self.key)
+            if cached is not None and cached.fresh():
+                return cached
+            credential = self._run()
+            _EXEC_CACHE[self.key] = credential
+            return credential
 
     def invalidate(self) -> bool:
-        return _EXEC_CACHE.pop(self.key, None) is not None
+        with _EXEC_LOCK:
+            return _EXEC_CACHE.pop(self.key, None) is not None
 
     def _interactive(self) -> bool:
         if self.mode == "Never":
