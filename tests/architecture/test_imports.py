@@ -175,6 +175,31 @@ def test_the_other_fast_commands_import_no_typer_pydantic_or_cluster_client(
     assert loaded & COLD_COMMAND_FORBIDDEN == needed, loaded & COLD_COMMAND_FORBIDDEN
 
 
+# What a local `runtime list` table must not load: the table is plain columns when stdout is not a
+# terminal (ktrain.output.tables), the runtimes come from the parse cache.
+LIST_FORBIDDEN = {
+    "typer",
+    "click",
+    "rich",
+    "pydantic",
+    "pydantic_core",
+    "ruamel",
+    "jinja2",
+    "jsonschema",
+    "kubernetes",
+    "yaml",
+}
+
+
+@pytest.mark.parametrize("argv", [("runtime", "list"), ("runtime", "list", "-o", "wide")], ids=["table", "wide"])
+def test_the_runtime_table_imports_no_heavy_module(argv: tuple[str, ...]) -> None:
+    script = _console_script(*argv)
+    _modules_after(script, {"KTRAIN_NO_FASTPATH": ""})  # fills the runtime parse cache
+    loaded = _modules_after(script, {"KTRAIN_NO_FASTPATH": ""})
+    assert not loaded & LIST_FORBIDDEN, loaded & LIST_FORBIDDEN
+    assert "ktrain" in loaded
+
+
 def test_local_runtime_list_does_not_import_the_cluster_client_or_rich() -> None:
     loaded = _modules_after("from ktrain.cli import main\nmain(['runtime', 'list', '-o', 'name'])")
     assert not loaded & {"kubernetes", "jsonschema", "jinja2", "rich"}, loaded
