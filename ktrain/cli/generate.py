@@ -162,7 +162,8 @@ def build_tree() -> dict[str, Any]:
     """The typer app as a plain tree: commands, options (names, value?, choices), arguments.
 
     A command the fast path handles (`@command(..., fast=True)`) also names its function,
-    `"handler": "module:function"`, which `ktrain.cli.fastpath` calls.
+    `"handler": "module:function"`, which `ktrain.cli.fastpath` calls; a command with aliases
+    lists them (`"aliases": ["render"]`, for its `--help`).
     """
     import typer.main
 
@@ -171,15 +172,21 @@ def build_tree() -> dict[str, Any]:
     from ktrain.cli.typer_app import app
 
     root = _command(typer.main.get_command(app))
+
+    def node_at(path: tuple[str, ...]) -> dict[str, Any]:
+        node = root
+        for name in path:
+            node = node["commands"][name]
+        return node
+
     for func in command_functions():
         info = info_of(func)
         assert info is not None
+        if info.aliases:
+            node_at(info.path)["aliases"] = [" ".join(path) for path in info.aliases]
         if info.fast:
             for path in (info.path, *info.aliases):
-                node = root
-                for name in path:
-                    node = node["commands"][name]
-                node["handler"] = f"{func.__module__}:{func.__name__}"
+                node_at(path)["handler"] = f"{func.__module__}:{func.__name__}"
     return {"format": 1, "root": root}
 
 
@@ -201,6 +208,8 @@ def commands_doc(tree: dict[str, Any] | None = None) -> str:
         description = (node.get("doc") or node.get("help") or "").strip()
         if description:
             out.extend([description, ""])
+        if node.get("aliases"):
+            out.extend(["**Aliases**: " + ", ".join(f"`{PROG} {alias}`" for alias in node["aliases"]), ""])
         usage = " ".join([PROG, *path, node.get("usage", "[OPTIONS]")])
         out.extend(["**Usage**:", "", "```console", f"$ {usage}", "```", ""])
         for title, rows in sections(node):

@@ -187,6 +187,9 @@ def render_help(path: tuple[str, ...], tree: dict[str, Any] | None = None, width
     description = node.get("doc") or node.get("help") or ""
     if description:
         lines += ["", *paragraphs(description, width, INDENT)]
+    aliases = node.get("aliases")
+    if aliases:
+        lines += ["", "Aliases:", *(" " * INDENT + " ".join([PROG, alias]) for alias in aliases)]
     found = sections(node)
     first = name_column([row for _, rows in found for row in rows])  # one alignment for the page
     for title, rows in found:

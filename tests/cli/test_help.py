@@ -112,6 +112,7 @@ def test_golden_root_and_runtime_show() -> None:
     assert render_help(("runtime", "show"), width=80) == RUNTIME_SHOW_HELP
     assert render_help(("job", "convert"), width=60).startswith(CONVERT_HEAD_AT_60)
     render = render_help(("job", "render"), width=80)
+    assert "cluster.\n\nAliases:\n  ktrain render\n\nArguments:\n" in render  # ktrain.cli.commands.job_render
     assert "\nOptions:\n  -o, --output TEXT" in render and "\nJob options:\n  -f, --filename TEXT" in render
     assert "  --gpus INTEGER " in render and "[x>=0]" in render
     assert "  --train-on-input / --no-train-on-input\n" in render  # too wide for the column: own line
