@@ -2,10 +2,10 @@
 
 The shell runs `ktrain` on every TAB press; importing typer (and through it pydantic) would
 cost more than the whole answer, so completion requests are dispatched here first. Likewise
-the frequent commands (`job render`, `render`, `job validate`, `job init`, `runtime list`,
-`runtime show`, and on a cluster `job create | list | get | logs | wait | delete`) go to the
-typer-free fast path (`ktrain.cli.fastpath`), which either handles the command completely or
-declines and lets the typer app run.
+`--help` of any command, and the frequent commands (`job render`, `render`, `job validate`,
+`job init`, `runtime list`, `runtime show`, and on a cluster `job create | list | get | logs |
+wait | delete`) go to the typer-free fast path (`ktrain.cli.fastpath`), which either handles the
+command completely or declines and lets the typer app run.
 """
 
 from __future__ import annotations

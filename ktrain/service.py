@@ -536,7 +536,7 @@ def apply_runtime_aware_flags(data: Obj, ov: JobOverrides, entry: RuntimeEntry, 
 
 
 def _runtime_trainer_command(runtime: TrainingRuntime) -> list[str]:
-    from ktrain.engine.info import runtime_trainer_container
+    from ktrain.api.base import runtime_trainer_container
 
     command = runtime_trainer_container(runtime.spec.template.spec or {}).get("command")
     return [str(w) for w in command] if isinstance(command, list) else []

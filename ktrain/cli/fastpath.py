@@ -10,16 +10,22 @@ from the command declarations and checked for staleness): a command declared
 function the typer command calls, inside the same `run_guarded`.
 
 It handles a command completely or declines (returns None) and the typer app runs as usual:
-it declines on anything it does not fully understand — help, `--debug`, an unknown option, a
+it declines on anything it does not fully understand — `--debug`, an unknown option, a
 missing value or argument, an int or float that is not plain digits, a value outside an
 option's choices or typer's `min=`/`max=` bounds — so every message about the command line
 itself stays typer's.
+
+Help is answered here too, for every command and group (`print_help`): `help_request` reads argv
+as click would (`-h` as the value of an option is a value; an unknown option before or after it is
+typer's error) and `ktrain.cli.helptext` renders the text from the tree, the same text the typer
+app prints for its help (`ktrain.cli.typer_app.HelpCommand`).
 KTRAIN_NO_FASTPATH=1 turns it off.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs this path a few ms to import
@@ -293,10 +299,119 @@ def parse_command(argv: list[str]) -> tuple[Callable[..., Any], dict[str, Any]] 
     return handler, {"job_input": job_input, **{name: values[name] for name in params}}
 
 
+def _may_ask_for_help(argv: list[str]) -> bool:
+    """A cheap first look: `--help`, a run of short options with an `h`, or at most one word that
+    is not an option (`ktrain`, `ktrain job`). Anything else is not a help request."""
+    words = 0
+    for arg in argv:
+        if arg == "--":
+            break
+        if arg == "--help" or (arg[:1] == "-" and arg[1:2] not in ("-", "") and "h" in arg):
+            return True
+        words += arg[:1] != "-"
+    return words <= 1
+
+
+def _scan_options(node: dict[str, Any], args: list[str], interspersed: bool) -> tuple[bool, int] | None:
+    """Read `args` as click reads a command's (or a group's) options: (help asked for, how many
+    words were read), or None when click would stop with an error or run something else first
+    (an unknown option, a missing value, `--version`). A group stops at its first word that is not
+    an option (the subcommand); a command reads them all (its arguments), up to `--`."""
+    long: dict[str, dict[str, Any]] = {}
+    short: dict[str, dict[str, Any]] = {}
+    for option in node.get("options", ()):
+        for name in option["names"]:
+            (short if len(name) == 2 and name[1] != "-" else long)[name] = option
+    asked = False
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--":
+            break
+        if arg[:1] != "-" or len(arg) == 1:
+            if not interspersed:
+                return asked, index - 1
+            continue
+        name, sep, _ = arg.partition("=")
+        # (name, its option, whether the word holds its value too)
+        found: list[tuple[str, dict[str, Any] | None, bool]] = []
+        if name in long or arg[:2] == "--":
+            found.append((name, long.get(name), bool(sep)))
+        else:  # a run of short options: `-yh`; one taking a value takes the rest of the word
+            for position in range(1, len(arg)):
+                option = short.get("-" + arg[position])
+                inline = position + 1 < len(arg)
+                found.append(("-" + arg[position], option, inline))
+                if option is None or option["takes_value"]:
+                    break
+        for name, option, inline in found:
+            if option is None:
+                return None  # no such option: click's error
+            if name == "--version":
+                return None  # eager as --help: the first of the two wins, as typer decides
+            if not option["takes_value"]:
+                if inline and name[:2] == "--":
+                    return None  # `--help=x`: a flag given a value, click's error
+                asked = asked or "dest" not in option
+            elif not inline:
+                if index >= len(args):
+                    return None  # the option's value is missing: click's error
+                index += 1  # even `--help` is the value here, as click reads it
+    return asked, index
+
+
+def help_request(argv: list[str]) -> tuple[tuple[str, ...], bool] | None:
+    """(the command or group path whose help to print, whether because a group was given alone)
+    when argv asks for help as typer would read it: `-h`/`--help` on a known command or group, or a
+    group without a command (`no_args_is_help`). None: not a help request, or not certainly one."""
+    node = _tree()["root"]
+    path: tuple[str, ...] = ()
+    args = list(argv)
+    while "commands" in node:
+        if not args:
+            return path, True
+        scanned = _scan_options(node, args, interspersed=False)
+        if scanned is None:
+            return None
+        asked, used = scanned
+        if asked:
+            return path, False
+        args = args[used:]
+        if not args or args[0] not in node["commands"]:
+            return None  # `ktrain --debug`, `--` or an unknown command: typer's error
+        path += (args[0],)
+        node = node["commands"][args[0]]
+        args = args[1:]
+    scanned = _scan_options(node, args, interspersed=True)
+    return (path, False) if scanned is not None and scanned[0] else None
+
+
+def print_help(argv: list[str]) -> int | None:
+    """Print the help argv asks for (the exit code), or None when argv does not ask for help."""
+    if not _may_ask_for_help(argv):
+        return None
+    found = help_request(argv)
+    if found is None:
+        return None
+    path, alone = found
+    from ktrain.cli.guard import run_guarded
+    from ktrain.cli.helptext import render_help
+
+    def show() -> int:
+        sys.stdout.write(render_help(path, _tree()))
+        return 2 if alone else 0  # a group alone is a usage error that shows the help (typer's exit code)
+
+    return run_guarded(show, debug=False)
+
+
 def try_fast(argv: list[str]) -> int | None:
     """The exit code of a command handled here, or None when the typer app must run."""
     if disabled():
         return None
+    code = print_help(argv)
+    if code is not None:
+        return code
     parsed = parse_command(argv)
     if parsed is None:
         return None

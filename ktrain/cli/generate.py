@@ -4,12 +4,14 @@
 
 writes, from the typer app (`ktrain.cli.typer_app`, built from `ktrain.cli.commands`):
 
-- `ktrain/completion/tree.json`: the command tree shell completion walks and the fast parser
-  (`ktrain.cli.fastpath`) reads its option tables and handlers from. Besides what completion
-  needs, each parameter records what a parser needs (destination, value type, default,
-  required, the `--no-x` names of a boolean flag);
+- `ktrain/completion/tree.json`: the command tree shell completion walks, the fast parser
+  (`ktrain.cli.fastpath`) reads its option tables and handlers from and `--help` is rendered from
+  (`ktrain.cli.helptext`). Besides what completion needs, each parameter records what a parser
+  needs (destination, value type, default, required, the `--no-x` names of a boolean flag) and
+  what help shows (the whole help text, the metavar, the default shown, the help panel); each
+  command its whole description and usage, each group the order of its commands;
 - `completions/*`: the static shell scripts (`ktrain.completion.scripts`);
-- `docs/commands.md`: the command reference, with typer's own docs generator.
+- `docs/commands.md`: the command reference, from the tree, as `--help` shows it (`ktrain.cli.helptext`).
 
 tests/architecture/test_completion_sync.py and tests/test_docs.py fail until they are regenerated.
 """
@@ -70,13 +72,39 @@ def _parse_info(param: Any, entry: dict[str, Any]) -> None:
             entry[bound] = getattr(param, bound)
 
 
+# What `--help` shows for a value of each type (click's names).
+METAVARS = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT"}
+
+
+def _help_info(param: Any, entry: dict[str, Any]) -> None:
+    """What `--help` (`ktrain.cli.helptext`) shows beyond the names and the first line of help:
+    the rest of the help, the value's metavar, the default and the help panel."""
+    text = (param.help or "").strip()
+    if text and text != entry.get("help"):
+        entry["doc"] = text
+    if getattr(param, "param_type_name", "") == "argument":
+        word = (param.metavar or param.name).upper()  # as in the usage line: NAME, [COMMAND]...
+        entry["metavar"] = (word if param.required else f"[{word}]") + ("..." if param.nargs == -1 else "")
+        return
+    if entry["takes_value"]:
+        entry["metavar"] = param.metavar or METAVARS.get(entry["type"], "VALUE")
+    default = param.default
+    shown = param.show_default is not False and default is not None and default != [] and entry["takes_value"]
+    if shown:
+        entry["default_text"] = param.show_default if isinstance(param.show_default, str) else str(default)
+    panel = getattr(param, "rich_help_panel", None)
+    if panel:
+        entry["panel"] = panel
+
+
 def _param(param: Any) -> dict[str, Any] | None:
     if getattr(param, "hidden", False):
         return None
     entry: dict[str, Any]
     if getattr(param, "param_type_name", "") == "argument":
-        entry = {"name": param.name, "nargs": param.nargs}
+        entry = {"name": param.name, "nargs": param.nargs, "help": _first_line(param.help)}
         _parse_info(param, entry)
+        _help_info(param, entry)
         return entry
     names = list(param.opts) + list(param.secondary_opts)
     entry = {
@@ -85,6 +113,7 @@ def _param(param: Any) -> dict[str, Any] | None:
         "help": _first_line(param.help),
     }
     _parse_info(param, entry)
+    _help_info(param, entry)
     if getattr(param, "count", False):
         entry["type"] = "count"
     if param.multiple:
@@ -102,8 +131,11 @@ def _param(param: Any) -> dict[str, Any] | None:
     return entry
 
 
-def _command(cmd: Any, ctx: Any) -> dict[str, Any]:
+def _command(cmd: Any) -> dict[str, Any]:
     node: dict[str, Any] = {"help": _first_line(cmd.help or getattr(cmd, "short_help", None))}
+    doc = (cmd.help or "").strip()
+    if doc and doc != node["help"]:
+        node["doc"] = doc  # the whole help text, for `--help`
     options: list[dict[str, Any]] = []
     arguments: list[dict[str, Any]] = []
     for param in cmd.params:
@@ -117,9 +149,12 @@ def _command(cmd: Any, ctx: Any) -> dict[str, Any]:
         node["arguments"] = arguments
     commands = getattr(cmd, "commands", None)
     if commands:
-        node["commands"] = {
-            name: _command(sub, ctx) for name, sub in sorted(commands.items()) if not getattr(sub, "hidden", False)
-        }
+        shown = {name: sub for name, sub in commands.items() if not getattr(sub, "hidden", False)}
+        node["commands"] = {name: _command(sub) for name, sub in sorted(shown.items())}
+        node["order"] = list(shown)  # the tree is written with sorted keys; `--help` lists them in this order
+        node["usage"] = "[OPTIONS] COMMAND [ARGS]..."
+    else:
+        node["usage"] = " ".join(["[OPTIONS]", *(a["metavar"] for a in arguments)])
     return node
 
 
@@ -127,7 +162,8 @@ def build_tree() -> dict[str, Any]:
     """The typer app as a plain tree: commands, options (names, value?, choices), arguments.
 
     A command the fast path handles (`@command(..., fast=True)`) also names its function,
-    `"handler": "module:function"`, which `ktrain.cli.fastpath` calls.
+    `"handler": "module:function"`, which `ktrain.cli.fastpath` calls; a command with aliases
+    lists them (`"aliases": ["render"]`, for its `--help`).
     """
     import typer.main
 
@@ -135,16 +171,22 @@ def build_tree() -> dict[str, Any]:
     from ktrain.cli.spec import info_of
     from ktrain.cli.typer_app import app
 
-    root = _command(typer.main.get_command(app), None)
+    root = _command(typer.main.get_command(app))
+
+    def node_at(path: tuple[str, ...]) -> dict[str, Any]:
+        node = root
+        for name in path:
+            node = node["commands"][name]
+        return node
+
     for func in command_functions():
         info = info_of(func)
         assert info is not None
+        if info.aliases:
+            node_at(info.path)["aliases"] = [" ".join(path) for path in info.aliases]
         if info.fast:
             for path in (info.path, *info.aliases):
-                node = root
-                for name in path:
-                    node = node["commands"][name]
-                node["handler"] = f"{func.__module__}:{func.__name__}"
+                node_at(path)["handler"] = f"{func.__module__}:{func.__name__}"
     return {"format": 1, "root": root}
 
 
@@ -152,23 +194,39 @@ def tree_text(tree: dict[str, Any]) -> str:
     return json.dumps(tree, indent=1, sort_keys=True) + "\n"
 
 
-def commands_doc() -> str:
-    """Markdown for every command of `ktrain` (docs/commands.md)."""
-    import typer
-    import typer.main
-    from typer.cli import get_docs_for_click
+def commands_doc(tree: dict[str, Any] | None = None) -> str:
+    """Markdown for every command of `ktrain` (docs/commands.md), from the command tree: the same
+    usage, descriptions, option names, metavars and notes as `--help` (`ktrain.cli.helptext`)."""
+    from ktrain.cli.helptext import KEEP, PROG, sections
 
-    from ktrain.cli.typer_app import app
+    tree = build_tree() if tree is None else tree
+    out = ["# ktrain command reference", ""]
 
-    command = typer.main.get_command(app)
-    ctx = typer.Context(command, info_name="ktrain")
-    docs = get_docs_for_click(obj=command, ctx=ctx, name="ktrain", title="ktrain command reference")
-    return DOC_HEADER + docs.strip() + "\n"
+    def section(path: tuple[str, ...], node: dict[str, Any]) -> None:
+        if path:
+            out.extend(["#" * min(len(path) + 1, 6) + f" `{' '.join([PROG, *path])}`", ""])
+        description = (node.get("doc") or node.get("help") or "").strip()
+        if description:
+            out.extend([description, ""])
+        if node.get("aliases"):
+            out.extend(["**Aliases**: " + ", ".join(f"`{PROG} {alias}`" for alias in node["aliases"]), ""])
+        usage = " ".join([PROG, *path, node.get("usage", "[OPTIONS]")])
+        out.extend(["**Usage**:", "", "```console", f"$ {usage}", "```", ""])
+        for title, rows in sections(node):
+            out.extend([f"**{title}**:", ""])
+            out.extend(f"* `{name}`" + (f": {text.replace(KEEP, ' ')}" if text else "") for name, text in rows)
+            out.append("")
+        for name in node.get("order", ()):
+            section((*path, name), node["commands"][name])
+
+    section((), tree["root"])
+    return DOC_HEADER + "\n".join(out).strip() + "\n"
 
 
 def generated() -> dict[Path, str]:
     """Every generated file -> its text."""
-    files = {Path(TREE_FILE): tree_text(build_tree()), COMMANDS_DOC: commands_doc()}
+    tree = build_tree()
+    files = {Path(TREE_FILE): tree_text(tree), COMMANDS_DOC: commands_doc(tree)}
     files.update({COMPLETIONS_DIR / name: text for name, text in generated_files().items()})
     return files
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+import typer.core
 
 from ktrain import __version__
 from ktrain.cli.commands import GROUPS, command_functions
@@ -25,16 +26,59 @@ from ktrain.util.structs import fields
 
 JOB_INPUT = "job_input"  # a command parameter of this name receives the JobInput options as one value
 JOB_INPUT_FIELDS = [f.name for f in fields(JobInput)]
+JOB_OPTIONS_PANEL = "Job options"  # where `--help` lists the JobInput options
 
 
-def typer_parameter_info(spec: Option | Argument) -> Any:
-    """`typer.Option(...)` / `typer.Argument(...)` for a plain declaration."""
+def _help_path(ctx: Any) -> tuple[str, ...]:
+    """The command's path below `ktrain` (("job", "create")), from its click context."""
+    path: list[str] = []
+    while ctx.parent is not None:
+        path.insert(0, ctx.info_name)
+        ctx = ctx.parent
+    return tuple(path)
+
+
+class _TreeHelp:
+    """Help and usage from the command tree (`ktrain.cli.helptext`), not typer's rich layout: the
+    same text the typer-free fast path prints."""
+
+    def get_help(self, ctx: Any) -> str:
+        from ktrain.cli.helptext import render_help
+
+        return render_help(_help_path(ctx)).rstrip("\n")  # click's echo adds the newline back
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        """What follows the command in `Usage: ...` (error messages too): the tree's usage."""
+        from ktrain.cli.helptext import node_at
+        from ktrain.completion.tree import load_tree
+
+        return [node_at(load_tree(), _help_path(ctx)).get("usage", "[OPTIONS]")]
+
+
+class HelpCommand(_TreeHelp, typer.core.TyperCommand):
+    pass
+
+
+class HelpGroup(_TreeHelp, typer.core.TyperGroup):
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """A group alone (`ktrain`, `ktrain job`): its help on stdout and exit code 2, as before
+        (click would print it on stderr)."""
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            sys.stdout.write(self.get_help(ctx) + "\n")
+            ctx.exit(2)
+        return super().parse_args(ctx, args)
+
+
+def typer_parameter_info(spec: Option | Argument, panel: str | None = None) -> Any:
+    """`typer.Option(...)` / `typer.Argument(...)` for a plain declaration; `panel`: the help
+    section an option is listed under (default: Options)."""
     if isinstance(spec, Option):
-        return typer.Option(*spec.names, **spec.settings)
+        settings = {"rich_help_panel": panel, **spec.settings} if panel else spec.settings
+        return typer.Option(*spec.names, **settings)
     return typer.Argument(**spec.settings)
 
 
-def _resolved(owner: Any, names: list[str]) -> dict[str, Any]:
+def _resolved(owner: Any, names: list[str], panel: str | None = None) -> dict[str, Any]:
     """`Annotated[type, typer info]` for each declared parameter of a function or a struct.
 
     The annotations are strings (`from __future__ import annotations`); they are evaluated here
@@ -51,7 +95,7 @@ def _resolved(owner: Any, names: list[str]) -> dict[str, Any]:
         declared = [m for m in getattr(hint, "__metadata__", ()) if isinstance(m, (Option, Argument))]
         if len(declared) != 1:
             raise TypeError(f"{owner.__qualname__}.{name}: annotate it Annotated[<type>, Option(...) or Argument(...)]")
-        out[name] = Annotated[hint.__origin__, typer_parameter_info(declared[0])]
+        out[name] = Annotated[hint.__origin__, typer_parameter_info(declared[0], panel)]
     return out
 
 
@@ -68,7 +112,7 @@ def typer_function(func: Callable[..., Any]) -> Callable[..., None]:
     annotations = _resolved(func, [p.name for p in own])
     params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=annotations[p.name]) for p in own]
     if takes_job_input:
-        job_annotations = _resolved(JobInput, JOB_INPUT_FIELDS)
+        job_annotations = _resolved(JobInput, JOB_INPUT_FIELDS, JOB_OPTIONS_PANEL)
         shared = [
             inspect.Parameter(
                 f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=job_annotations[f.name]
@@ -112,6 +156,7 @@ def _root(
 def build_app() -> typer.Typer:
     """`ktrain`: the root options, one sub-app per group, every command, then the aliases."""
     app = typer.Typer(
+        cls=HelpGroup,
         name="ktrain",
         help="Author, render and submit Kubeflow Trainer v2 training jobs.",
         no_args_is_help=True,
@@ -120,7 +165,7 @@ def build_app() -> typer.Typer:
         context_settings={"help_option_names": ["-h", "--help"]},
     )
     app.callback()(_root)
-    groups = {name: typer.Typer(help=text, no_args_is_help=True) for name, text in GROUPS.items()}
+    groups = {name: typer.Typer(cls=HelpGroup, help=text, no_args_is_help=True) for name, text in GROUPS.items()}
     for name, group in groups.items():
         app.add_typer(group, name=name)
     aliases = []
@@ -128,10 +173,10 @@ def build_app() -> typer.Typer:
         info = info_of(func)
         assert info is not None
         group_name, command_name = info.path
-        groups[group_name].command(command_name)(typer_function(func))
+        groups[group_name].command(command_name, cls=HelpCommand)(typer_function(func))
         aliases += [(path, text, func) for path, text in info.aliases.items()]
     for (alias,), text, func in aliases:  # top-level aliases (`ktrain render`)
-        app.command(alias, help=text)(typer_function(func))
+        app.command(alias, cls=HelpCommand, help=text)(typer_function(func))
     return app
 
 

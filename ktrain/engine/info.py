@@ -40,26 +40,6 @@ def ancestor_of(rjob: Obj) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def runtime_trainer_container(template_spec: Any) -> Obj:
-    """The trainer's `node` container in a runtime's JobSet template (a copy; {} when there is
-    none). Tolerant of a malformed template: listings and flag handling read it before validation."""
-
-    def at(node: Any, *keys: str) -> Any:
-        for key in keys:
-            node = node.get(key) if isinstance(node, dict) else None
-        return node
-
-    rjobs = template_spec.get("replicatedJobs") if isinstance(template_spec, dict) else None
-    for rjob in rjobs if isinstance(rjobs, list) else []:
-        labels = at(rjob, "template", "metadata", "labels")
-        if isinstance(labels, dict) and labels.get(c.LABEL_ANCESTOR) == c.ANCESTOR_TRAINER:
-            containers = at(rjob, "template", "spec", "template", "spec", "containers")
-            for ct in containers if isinstance(containers, list) else []:
-                if isinstance(ct, dict) and ct.get("name") == c.NODE:
-                    return dict(ct)
-    return {}
-
-
 @struct(slots=True)
 class PodSet:
     """One replicatedJob as the plugins see it. `rjob` is the live mapping being rendered."""

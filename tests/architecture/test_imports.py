@@ -86,10 +86,10 @@ def test_render_imports_no_heavy_module_and_no_yaml_parser_once_the_cache_is_war
     assert not loaded & {"kubernetes", "jsonschema", "jinja2", "rich", "ruamel", "yaml"}, loaded
 
 
-def _console_script(*argv: str) -> str:
+def _console_script(*argv: str, code: int = 0) -> str:
     return (
         f"import sys\nsys.argv = ['ktrain', *{list(argv)!r}]\nfrom ktrain.launcher import run\ntry:\n"
-        "    run()\nexcept SystemExit as exc:\n    assert exc.code == 0, exc.code"
+        f"    run()\nexcept SystemExit as exc:\n    assert exc.code == {code}, exc.code"
     )
 
 
@@ -174,6 +174,56 @@ def test_the_other_fast_commands_import_no_typer_pydantic_or_cluster_client(
     _modules_after(code, {"KTRAIN_NO_FASTPATH": ""})  # fills the runtime parse cache
     loaded = _modules_after(code, {"KTRAIN_NO_FASTPATH": ""})
     assert loaded & COLD_COMMAND_FORBIDDEN == needed, loaded & COLD_COMMAND_FORBIDDEN
+
+
+# What `--help` (any command's, or a group given alone) and a local `runtime list` table must not
+# load: help is rendered from the command tree (ktrain.cli.helptext), the table as plain columns
+# when stdout is not a terminal (ktrain.output.tables), the runtimes from the parse cache.
+HELP_AND_LIST_FORBIDDEN = {
+    "typer",
+    "click",
+    "rich",
+    "pydantic",
+    "pydantic_core",
+    "ruamel",
+    "jinja2",
+    "jsonschema",
+    "kubernetes",
+    "yaml",
+}
+
+
+@pytest.mark.parametrize(
+    "argv, code",
+    [
+        (("--help",), 0),
+        ((), 2),
+        (("job",), 2),
+        (("job", "create", "--help"), 0),
+        (("render", "-h"), 0),
+        (("runtime", "show", "-h"), 0),
+        (("completion", "install", "--help"), 0),
+        (("runtime", "list"), 0),
+        (("runtime", "list", "-o", "wide"), 0),
+    ],
+    ids=[
+        "help",
+        "ktrain",
+        "group",
+        "job-create-help",
+        "render-h",
+        "runtime-show-h",
+        "group-command-help",
+        "runtime-list",
+        "runtime-list-wide",
+    ],
+)
+def test_help_and_the_runtime_table_import_no_heavy_module(argv: tuple[str, ...], code: int) -> None:
+    script = _console_script(*argv, code=code)
+    _modules_after(script, {"KTRAIN_NO_FASTPATH": ""})  # fills the runtime parse cache
+    loaded = _modules_after(script, {"KTRAIN_NO_FASTPATH": ""})
+    assert not loaded & HELP_AND_LIST_FORBIDDEN, loaded & HELP_AND_LIST_FORBIDDEN
+    assert "ktrain" in loaded
 
 
 def test_local_runtime_list_does_not_import_the_cluster_client_or_rich() -> None:

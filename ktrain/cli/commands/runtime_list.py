@@ -2,8 +2,8 @@
 
 Also the pieces `ktrain runtime show` shares: the `--source` options and `registry_for`, `summary`.
 The typer app and the fast path (`ktrain.cli.fastpath`) both call `list_runtimes`, so what it
-prints cannot depend on which of them parsed argv. rich is imported only when a table is
-printed, the kubernetes client only when the cluster is read.
+prints cannot depend on which of them parsed argv. rich is imported only for a table on a
+terminal (`ktrain.output.tables.print_table`), the kubernetes client only when the cluster is read.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def registry_for(
 
 
 def summary(entry: Any) -> dict[str, Any]:
-    from ktrain.engine.info import runtime_trainer_container
+    from ktrain.api.base import runtime_trainer_container
 
     runtime = entry.runtime
     ml = runtime.spec.ml_policy
@@ -127,15 +127,12 @@ def list_runtimes(
         from ktrain.errors import UsageError
 
         raise UsageError(f"unknown output format {output!r}: use table, wide, yaml, json or name")
-    from rich.console import Console
-    from rich.table import Table
+    from ktrain.output.tables import print_table
 
-    table = Table(box=None, pad_edge=False, header_style="bold")
     columns = ["NAME", "KIND", "FRAMEWORK", "ML POLICY", "NODES", "PROCS/NODE", "IMAGE", "SOURCE"]
     if output == "wide":
         columns.insert(4, "GANG")
-    for col in columns:
-        table.add_column(col, overflow="fold")
+    rows = []
     for e in entries:
         s = summary(e)
         source = s["source"]
@@ -153,5 +150,5 @@ def list_runtimes(
         ]
         if output == "wide":
             row.insert(4, s["podGroupPolicy"])
-        table.add_row(*row)
-    Console(soft_wrap=False, width=None if sys.stdout.isatty() else 200).print(table)
+        rows.append(row)
+    print_table(columns, rows)
