@@ -10,9 +10,10 @@ yardsticks — `python -c pass` and, when kubectl is on PATH, `kubectl create jo
 cancels out in the ratios. The cluster commands (`job list`, `get`, `logs`, `delete`) run against
 the API-server double of tests/apiserver, each right next to its kubectl counterpart in every
 round, against the same double. A command that does not exit 0 in the warm-up is reported with
-its stderr, not timed. Peak memory is the child's ru_maxrss (os.wait4). Prints a table of
-ktrain/kubectl ratios against the targets of issue #17 and writes JSON to benchmarks/results/
-(git-ignored). Not a test: nothing here fails on a slow machine.
+its stderr, not timed. Peak memory is the child's ru_maxrss (os.wait4, in a bare spawner
+process: see SPAWNER). Prints a table of ktrain/kubectl ratios against the targets of issue #17
+and writes JSON to benchmarks/results/ (git-ignored). Not a test: nothing here fails on a slow
+machine.
 """
 
 from __future__ import annotations
@@ -125,14 +126,58 @@ def find_kubectl(explicit: str | None) -> tuple[str | None, str | None]:
     return found, line
 
 
-def run_once(argv: list[str], env: dict[str, str], stderr: Any = subprocess.DEVNULL) -> tuple[float, int, int]:
-    """(wall seconds, peak RSS in KiB, exit code) of one fresh process."""
+# Runs the timed commands. A child's ru_maxrss starts at the RSS of the process that spawned it
+# (Linux carries the spawner's high-water mark across fork/vfork + exec), so spawning from this
+# process, which has imported ktrain, pydantic and the API-server double by the cluster rows,
+# would report at least its size for every command. This helper is a bare `python -S` (about
+# 9 MiB, below `python -c pass` itself) that spawns each command, waits for it and reports.
+SPAWNER = """
+import json, os, sys, time
+null = os.open(os.devnull, os.O_RDWR)
+for line in sys.stdin:
+    argv, env, stderr = json.loads(line)
+    err = os.open(stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600) if stderr else null
+    actions = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, err, 2)]
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-    return elapsed, int(usage.ru_maxrss), proc.returncode
+    try:
+        pid = os.posix_spawnp(argv[0], argv, env, file_actions=actions)
+    except OSError as exc:
+        os.write(err, str(exc).encode())
+        sys.stdout.write(json.dumps([time.perf_counter() - start, 0, 127]) + "\\n")
+    else:
+        _, status, usage = os.wait4(pid, 0)
+        elapsed = time.perf_counter() - start
+        sys.stdout.write(json.dumps([elapsed, usage.ru_maxrss, os.waitstatus_to_exitcode(status)]) + "\\n")
+    if err != null:
+        os.close(err)
+    sys.stdout.flush()
+"""
+_spawner: subprocess.Popen[str] | None = None
+
+
+def run_once(argv: list[str], env: dict[str, str], stderr: str | None = None) -> tuple[float, int, int]:
+    """(wall seconds, peak RSS in KiB, exit code) of one fresh process; its stderr goes to the
+    file `stderr` when given."""
+    global _spawner
+    if _spawner is None or _spawner.poll() is not None:
+        _spawner = subprocess.Popen(
+            [sys.executable, "-S", "-c", SPAWNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+    assert _spawner.stdin is not None and _spawner.stdout is not None
+    _spawner.stdin.write(json.dumps([argv, env, stderr]) + "\n")
+    _spawner.stdin.flush()
+    seconds, rss, code = json.loads(_spawner.stdout.readline())
+    return float(seconds), int(rss), int(code)
+
+
+def stop_spawner() -> None:
+    global _spawner
+    if _spawner is not None:
+        assert _spawner.stdin is not None and _spawner.stdout is not None
+        _spawner.stdin.close()  # end of input: it exits
+        _spawner.wait(10)
+        _spawner.stdout.close()
+        _spawner = None
 
 
 def _tail(text: str, lines: int = 2, width: int = 240) -> str:
@@ -180,7 +225,8 @@ class Cold:
 
     def measure(self, rounds: int, warmup: int) -> None:
         warmup = max(warmup, 1)
-        with tempfile.TemporaryFile() as stderr:
+        with tempfile.TemporaryDirectory(prefix="ktrain-bench-stderr-") as tmp:
+            stderr = str(Path(tmp) / "stderr")
             for i in range(warmup + rounds):
                 for name, cmd in self.commands.items():
                     if name in self.failed:
@@ -188,13 +234,10 @@ class Cold:
                     if cmd.before is not None:
                         cmd.before()
                     env = cmd.env() if callable(cmd.env) else cmd.env
-                    stderr.seek(0)
-                    stderr.truncate()
                     seconds, rss, code = run_once(cmd.argv, env, stderr)
                     problem = cmd.check() if cmd.check is not None else None
                     if (i < warmup or cmd.strict) and (code != 0 or problem):
-                        stderr.seek(0)
-                        text = stderr.read().decode(errors="replace")
+                        text = Path(stderr).read_text(errors="replace") if Path(stderr).exists() else ""
                         when = "warm-up" if i < warmup else f"measured round {i - warmup + 1}"
                         self.failed[name] = f"{when}: " + (
                             f"exit {code}: {_tail(text)}" if code != 0 else f"exit 0 but {problem}"
@@ -789,6 +832,7 @@ def main(argv: list[str] | None = None) -> int:
         result["scaling"] = scaling(node_counts, 0.3 if args.quick else 2.0)
         result["job_create"] = job_create(1 if args.quick else 5, env, workdir)
         result["cluster"] = cluster_figures(args, env, workdir)
+    stop_spawner()
     absent = "--no-kubectl" if args.no_kubectl else (None if args.kubectl_bin else "kubectl not on PATH")
     result["ratios"] = ratio_rows(result, absent)
     result["targets"] = check_targets(result)
