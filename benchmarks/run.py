@@ -518,8 +518,8 @@ def seed_job(server: Any, name: str, namespace: str, *, trainjob: bool, log_line
 def cluster_figures(args: argparse.Namespace, env: dict[str, str], workdir: Path) -> dict[str, Any]:
     """The cluster commands, each interleaved with its kubectl counterpart, against one double.
 
-    Both sides are fresh processes with the same kubeconfig (bearer token) talking to the same
-    API-server double over the same transport, so its request handling is in both figures.
+    Both sides are fresh processes with the same kubeconfig talking to the same API-server double
+    over the same transport, so its request handling is in both figures.
     kubectl gets a discovery cache of its own (--cache-dir), filled by the warm-up round, as a
     real user's ~/.kube/cache is.
     """
