@@ -1,7 +1,7 @@
 """Frequent commands without importing typer (issue #6: start-up speed).
 
-Importing typer and letting it parse costs more than rendering a job or listing runtimes, and
-about 0.1 s on top of the kubernetes client's import for the cluster commands. The
+Importing typer and letting it parse costs more than rendering a job, listing runtimes or a
+whole cluster command (`job list` against a server is about as fast as `kubectl get`). The
 console script (`ktrain.launcher`) first offers argv to `try_fast`, which looks the command up
 in the generated command tree (`ktrain/completion/tree.json`, written by `ktrain.cli.generate`
 from the command declarations and checked for staleness): a command declared

@@ -41,7 +41,7 @@ def registry_for(
     """The runtimes of `--source`. `all`: local ones plus the cluster's, which win over a local
     one of the same kind and name (the controller would use them); an unreachable cluster is
     one warning, no kubeconfig is silence. `cluster`: only the cluster's, and failing loudly.
-    `local` never imports the kubernetes client."""
+    `local` never reads a kubeconfig."""
     from ktrain.errors import UsageError
 
     if source not in SOURCES:
