@@ -528,9 +528,9 @@ def cluster_figures(args: argparse.Namespace, env: dict[str, str], workdir: Path
         from apiserver import ApiServerDouble
     except Exception as exc:  # noqa: BLE001 - e.g. an install without the tests folder
         return {"status": f"n/a (API server double unavailable: {type(exc).__name__})"}
-    # kubectl (client-go) sends credentials only to an https server, so over HTTP neither side
-    # authenticates; with --tls both send the same bearer token. --tls needs an ApiServerDouble
-    # that serves HTTPS and writes its CA into the kubeconfig.
+    # As a real cluster: HTTPS (the double's test CA in the kubeconfig) and a bearer token, the
+    # handshake and the token included on both sides. kubectl (client-go), and ktrain, send
+    # credentials only to an https server, so with --no-tls neither side authenticates.
     options: dict[str, Any] = {"token": "bench-token", "tls": True} if args.tls else {}
     try:
         server = ApiServerDouble(**options)
@@ -777,9 +777,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-kubectl", action="store_true", help="leave kubectl out even when it is on PATH")
     parser.add_argument("--kubectl", help="the kubectl to time (default: kubectl on PATH; see find_kubectl)")
     parser.add_argument(
-        "--tls",
-        action="store_true",
-        help="serve the API-server double over HTTPS (needs an ApiServerDouble that takes tls=True)",
+        "--no-tls",
+        dest="tls",
+        action="store_false",
+        help="serve the API-server double over plain HTTP (default: HTTPS with a bearer token, as a real cluster)",
     )
     parser.add_argument("--json", type=Path, help="where to write the JSON (default: benchmarks/results/)")
     parser.add_argument(
