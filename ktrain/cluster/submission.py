@@ -416,15 +416,20 @@ def _looks_like_trainer_jobset(obj: Obj) -> bool:
     return False
 
 
-def plain_jobsets(cluster: KubeCluster, names: list[str], namespace: str) -> list[str]:
+def plain_jobsets(
+    cluster: KubeCluster, names: list[str], namespace: str, seen: dict[tuple[k.Resource, str], Obj | None] | None = None
+) -> list[str]:
     """Which of `names` are JobSets that `job list` does not show (no TrainJob, no Trainer
-    runtime shape, not made by ktrain): someone else's JobSets."""
+    runtime shape, not made by ktrain): someone else's JobSets. What it read goes into `seen`
+    (for `delete_job`, which then need not read it again)."""
     plain = []
+    seen = {} if seen is None else seen
     for name in names:
         check_name(name, "job")  # before any request, with the same words as the other commands
-        if k.get(cluster, k.TRAINJOB, name, namespace) is not None:
+        seen[(k.TRAINJOB, name)] = k.get(cluster, k.TRAINJOB, name, namespace)
+        if seen[(k.TRAINJOB, name)] is not None:
             continue
-        jobset = k.get(cluster, k.JOBSET, name, namespace)
+        jobset = seen[(k.JOBSET, name)] = k.get(cluster, k.JOBSET, name, namespace)
         annotations = ((jobset or {}).get("metadata") or {}).get("annotations") or {}
         if jobset is not None and not _looks_like_trainer_jobset(jobset) and c.RUNTIME_ANNOTATION not in annotations:
             plain.append(name)
@@ -453,23 +458,38 @@ def delete_job(
     propagation: str = "Background",
     dry_run: bool = False,
     extra: list[tuple[k.Resource, str]] | None = None,
+    seen: dict[tuple[k.Resource, str], Obj | None] | None = None,
 ) -> list[Written]:
     """Delete a job's TrainJob and/or JobSet and every companion object it owns, by known name.
 
     Companions are deleted explicitly as well as through garbage collection, so that nothing is
     left behind on clusters without a garbage collector (a bare API server) or when the owner is
-    already gone. With propagation Orphan only the TrainJob / JobSet are deleted.
+    already gone. When the JobSet is there, its companions are the objects its pods use (volumes,
+    pod group) plus the runtime snapshot: a torch job then costs no look-up for MPI, Flux or
+    gang-scheduling objects it never had. Without a JobSet every companion name is tried. With
+    propagation Orphan only the TrainJob / JobSet are deleted. `seen`: objects already read
+    (`plain_jobsets`), by (resource, name); a missing key is read here.
     """
     check_name(name, "job")
     deleted: list[Written] = []
+    found: dict[k.Resource, Obj | None] = {}
     for resource in (k.TRAINJOB, k.JOBSET):
-        obj = k.get(cluster, resource, name, namespace)
+        if seen is not None and (resource, name) in seen:
+            obj = seen[(resource, name)]
+        else:
+            obj = k.get(cluster, resource, name, namespace)
+        found[resource] = obj
         if obj is not None and k.delete(cluster, resource, name, namespace, propagation=propagation, dry_run=dry_run):
             deleted.append(Written(resource, name, namespace, obj, created=False))
     if propagation == "Orphan":
         return deleted
+    jobset = found[k.JOBSET]
     companions = [(resource, name + suffix) for resource, suffix in COMPANION_SUFFIXES]
-    companions += [(k.CONFIGMAP, code_map) for code_map in _code_config_maps(cluster, name, namespace)]
+    if jobset is not None:  # in the usual order, then the `--code` maps
+        used = used_companions(jobset, name)
+        companions = [x for x in companions if x in used] + [x for x in used if x not in companions]
+    else:
+        companions += [(k.CONFIGMAP, code_map) for code_map in _code_config_maps(cluster, name, namespace)]
     for resource, obj_name in dict.fromkeys(companions + list(extra or [])):
         if resource in (k.TRAINJOB, k.JOBSET) and obj_name == name:
             continue
@@ -482,6 +502,32 @@ def delete_job(
         if k.delete(cluster, resource, obj_name, namespace, propagation=propagation, dry_run=dry_run):
             deleted.append(Written(resource, obj_name, namespace, obj, created=False))
     return deleted
+
+
+def used_companions(jobset: Obj, name: str) -> list[tuple[k.Resource, str]]:
+    """The companion objects a job's JobSet uses: the ConfigMaps and Secrets its pods mount (MPI
+    hostfile and SSH keys, Flux, `--code`), its PodGroup (coscheduling label, Volcano annotation),
+    and the runtime snapshot, which no pod mounts. Only names of this job's own objects
+    (`<name>` or `<name>-...`): a shared ConfigMap a pod mounts is not a companion."""
+    out: list[tuple[k.Resource, str]] = [(k.CONFIGMAP, name + c.RUNTIME_SNAPSHOT_SUFFIX)]
+    for rjob in (jobset.get("spec") or {}).get("replicatedJobs") or []:
+        pod = (((rjob.get("template") or {}).get("spec") or {}).get("template")) or {}
+        meta = pod.get("metadata") or {}
+        if (meta.get("labels") or {}).get(c.COSCHEDULING_POD_GROUP_LABEL):
+            out.append((k.COSCHEDULING_PODGROUP, str(meta["labels"][c.COSCHEDULING_POD_GROUP_LABEL])))
+        if (meta.get("annotations") or {}).get(c.VOLCANO_GROUP_NAME_ANNOTATION):
+            out.append((k.VOLCANO_PODGROUP, str(meta["annotations"][c.VOLCANO_GROUP_NAME_ANNOTATION])))
+        for volume in (pod.get("spec") or {}).get("volumes") or []:
+            sources = [volume, *((volume.get("projected") or {}).get("sources") or [])]
+            for source in sources:
+                if (source.get("secret") or {}).get("secretName"):
+                    out.append((k.SECRET, str(source["secret"]["secretName"])))
+                if (source.get("secret") or {}).get("name"):  # a projected source names it `name`
+                    out.append((k.SECRET, str(source["secret"]["name"])))
+                if (source.get("configMap") or {}).get("name"):
+                    out.append((k.CONFIGMAP, str(source["configMap"]["name"])))
+    own = [(resource, n) for resource, n in out if n == name or n.startswith(f"{name}-")]
+    return list(dict.fromkeys(own))
 
 
 def _code_config_maps(cluster: KubeCluster, name: str, namespace: str) -> list[str]:

@@ -22,11 +22,34 @@ def seed_job(srv, name: str, *, owner_kind: str = "JobSet", labels: dict | None 
     Stored with `put_object`, which (like a cluster without a garbage collector) keeps dependents
     of a deleted owner: `job delete` has to remove them by name."""
     meta = {"name": name, "namespace": NS, "labels": labels or {}}
+    # the pods use their companions as the engine renders them: mounted keys, hostfile and Flux
+    # files, a pod group (both schedulers' markers here, so that every kind is exercised)
+    volumes = [
+        {"name": "ssh", "secret": {"secretName": f"{name}-mpi-ssh-auth"}},
+        {"name": "hostfile", "configMap": {"name": f"{name}-mpi-hostfile"}},
+        {
+            "name": "flux",
+            "projected": {
+                "sources": [
+                    {"configMap": {"name": f"{name}-flux-entrypoint"}},
+                    {"secret": {"name": f"{name}-flux-curve"}},
+                ]
+            },
+        },
+        {"name": "datasets", "configMap": {"name": "shared-datasets"}},  # not the job's own
+    ]
+    pod = {
+        "metadata": {
+            "labels": {"scheduling.x-k8s.io/pod-group": name},
+            "annotations": {"scheduling.k8s.io/group-name": name},
+        },
+        "spec": {"containers": [{"name": "node", "image": "x"}], "volumes": volumes},
+    }
     rjob = {
         "name": "node",
         "template": {
             "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
-            "spec": {"template": {"spec": {"containers": [{"name": "node", "image": "x"}]}}},
+            "spec": {"template": pod},
         },
     }
     if owner_kind == "TrainJob":
@@ -114,6 +137,34 @@ def test_delete_removes_the_jobset_and_every_companion_by_name(cli, no_gc) -> No
         'podgroup.scheduling.volcano.sh "ds" deleted',
     ]
     assert everything(kube.srv) == [("configmaps", "unrelated")]
+
+
+def test_a_jobset_that_uses_no_companion_costs_one_look_up_for_them(cli, no_gc) -> None:
+    """A torch job has no MPI, Flux or PodGroup objects: only its runtime snapshot is looked for,
+    and the JobSet read to check it is not read again to delete it."""
+    kube = no_gc
+    kube.srv.put_object(
+        {
+            "apiVersion": "jobset.x-k8s.io/v1alpha2",
+            "kind": "JobSet",
+            "metadata": {"name": "plain", "namespace": NS, "annotations": {"ktrain.io/runtime": "torch-distributed"}},
+            "spec": {"replicatedJobs": [{"name": "node", "template": {"spec": {"template": {"spec": {}}}}}]},
+        }
+    )
+    kube.srv.put_object(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "shared-datasets", "namespace": NS}}
+    )
+    kube.srv.clear_requests()
+    r = delete(cli, kube, "plain")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines() == ['jobset.jobset.x-k8s.io "plain" deleted']
+    asked = [(q.method, q.resource, q.name) for q in kube.srv.requests]
+    assert asked == [
+        ("GET", "trainjobs.trainer.kubeflow.org", "plain"),
+        ("GET", "jobsets.jobset.x-k8s.io", "plain"),
+        ("DELETE", "jobsets.jobset.x-k8s.io", "plain"),
+        ("GET", "configmaps", "plain-runtime-snapshot"),
+    ]
 
 
 def test_delete_of_a_trainjob_removes_it_and_its_companions(cli, no_gc) -> None:

@@ -73,7 +73,8 @@ def delete_jobs(
     if not targets:
         sys.stderr.write(f"no jobs found in namespace {ns}\n")
         return
-    plain = [] if force or not names else plain_jobsets(cluster, targets, ns)
+    seen: dict = {}  # the TrainJobs and JobSets read to check them, not read again to delete them
+    plain = [] if force or not names else plain_jobsets(cluster, targets, ns, seen)
     if plain:
         raise UsageError(
             f"JobSet{'s' if len(plain) > 1 else ''} {', '.join(plain)} in namespace {ns} "
@@ -88,7 +89,7 @@ def delete_jobs(
     gone = []
     suffix = " (server dry run)" if dry_run == "server" else ""
     for name in targets:
-        deleted = delete_job(cluster, name, ns, propagation=propagation, dry_run=dry_run == "server")
+        deleted = delete_job(cluster, name, ns, propagation=propagation, dry_run=dry_run == "server", seen=seen)
         if not deleted:
             missing.append(name)
             continue
