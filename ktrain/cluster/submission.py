@@ -416,9 +416,11 @@ def _looks_like_trainer_jobset(obj: Obj) -> bool:
     return False
 
 
-def plain_jobsets(
-    cluster: KubeCluster, names: list[str], namespace: str, seen: dict[tuple[k.Resource, str], Obj | None] | None = None
-) -> list[str]:
+# Objects already read, by (resource, name); None: read, and not there.
+Seen = dict[tuple[k.Resource, str], Obj | None]
+
+
+def plain_jobsets(cluster: KubeCluster, names: list[str], namespace: str, seen: Seen | None = None) -> list[str]:
     """Which of `names` are JobSets that `job list` does not show (no TrainJob, no Trainer
     runtime shape, not made by ktrain): someone else's JobSets. What it read goes into `seen`
     (for `delete_job`, which then need not read it again)."""
@@ -458,7 +460,7 @@ def delete_job(
     propagation: str = "Background",
     dry_run: bool = False,
     extra: list[tuple[k.Resource, str]] | None = None,
-    seen: dict[tuple[k.Resource, str], Obj | None] | None = None,
+    seen: Seen | None = None,
 ) -> list[Written]:
     """Delete a job's TrainJob and/or JobSet and every companion object it owns, by known name.
 

@@ -17,6 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the fast path a few ms to import
     from typing import Annotated
 
+    from ktrain.cluster.submission import Seen
+
 CASCADES = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan"}
 
 
@@ -73,7 +75,7 @@ def delete_jobs(
     if not targets:
         sys.stderr.write(f"no jobs found in namespace {ns}\n")
         return
-    seen: dict = {}  # the TrainJobs and JobSets read to check them, not read again to delete them
+    seen: Seen = {}  # the TrainJobs and JobSets read to check them, not read again to delete them
     plain = [] if force or not names else plain_jobsets(cluster, targets, ns, seen)
     if plain:
         raise UsageError(
