@@ -45,16 +45,154 @@ def _parse(path: str) -> Any:
     from ktrain.inputs.reading import read_input
 
     text = read_input(path, what="kubeconfig")
+    found, data = _cached(path, text)
+    if found:
+        return data
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+        node = yaml.compose(text, Loader=loader)  # noqa: S506 - a safe loader
+        data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else path
         problem = getattr(exc, "problem", None) or type(exc).__name__
         raise UsageError(f"cannot read kubeconfig {where}: {problem}") from None
+    _remember(path, text, node, data)
+    return data
+
+
+# --- the kubeconfig skeleton cache -----------------------------------------------------------
+# A kubeconfig is read on every cluster command, and importing a YAML parser costs about 15 ms:
+# a fifth of a `kubectl get`. Its shape is cached instead, without a single value of it: every
+# string is stored as the (start, end, quoting) of its text in the file, every mapping and list as
+# such, and only booleans, nulls and integers as themselves. The next command reads the file (as
+# always), checks the cache entry against a checksum of the text, and cuts the strings out of
+# the text. So no token, key or password ever reaches the cache, and an entry is written only
+# when rebuilding from it gives exactly what PyYAML parsed (multi-line or escaped strings, anchors
+# with merge keys, timestamps, floats: not cached, parsed every time).
+
+SKELETON_FORMAT = 1
+_STYLES = {None: "p", "": "p", "'": "s", '"': "d"}  # the C loader says "" for plain
+
+
+def _cached(path: str, text: str) -> tuple[bool, Any]:
+    from ktrain.inputs import parse_cache
+
+    entry = parse_cache.read_json(_entry_path(path), verified=True)
+    if not isinstance(entry, dict) or entry.get("format") != SKELETON_FORMAT or entry.get("source") != path:
+        return False, None
+    if entry.get("text") != parse_cache.checksum(text.encode("utf-8", "surrogatepass")):
+        return False, None
+    try:
+        return True, _rebuild(entry["skeleton"], text)
+    except (KeyError, TypeError, ValueError, IndexError, RecursionError):
+        return False, None
+
+
+def _entry_path(path: str) -> str:
+    from ktrain.inputs import parse_cache
+
+    return parse_cache.entry_path("kubeconfig-shape", path)
+
+
+def _remember(path: str, text: str, node: Any, data: Any) -> None:
+    from ktrain.inputs import parse_cache
+
+    try:
+        skeleton = _skeleton(node, text)
+        if skeleton is _NOT_CACHED or _rebuild(skeleton, text) != data:
+            return
+    except RecursionError:
+        return
+    entry = {
+        "format": SKELETON_FORMAT,
+        "source": path,
+        "text": parse_cache.checksum(text.encode("utf-8", "surrogatepass")),
+        "skeleton": skeleton,
+    }
+    parse_cache.write_json(_entry_path(path), entry, verified=True)
+
+
+_NOT_CACHED = object()
+
+
+def _skeleton(node: Any, text: str) -> Any:
+    """["m", [[key, value], ...]], ["l", [...]], ["v", true|false|null|int] or ["p"|"s"|"d", start, end]."""
+    if node is None:
+        return ["v", None]
+    tag = str(node.tag)
+    kind = type(node).__name__
+    if kind == "MappingNode":
+        if tag != "tag:yaml.org,2002:map":
+            return _NOT_CACHED
+        pairs = []
+        for key, value in node.value:
+            if str(key.tag) == "tag:yaml.org,2002:merge":
+                return _NOT_CACHED
+            k, v = _skeleton(key, text), _skeleton(value, text)
+            if k is _NOT_CACHED or v is _NOT_CACHED or k[0] in ("m", "l"):
+                return _NOT_CACHED
+            pairs.append([k, v])
+        return ["m", pairs]
+    if kind == "SequenceNode":
+        if tag != "tag:yaml.org,2002:seq":
+            return _NOT_CACHED
+        items = [_skeleton(item, text) for item in node.value]
+        return _NOT_CACHED if any(i is _NOT_CACHED for i in items) else ["l", items]
+    if tag == "tag:yaml.org,2002:str":
+        style = _STYLES.get(node.style)
+        start, end = node.start_mark.index, node.end_mark.index
+        if style is None or _cut(style, text, start, end) != node.value:
+            return _NOT_CACHED
+        return [style, start, end]
+    if tag in ("tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int"):
+        constructed = _construct(node)
+        return ["v", constructed] if constructed is not _NOT_CACHED else _NOT_CACHED
+    return _NOT_CACHED
+
+
+def _construct(node: Any) -> Any:
+    import yaml
+
+    loader = yaml.SafeLoader("")
+    try:
+        value = loader.construct_object(node, deep=True)
+    finally:
+        loader.dispose()
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    return _NOT_CACHED
+
+
+def _cut(style: str, text: str, start: int, end: int) -> str | None:
+    raw = text[start:end]
+    if style == "p":
+        return raw
+    if len(raw) < 2 or raw[0] != raw[-1] or "\n" in raw:
+        return None
+    inner = raw[1:-1]
+    if style == "s":
+        return inner.replace("''", "'")
+    return None if "\\" in inner else inner
+
+
+def _rebuild(skeleton: Any, text: str) -> Any:
+    kind = skeleton[0]
+    if kind == "m":
+        return {_rebuild(k, text): _rebuild(v, text) for k, v in skeleton[1]}
+    if kind == "l":
+        return [_rebuild(item, text) for item in skeleton[1]]
+    if kind == "v":
+        value = skeleton[1]
+        if value is None or isinstance(value, (bool, int)):
+            return value
+        raise ValueError("not a cached scalar")
+    cut = _cut(kind, text, int(skeleton[1]), int(skeleton[2]))
+    if cut is None:
+        raise ValueError("not a cached string")
+    return cut
 
 
 def _resolve(base: str, value: Any) -> Any:
