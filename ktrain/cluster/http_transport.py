@@ -265,10 +265,12 @@ class HttpTransport:
     def _new_connection(self, connect_timeout: float | None, cert: ClientCert | None) -> http_wire.Connection:
         """TCP (through the proxy's CONNECT tunnel, if any), then TLS, within `connect_timeout`."""
         ep = self.endpoint
-        address = ep.proxy or (ep.host, ep.port)
+        host, port = ep.proxy or (ep.host, ep.port)
         sock: socket.socket | None = None
         try:
-            sock = socket.create_connection(address, timeout=connect_timeout)
+            # an ASCII name as bytes: getaddrinfo then skips the `idna` codec (and its imports)
+            name = host.encode("ascii") if host.isascii() else host
+            sock = socket.create_connection((name, port), connect_timeout)  # type: ignore[arg-type]  # bytes work
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if ep.proxy and ep.scheme == "https":
                 plain = http_wire.Connection(sock)
