@@ -11,12 +11,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 
 from ktrain.inputs import parse_cache as cache
+from ktrain.util.jsondata import dumps, loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
@@ -149,7 +149,7 @@ def connection_args(given: dict[str, list[str]]) -> list[str]:
 
 
 def _cluster_entry_path(conn: list[str]) -> str:
-    return cache.entry_path("cluster", json.dumps([conn, os.environ.get("KUBECONFIG", "")]))
+    return cache.entry_path("cluster", dumps([conn, os.environ.get("KUBECONFIG", "")]))
 
 
 def _has_cluster_config(given: dict[str, list[str]]) -> bool:
@@ -233,7 +233,7 @@ def set_keys() -> list[tuple[str, str]]:
     from ktrain.inputs.bundled import data_path
 
     with open(os.path.join(data_path("schemas"), "trainjob.schema.json"), encoding="utf-8") as fh:
-        schema = json.load(fh)
+        schema = loads(fh.read())
     out: list[tuple[str, str]] = []
     props = schema.get("properties", {})
     _walk_schema(schema, props.get("spec", {}), "", out)

@@ -14,8 +14,6 @@ here it is one explicit order:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ktrain import constants as c
 from ktrain.engine import validation
 from ktrain.engine.context import RenderContext
@@ -27,11 +25,16 @@ from ktrain.engine.shapes import INT32
 from ktrain.errors import FieldError, ValidationFailedError
 from ktrain.util.structs import field, struct
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
+    from typing import Any
+
     from ktrain.api.runtime import TrainingRuntime
     from ktrain.api.trainjob import TrainJob
 
-Obj = dict[str, Any]
+    Obj = dict[str, Any]
+
 
 INT32_MAX = INT32[1]
 KIND_RANK = {"Secret": 0, "ConfigMap": 1, "PodGroup": 2, "JobSet": 3}

@@ -7,13 +7,16 @@ strings), and every node keeps its line and column so an error can point at the 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from ktrain.errors import FieldError, InputError, ValidationFailedError
 from ktrain.util.structs import field, struct
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:  # pydantic is imported when a model is parsed, not to read YAML
+    from collections.abc import Callable
+    from typing import Any
+
     from pydantic import BaseModel
     from ruamel.yaml import YAML
 

@@ -22,7 +22,6 @@ Only stdlib imports here: the completion path uses this module.
 
 from __future__ import annotations
 
-import json
 import os
 import stat as _stat
 import zlib
@@ -37,6 +36,7 @@ from ktrain.inputs.reading import (
     read_bytes_stat,
     read_fd,
 )
+from ktrain.util.jsondata import loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
@@ -95,13 +95,15 @@ def read_json(path: str, verified: bool = False) -> Any:
         if not sep or header != _HEADER + checksum(raw).encode("ascii"):
             return None
     try:
-        return json.loads(raw)
+        return loads(raw.decode("utf-8"))
     except (ValueError, RecursionError, MemoryError):
         return None
 
 
 def write_json(path: str, value: Any, verified: bool = False) -> bool:
     """Write atomically (a reader never sees half a file); False when it could not be written."""
+    import json  # on a miss only: reading an entry needs no json module
+
     try:
         data = json.dumps(value, separators=(",", ":")).encode("utf-8")
     except (TypeError, ValueError, RecursionError):

@@ -8,8 +8,6 @@ A runtime shadows one of the same kind and name from a lower source.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ktrain import constants as c
 from ktrain.errors import InputError, RuntimeNotFoundError
@@ -17,7 +15,11 @@ from ktrain.inputs.bundled import data_path
 from ktrain.inputs.documents import Document, load_documents, parse_model
 from ktrain.util.structs import field, struct
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:  # a record (ktrain.api.records), or the pydantic model for input pydantic coerced
+    from collections.abc import Callable
+
     from ktrain.api.runtime import TrainingRuntime
 
 SOURCE_BUNDLED = "bundled"
