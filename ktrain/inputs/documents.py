@@ -6,8 +6,6 @@ strings), and every node keeps its line and column so an error can point at the 
 
 from __future__ import annotations
 
-import warnings
-
 from ktrain.errors import FieldError, InputError, ValidationFailedError
 from ktrain.util.structs import field, struct
 
@@ -282,6 +280,8 @@ def _plain_collection(node: Any, path: Path, doc: Document, state: _Expansion) -
 
 def _unbuildable_scalar(text: str, file: str, lines: list[str], exc: Exception) -> InputError:
     """The InputError for the first scalar of `text` that cannot be constructed, at its position."""
+    import warnings
+
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
     yaml = _yaml()
@@ -321,6 +321,8 @@ def load_documents(text: str, file: str) -> list[Document]:
     """Parse multi-document YAML; a syntax error becomes an InputError at file:line:col.
 
     Bounded: nesting deeper than MAX_DEPTH and alias bombs are errors (see above)."""
+    import warnings  # (with ruamel: a parse, not a read from the cache)
+
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     lines = text.splitlines()

@@ -1,6 +1,7 @@
-"""The name formats of apimachinery's validation package, checked without regular expressions
-(ktrain.engine.validation): the same answers as the patterns they stand for, read as Go's regexp
-reads them (the whole text: a trailing newline is not part of a name)."""
+"""What the render path does without regular expressions or eager imports: apimachinery's name
+formats (ktrain.engine.validation) give the answers of the patterns they stand for, read as Go's
+regexp reads them (the whole text: a trailing newline is not part of a name); the derived name's
+prefix is re.sub's; each engine plugin, imported on demand, is the one for its policy key."""
 
 from __future__ import annotations
 
@@ -48,3 +49,12 @@ def test_derived_name_prefix_is_the_runtime_name_cleaned_up() -> None:
     names += ["".join(rng.choice("aZ9-_.é distributed") for _ in range(rng.randint(0, 12))) for _ in range(20_000)]
     for name in names:
         assert name_prefix(name) == by_regex(name), repr(name)
+
+
+def test_each_plugin_is_selected_by_its_own_policy_key() -> None:
+    from ktrain.engine.plugins import GANG_POLICIES, ML_POLICIES, PLAIN_ML, builtin_plugins, plugin
+
+    for key, module, name in (*ML_POLICIES, *GANG_POLICIES):
+        assert plugin(module, name).policy_key == key
+    assert plugin(*PLAIN_ML).policy_key is None
+    assert len({p.name for p in builtin_plugins()}) == len(ML_POLICIES) + len(GANG_POLICIES) + 2
