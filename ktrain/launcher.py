@@ -10,11 +10,16 @@ declines and lets the typer app run.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import os
 import sys
 
 
 def run() -> None:
+    # What the command made lives until the process ends: leave it to the OS, rather than have the
+    # interpreter's exit walk every object for garbage cycles first (2-5 ms of a render, issue #17).
+    atexit.register(gc.freeze)
     if os.environ.get("_KTRAIN_COMPLETE"):
         from ktrain.completion.complete import main as complete
 
