@@ -23,8 +23,8 @@ def run() -> None:
     if os.environ.get("_KTRAIN_COMPLETE"):
         from ktrain.completion.complete import main as complete
 
-        code = complete()  # the answer is written and flushed: skip the interpreter's shutdown (~1 ms)
-        os._exit(code)
+        answered = complete()  # the answer is written and flushed: skip the interpreter's shutdown (~1 ms)
+        os._exit(answered)
     # ktrain's models are internal: no third-party pydantic plugin should hook into them, and
     # looking plugins up scans every installed distribution's metadata (5-10 ms per command).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")

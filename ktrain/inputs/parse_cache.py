@@ -17,7 +17,7 @@ An entry is only ever trusted when every doubt is ruled out, else the source is 
   entry edited after ktrain wrote it (a changed image name, a deeply nested value) is not
   used; entries are written to a new file and renamed into place (a reader never sees half).
 
-Only stdlib imports here: the completion path uses this module.
+Only the stdlib and ktrain.util here: the completion path uses this module.
 """
 
 from __future__ import annotations
