@@ -5,11 +5,6 @@ Composes the loader, the registry and the engine; never prints.
 
 from __future__ import annotations
 
-import copy
-import json
-import re
-from typing import TYPE_CHECKING, Any
-
 from ktrain import constants as c
 from ktrain.engine import RenderContext, RenderResult, render
 from ktrain.engine.validation import runtime_not_found, validate_runtime_ref
@@ -28,7 +23,10 @@ from ktrain.inputs.documents import (
     parse_model,
 )
 from ktrain.inputs.registry import RuntimeEntry, RuntimeRegistry
+from ktrain.util.jsondata import deep_copy, dumps
 from ktrain.util.structs import field, struct
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:  # the same interface; typeshed knows _sha2 and _sha256 for some Pythons only
     from hashlib import sha256
@@ -42,6 +40,8 @@ else:
             from hashlib import sha256
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from ktrain.api.runtime import TrainingRuntime
     from ktrain.api.trainjob import TrainJob
     from ktrain.authoring.finetune import FineTuning
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from ktrain.convert import Conversion
     from ktrain.inputs.code_bundle import CodeBundle
 
-Obj = dict[str, Any]
+    Obj = dict[str, Any]
 
 
 @struct
@@ -235,7 +235,7 @@ def converted_document(conv: Conversion) -> Document:
     if start is not None:
         positions.setdefault((), start)
     return Document(
-        data=copy.deepcopy(conv.trainjob),
+        data=deep_copy(conv.trainjob),
         file=src.file,
         lines=src.lines,
         positions=positions,
@@ -367,7 +367,7 @@ def apply_overrides(
 ) -> Obj:
     """Command-line flags on top of a TrainJob mapping (flags win over the file). Where each
     --patch file's patch lands is added to `grafts` (see Document.grafts)."""
-    data = copy.deepcopy(data)
+    data = deep_copy(data)
     data.setdefault("apiVersion", c.TRAINER_API_VERSION)
     data.setdefault("kind", c.TRAINJOB_KIND)
     meta = _ensure(data, "metadata")
@@ -616,11 +616,32 @@ def _max_name_length(runtime: TrainingRuntime, data: Obj) -> int:
     return min(63, 63 - worst)
 
 
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+def name_prefix(runtime_name: str) -> str:
+    """The start of a derived job name: the runtime's name in lower case, each run of other
+    characters than [a-z0-9-] made one `-`, trimmed of `-`, without a `-distributed` ending
+    (`re.sub` spelled out: the render path does not compile regular expressions)."""
+    out: list[str] = []
+    in_run = False
+    for ch in runtime_name.lower():
+        if ch in _NAME_CHARS:
+            out.append(ch)
+            in_run = False
+        elif not in_run:
+            out.append("-")
+            in_run = True
+    prefix = "".join(out).strip("-")
+    if prefix.endswith("-distributed"):
+        prefix = prefix[: -len("-distributed")]
+    return prefix or "job"
+
+
 def derive_name(runtime: TrainingRuntime, data: Obj) -> str:
     """A stable name from the job's content: same input, same name (GitOps-friendly)."""
-    digest = sha256(json.dumps(data.get("spec"), sort_keys=True).encode()).hexdigest()[:8]
-    prefix = re.sub(r"[^a-z0-9-]+", "-", runtime.name.lower()).strip("-")
-    prefix = re.sub(r"-(distributed)$", "", prefix) or "job"
+    digest = sha256(dumps(data.get("spec"), sort_keys=True).encode()).hexdigest()[:8]
+    prefix = name_prefix(runtime.name)
     if not prefix[0].isalpha():
         prefix = "job-" + prefix
     limit = max(_max_name_length(runtime, data), 10)
@@ -739,7 +760,7 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         # The flags below read and write into the file's mapping: its types must hold first.
         check_types(doc, "TrainJob", what="TrainJob")
         data: Obj = doc.data
-        original = copy.deepcopy(data)
+        original = deep_copy(data)
     else:
         _reject_template_inputs(None, ov.values_files, template_sets)
         data = {}
@@ -934,11 +955,12 @@ def render_resolving(
     - otherwise local runtimes are used, and the cluster (when a kubeconfig exists) is asked
       only for a name that is not found locally.
     """
-    from ktrain.cluster.runtimes import add_cluster_runtimes, kubeconfig_available, try_add_cluster_runtimes
-
+    # ktrain.cluster is imported only where the cluster is asked: not for a runtime found locally
     use = run or render_request
     warnings: list[str] = []
     if cluster is not None:
+        from ktrain.cluster.runtimes import add_cluster_runtimes
+
         # Runtimes we may not list (403) matter only when the name is then not found at all.
         unreadable = add_cluster_runtimes(registry, cluster, prefer=True)
         try:
@@ -948,10 +970,14 @@ def render_resolving(
                 exc.hint = "; ".join([*([exc.hint] if exc.hint else []), *unreadable])
             raise
     if prefer_cluster:
+        from ktrain.cluster.runtimes import try_add_cluster_runtimes
+
         warnings += try_add_cluster_runtimes(registry, options, prefer=True, request=request)
     try:
         return use(request, registry), warnings
     except RuntimeNotFoundError:
+        from ktrain.cluster.runtimes import kubeconfig_available, try_add_cluster_runtimes
+
         if prefer_cluster or not kubeconfig_available(options.kubeconfig):
             raise
         fallback = try_add_cluster_runtimes(registry, options, prefer=False, request=request)

@@ -6,7 +6,10 @@ first use, so that importing `ktrain.api.records` (the render path) does not imp
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 _EXPORTS = {
     "EnvVar": "common",

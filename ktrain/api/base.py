@@ -6,13 +6,13 @@ uses (`records`) share these behaviours, so the engine reads either the same way
 
 from __future__ import annotations
 
-import copy
-from typing import TYPE_CHECKING, Any
-
 from ktrain import constants as c
+from ktrain.util.jsondata import deep_copy
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Any, Protocol
 
     class ObjectMetadata(Protocol):
         """What the behaviours read of an object's metadata: `ktrain.api.common.ObjectMeta` (and
@@ -102,7 +102,7 @@ def default_jobset_spec(spec: dict[str, Any]) -> dict[str, Any]:
     Defaults apply only where the parent object exists, as the API server's structural
     defaulting does.
     """
-    out = copy.deepcopy(spec)
+    out = deep_copy(spec)
     failure = out.get("failurePolicy")
     if isinstance(failure, dict):
         failure.setdefault("restartStrategy", "Recreate")

@@ -15,10 +15,12 @@ input pydantic rejects is never accepted here, and one it accepts renders the sa
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from ktrain.api import base
 from ktrain.api.record_spec import MODELS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 _REQUIRED = "required"
 

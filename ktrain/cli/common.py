@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import sys
-from typing import Any
 
 from ktrain.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def parse_pairs(values: list[str] | None, flag: str) -> list[tuple[str, str]]:
@@ -45,16 +47,17 @@ def stall_notice(reason: str) -> None:
 OUTPUT_FORMATS = ("yaml", "json", "name")
 
 
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 
 def parse_duration(text: str, flag: str) -> float:
     """Seconds from `90`, `30s`, `10m`, `1h30m` (Go duration units, as kubectl takes them)."""
+    import re  # compiled only for a command that takes a duration
+
     value = text.strip()
     if re.fullmatch(r"\d+(\.\d+)?", value):
         return float(value)
-    parts = _DURATION.findall(value)
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)", value)
     if not parts or "".join(n + u for n, u in parts) != value:
         raise UsageError(f"{flag} expects a duration such as 30s, 10m or 1h30m, got {text!r}")
     return sum(float(n) * _UNITS[u] for n, u in parts)

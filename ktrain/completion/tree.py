@@ -6,8 +6,9 @@ what the fast path (`ktrain.cli.fastpath`) parses `job render`, `runtime list`..
 
 from __future__ import annotations
 
-import json
 import os
+
+from ktrain.util.jsondata import loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
@@ -18,4 +19,4 @@ TREE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tree.json"
 
 def load_tree() -> dict[str, Any]:
     with open(TREE_FILE, encoding="utf-8") as fh:
-        return json.load(fh)  # type: ignore[no-any-return]
+        return loads(fh.read())  # type: ignore[no-any-return]

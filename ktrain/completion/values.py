@@ -11,12 +11,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 
 from ktrain.inputs import parse_cache as cache
+from ktrain.util.jsondata import dumps, loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
@@ -50,37 +50,51 @@ def _runtime_docs(path: str, cacheable: bool) -> list[dict[str, Any]]:
 
 
 def _yaml_files(directory: str) -> list[str]:
+    """The runtime files of a directory, as the registry lists them."""
     try:
-        names = sorted(os.listdir(directory))
+        names = sorted(n for n in os.listdir(directory) if n.endswith((".yaml", ".yml")))
     except OSError:
         return []
-    return [os.path.join(directory, n) for n in names if n.endswith((".yaml", ".yml"))]
+    return [p for p in (os.path.join(directory, n) for n in names) if os.path.isfile(p)]
+
+
+def _runtimes_of(path: str, cacheable: bool) -> list[tuple[str, str]]:
+    """(name, framework label) of each runtime in a file (nothing for one that cannot be read)."""
+    try:
+        docs = _runtime_docs(path, cacheable)
+    except Exception:  # noqa: BLE001 - an unreadable file just offers nothing
+        return []
+    out = []
+    for doc in docs:
+        data = doc["data"]
+        if isinstance(data, dict) and data.get("kind") in RUNTIME_KINDS:
+            name = (data.get("metadata") or {}).get("name")
+            if isinstance(name, str) and name:
+                framework = ((data.get("metadata") or {}).get("labels") or {}).get("trainer.kubeflow.org/framework", "")
+                out.append((name, framework))
+    return out
 
 
 def local_runtimes(files: list[str], dirs: list[str]) -> list[tuple[str, str]]:
     """(name, description) of every runtime the registry would see for these flags."""
     from ktrain.inputs.bundled import data_path
 
-    sources: list[tuple[str, str, bool]] = [(f, "file", False) for f in files]
     env_dirs = [d for d in os.environ.get("KTRAIN_RUNTIMES_PATH", "").split(":") if d]
-    for label, group in (("dir", dirs), ("env", env_dirs)):
-        sources += [(f, label, True) for d in group for f in _yaml_files(d)]
-    sources += [(f, "bundled", True) for f in _yaml_files(data_path("runtimes"))]
+    groups = [*((d, "dir") for d in dirs), *((d, "env") for d in env_dirs), (data_path("runtimes"), "bundled")]
+    held: list[tuple[str, list[tuple[str, str]]]] = [("file", _runtimes_of(f, False)) for f in files]
+    for directory, label in groups:
+        paths = _yaml_files(directory)
+        # the registry's index of the directory, while it holds: one small read, not one per file
+        index = cache.read_runtime_index(directory, paths)
+        if index is not None:
+            held += [(label, [(name, framework) for _, name, framework in runtimes]) for runtimes in index]
+        else:
+            held += [(label, _runtimes_of(path, True)) for path in paths]
     found: dict[str, str] = {}
-    for path, label, cacheable in sources:
-        try:
-            docs = _runtime_docs(path, cacheable)
-        except Exception:  # noqa: BLE001 - an unreadable file just offers nothing
-            continue
-        for doc in docs:
-            data = doc["data"]
-            if isinstance(data, dict) and data.get("kind") in RUNTIME_KINDS:
-                name = (data.get("metadata") or {}).get("name")
-                if isinstance(name, str) and name and name not in found:
-                    framework = ((data.get("metadata") or {}).get("labels") or {}).get(
-                        "trainer.kubeflow.org/framework", ""
-                    )
-                    found[name] = " ".join(x for x in (framework, "" if label == "bundled" else label) if x)
+    for label, runtimes in held:
+        for name, framework in runtimes:
+            if name not in found:
+                found[name] = " ".join(x for x in (framework, "" if label == "bundled" else label) if x)
     return sorted(found.items())
 
 
@@ -149,7 +163,7 @@ def connection_args(given: dict[str, list[str]]) -> list[str]:
 
 
 def _cluster_entry_path(conn: list[str]) -> str:
-    return cache.entry_path("cluster", json.dumps([conn, os.environ.get("KUBECONFIG", "")]))
+    return cache.entry_path("cluster", dumps([conn, os.environ.get("KUBECONFIG", "")]))
 
 
 def _has_cluster_config(given: dict[str, list[str]]) -> bool:
@@ -233,7 +247,7 @@ def set_keys() -> list[tuple[str, str]]:
     from ktrain.inputs.bundled import data_path
 
     with open(os.path.join(data_path("schemas"), "trainjob.schema.json"), encoding="utf-8") as fh:
-        schema = json.load(fh)
+        schema = loads(fh.read())
     out: list[tuple[str, str]] = []
     props = schema.get("properties", {})
     _walk_schema(schema, props.get("spec", {}), "", out)

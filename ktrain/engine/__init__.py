@@ -6,10 +6,10 @@ everything of that kind arrives in `RenderContext` (STYLE.md principle 1).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ktrain.engine.context import RenderContext, SshKeyPair
 from ktrain.engine.framework import RenderResult, check_inputs, run
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
     from ktrain.api.runtime import TrainingRuntime

@@ -5,12 +5,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
 
-from ktrain.engine.quantity import Quantity
-
-Obj = dict[str, Any]
+    Obj = dict[str, Any]
 
 
 def _upsert(items: list[Obj], new: Obj, same: Callable[[Obj, Obj], bool]) -> None:
@@ -83,6 +83,8 @@ def convert_env_vars(envs: Iterable[Obj] | None) -> list[Obj]:
             converted["fieldRef"] = {"fieldPath": source["fieldRef"].get("fieldPath") or ""}
         if isinstance(source.get("resourceFieldRef"), dict):
             ref = source["resourceFieldRef"]
+            from ktrain.engine.quantity import Quantity  # decimal only where a quantity is read
+
             converted["resourceFieldRef"] = {
                 "containerName": ref.get("containerName") or "",
                 "resource": ref.get("resource") or "",

@@ -14,24 +14,27 @@ here it is one explicit order:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ktrain import constants as c
 from ktrain.engine import validation
 from ktrain.engine.context import RenderContext
 from ktrain.engine.info import build_runtime_info
-from ktrain.engine.plugins import GANG_PLUGINS, JOBSET, ML_PLUGINS, PLAINML, Plugin
+from ktrain.engine.plugins import GANG_POLICIES, JOBSET, ML_POLICIES, PLAIN_ML, Plugin, plugin
 from ktrain.engine.plugins.gang import min_member
 from ktrain.engine.plugins.jobset import jobset_admission_warnings, jobset_name_errors
 from ktrain.engine.shapes import INT32
 from ktrain.errors import FieldError, ValidationFailedError
 from ktrain.util.structs import field, struct
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
+    from typing import Any
+
     from ktrain.api.runtime import TrainingRuntime
     from ktrain.api.trainjob import TrainJob
 
-Obj = dict[str, Any]
+    Obj = dict[str, Any]
+
 
 INT32_MAX = INT32[1]
 KIND_RANK = {"Secret": 0, "ConfigMap": 1, "PodGroup": 2, "JobSet": 3}
@@ -52,17 +55,17 @@ class RenderResult:
 def select_ml_plugin(runtime: TrainingRuntime) -> Plugin:
     ml = runtime.spec.ml_policy
     keys = ml.policy_keys if ml is not None else []
-    for plugin in ML_PLUGINS:
-        if plugin.policy_key in keys:
-            return plugin
-    return PLAINML
+    for key, module, name in ML_POLICIES:
+        if key in keys:
+            return plugin(module, name)
+    return plugin(*PLAIN_ML)
 
 
 def select_gang_plugins(runtime: TrainingRuntime) -> list[Plugin]:
     pgp = runtime.spec.pod_group_policy
     if pgp is None:
         return []
-    return [p for p in GANG_PLUGINS if getattr(pgp, str(p.policy_key)) is not None]
+    return [plugin(module, name) for key, module, name in GANG_POLICIES if getattr(pgp, key) is not None]
 
 
 def check_inputs(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) -> list[FieldError]:

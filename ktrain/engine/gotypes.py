@@ -25,11 +25,12 @@ v1alpha2 v0.12.0, trainer `trainjob_types.go`). Fields not listed are kept as wr
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-from ktrain.engine.quantity import Quantity, QuantityError
+    Obj = dict[str, Any]
 
-Obj = dict[str, Any]
 
 # struct -> (omitempty scalar fields, {field: struct of the value or of its list items})
 _Struct = tuple[frozenset[str], dict[str, str]]
@@ -131,6 +132,8 @@ def _quantity(value: Any) -> Any:
     """A Quantity as Go writes it back; a value that does not parse is left for validation to report."""
     if value is None:
         return "0"
+    from ktrain.engine.quantity import Quantity, QuantityError  # decimal only where a quantity is read
+
     try:
         return Quantity.parse(value).canonical()
     except (QuantityError, TypeError, ValueError):

@@ -4,25 +4,27 @@ and stage S1 — its construction from a runtime and a TrainJob (`newRuntimeInfo
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
-
 from ktrain import constants as c
 from ktrain.api.base import default_jobset_spec
 from ktrain.engine.apply import find_container
 from ktrain.engine.context import RenderContext
 from ktrain.engine.gotypes import drop_nulls, drop_zero_values
 from ktrain.engine.merge import StrategicMergeError, merge_runtime_patches
-from ktrain.engine.quantity import Quantity, pod_requests
 from ktrain.errors import FieldError, ValidationFailedError
+from ktrain.util.jsondata import deep_copy
 from ktrain.util.structs import field, struct
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
+    from collections.abc import Iterator
+    from typing import Any
+
     from ktrain.api.runtime import MLPolicy, PodGroupPolicy, TrainingRuntime
     from ktrain.api.trainjob import TrainJob
+    from ktrain.engine.quantity import Quantity
 
-Obj = dict[str, Any]
+    Obj = dict[str, Any]
 
 
 def pod_spec_of(rjob: Obj) -> Obj:
@@ -143,13 +145,36 @@ def trainer_resources_targets(rjob: Obj, ps_ancestor: str | None, info_ml: MLPol
     return bool(mpi is not None and mpi.run_launcher_as_node and rjob.get("name") == c.NODE)
 
 
+def _requests_something(pod_spec: Obj) -> bool:
+    """Whether a container, the pod or its overhead names any resources: else the pod's requests
+    are empty, without reading a quantity (nor importing decimal)."""
+    if pod_spec.get("resources") or pod_spec.get("overhead"):
+        return True
+    for key in ("containers", "initContainers"):
+        items = pod_spec.get(key)
+        if isinstance(items, list) and any(not isinstance(c, dict) or c.get("resources") for c in items):
+            return True
+    return False
+
+
+def _pod_requests(pod_spec: Obj) -> dict[str, Quantity]:
+    """component-helpers `PodRequests` (`ktrain.engine.quantity.pod_requests`)."""
+    if not _requests_something(pod_spec):
+        return {}
+    from ktrain.engine.quantity import pod_requests
+
+    return pod_requests(pod_spec)
+
+
 def merge_resources(current: Obj | None, override: Obj) -> Obj:
     """Strategic merge of ResourceRequirements: limits/requests per key, claims by name."""
-    out: Obj = copy.deepcopy(current) if current else {}
+    out: Obj = deep_copy(current) if current else {}
     for key in ("limits", "requests"):
         if override.get(key):
             merged = dict(out.get(key) or {})
             for res, qty in override[key].items():
+                from ktrain.engine.quantity import Quantity  # decimal only where a quantity is read
+
                 merged[res] = Quantity.parse(qty).canonical()
             out[key] = merged
     if override.get("claims"):
@@ -220,7 +245,7 @@ def build_runtime_info(job: TrainJob, runtime: TrainingRuntime, ctx: RenderConte
                 ancestor=ancestor,
                 count=max(count, 1),
                 rjob=rjob,
-                single_pod_requests=pod_requests(pod_spec),
+                single_pod_requests=_pod_requests(pod_spec),
                 replicas=replicas if isinstance(replicas, int) else 1,
             )
         )

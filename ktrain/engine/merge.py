@@ -25,12 +25,16 @@ loses its `null`s and `$`-directives, which the Go struct decoding drops.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
 
 from ktrain.engine.gotypes import drop_zero_values
 from ktrain.util.structs import field, struct
 
-Obj = dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
+
+    Obj = dict[str, Any]
+
 
 _DIRECTIVE: Final = "$patch"
 _REPLACE: Final = "replace"

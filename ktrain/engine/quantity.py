@@ -22,12 +22,14 @@ is no float anywhere and no int64 overflow (Go falls back to ``inf.Dec`` for tho
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping
 from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, ROUND_UP, Context, Decimal
-from typing import Any
 
 from ktrain.util.structs import field, struct
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DECIMAL_SI = "DecimalSI"
 BINARY_SI = "BinarySI"
@@ -47,7 +49,6 @@ CRD_QUANTITY_PATTERN = (
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|"
     r"([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
-_CRD_QUANTITY_RE = re.compile(CRD_QUANTITY_PATTERN)
 
 _DIGITS = frozenset("0123456789")
 _SUFFIX_CHARS = frozenset("eEinumkKMGTP")
@@ -55,7 +56,6 @@ _DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "
 _BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL_SUFFIX_BY_EXP = {exp: sfx for sfx, exp in _DECIMAL_SUFFIXES.items()}
 _BINARY_SUFFIX_BY_POWER = {exp // 10: sfx for sfx, exp in _BINARY_SUFFIXES.items()}
-_EXPONENT_RE = re.compile(r"[+-]?[0-9]+")
 
 _MAX_INT64 = 2**63 - 1
 _MAX_INT64_FACTORS = 18  # maxInt64Factors: decimal digits that always fit an int64
@@ -318,13 +318,19 @@ def _wrap_int32(n: int) -> int:
     return (n + 2**31) % 2**32 - 2**31
 
 
+def _is_exponent(text: str) -> bool:
+    """`[+-]?[0-9]+`, the whole of `text`."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    return digits.isascii() and digits.isdigit()
+
+
 def _interpret(text: str, suffix: str) -> tuple[int, int, str]:
     """suffixer.interpret: (base, exponent, format)."""
     if suffix in _DECIMAL_SUFFIXES:
         return 10, _DECIMAL_SUFFIXES[suffix], DECIMAL_SI
     if suffix in _BINARY_SUFFIXES:
         return 2, _BINARY_SUFFIXES[suffix], BINARY_SI
-    if len(suffix) > 1 and suffix[0] in "eE" and _EXPONENT_RE.fullmatch(suffix[1:]):
+    if len(suffix) > 1 and suffix[0] in "eE" and _is_exponent(suffix[1:]):
         parsed = int(suffix[1:])
         if -(2**63) <= parsed <= _MAX_INT64:  # strconv.ParseInt(.., 10, 64)
             return 10, _wrap_int32(parsed), DECIMAL_EXPONENT  # Go narrows it with int32(...)
@@ -423,7 +429,9 @@ def _json_number_text(value: object) -> str:
 
 def matches_crd_pattern(text: str) -> bool:
     """Whether a quantity string passes the CRD schema pattern (what the API server checks)."""
-    return _CRD_QUANTITY_RE.match(text) is not None
+    import re  # compiled (and cached by re) only when a quantity is validated
+
+    return re.match(CRD_QUANTITY_PATTERN, text) is not None
 
 
 # --- combining quantities ------------------------------------------------------------------------

@@ -15,15 +15,18 @@ Fields not listed here are not checked (they pass through untouched). A `null` i
 
 from __future__ import annotations
 
-import json
-from typing import Any, Final
-
 from ktrain.api.base import openapi_type
 from ktrain.errors import FieldError
+from ktrain.util.jsondata import dumps
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
+
+    Shape = Any
 
 # A type: "string", "boolean", "int32", "int64", "quantity" (int-or-string), "any", or a tuple:
 # ("object", {field: type}) with unknown fields unchecked, ("array", item), ("map", value).
-Shape = Any
 
 INT32: Final = (-(2**31), 2**31 - 1)
 INT64: Final = (-(2**63), 2**63 - 1)
@@ -277,11 +280,7 @@ def _quantity_errors(path: str, value: Any) -> list[FieldError]:
             raise QuantityError(value, "does not match the CRD quantity pattern")
     except QuantityError:
         shown = (
-            json.dumps(value[:100])
-            if isinstance(value, str)
-            else int_text(value)
-            if isinstance(value, int)
-            else str(value)
+            dumps(value[:100]) if isinstance(value, str) else int_text(value) if isinstance(value, int) else str(value)
         )
         return [
             FieldError(

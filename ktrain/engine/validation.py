@@ -9,24 +9,51 @@
 
 from __future__ import annotations
 
-import json
-import re
-from typing import TYPE_CHECKING, Any
-
 from ktrain import constants as c
 from ktrain.api.base import openapi_type
 from ktrain.errors import FieldError
+from ktrain.util.jsondata import dumps, quote
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
+    from typing import Any
+
     from ktrain.api.runtime import TrainingRuntime
     from ktrain.api.trainjob import TrainJob
 
-Obj = dict[str, Any]
+    Obj = dict[str, Any]
 
-DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://.+$")
-_HTTP_PATH = re.compile(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")
+
+# The name formats of k8s.io/apimachinery/pkg/util/validation, checked as Go's regexp reads their
+# patterns (`$` is the end of the text: a trailing newline is not part of a name) and without
+# compiling a regular expression on the render path.
+_LOWER_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_LABEL_CHARS = _LOWER_ALNUM | {"-"}
+
+
+def is_dns1123_label(value: str) -> bool:
+    """`[a-z0-9]([-a-z0-9]*[a-z0-9])?`, the whole of `value`."""
+    return bool(value) and value[0] in _LOWER_ALNUM and value[-1] in _LOWER_ALNUM and _LABEL_CHARS.issuperset(value)
+
+
+def is_dns1035_label(value: str) -> bool:
+    """`[a-z]([-a-z0-9]*[a-z0-9])?`, the whole of `value`."""
+    return is_dns1123_label(value) and "a" <= value[0] <= "z"
+
+
+def is_dns1123_subdomain(value: str) -> bool:
+    """`[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`, the whole of `value`:
+    DNS-1123 labels joined by dots."""
+    return all(map(is_dns1123_label, value.split(".")))
+
+
+def _matches(pattern: str, value: str) -> bool:
+    import re  # compiled (and cached by re) only where such a field is set
+
+    return re.match(pattern, value) is not None
+
+
 DNS1123_SUBDOMAIN_MSG = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
     "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation "
@@ -40,7 +67,7 @@ def dns1035_label_errors(value: str) -> list[str]:
     errors = []
     if len(value) > 63:
         errors.append("must be no more than 63 characters")
-    if not DNS1035_LABEL.match(value):
+    if not is_dns1035_label(value):
         errors.append(
             "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
             "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
@@ -49,7 +76,6 @@ def dns1035_label_errors(value: str) -> list[str]:
     return errors
 
 
-DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS1123_LABEL_MSG = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
     "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
@@ -62,7 +88,7 @@ def dns1123_label_errors(value: str) -> list[str]:
     errors = []
     if len(value) > 63:
         errors.append("must be no more than 63 characters")
-    if not DNS1123_LABEL.match(value):
+    if not is_dns1123_label(value):
         errors.append(DNS1123_LABEL_MSG)
     return errors
 
@@ -72,7 +98,7 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
     errors = []
     if len(value) > 253:
         errors.append("must be no more than 253 characters")
-    if not DNS1123_SUBDOMAIN.match(value):
+    if not is_dns1123_subdomain(value):
         errors.append(DNS1123_SUBDOMAIN_MSG)
     return errors
 
@@ -97,13 +123,7 @@ def _show(value: Any) -> str:
         from ktrain.engine.shapes import int_text
 
         return int_text(value)
-    return (
-        json.dumps(value, ensure_ascii=False)
-        if isinstance(value, str)
-        else str(value).lower()
-        if isinstance(value, bool)
-        else str(value)
-    )
+    return quote(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def invalid(path: str, value: Any, detail: str) -> FieldError:
@@ -149,10 +169,14 @@ _ENV_SOURCE_REQUIRED = {
 }
 
 
+def _crd_quantity(text: str) -> bool:
+    from ktrain.engine.quantity import matches_crd_pattern  # (and decimal) only for a quantity set
+
+    return matches_crd_pattern(text)
+
+
 def _env_errors(path: str, envs: list[Any] | None) -> list[FieldError]:
     """The CRD's checks inside EnvVar.valueFrom: known sources, their required fields, divisor."""
-    from ktrain.engine.quantity import matches_crd_pattern
-
     errors: list[FieldError] = []
     for i, env in enumerate(envs or []):
         source = env.value_from
@@ -170,7 +194,7 @@ def _env_errors(path: str, envs: list[Any] | None) -> list[FieldError]:
                 if field not in ref:
                     errors.append(FieldError(f"{base}.{key}.{field}", "Required value", kind="Required"))
             divisor = ref.get("divisor") if key == "resourceFieldRef" else None
-            if isinstance(divisor, str) and not matches_crd_pattern(divisor):
+            if isinstance(divisor, str) and not _crd_quantity(divisor):
                 errors.append(
                     invalid(
                         f"{base}.{key}.divisor",
@@ -245,7 +269,7 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
     if not name:
         errors.append(FieldError("metadata.name", "Required value: name or generateName is required", kind="Required"))
     else:
-        if not DNS1035_LABEL.match(name):
+        if not is_dns1035_label(name):
             errors.append(FieldError("metadata.name", "metadata.name must match RFC 1035 DNS label format"))
         if len(name) > 63:
             errors.append(FieldError("metadata.name", "metadata.name must be no more than 63 characters"))
@@ -271,7 +295,7 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
             base = f"spec.initializer.{kind}"
             uri = source.storage_uri
             errors += _max_length(f"{base}.storageUri", uri, 2048)
-            if uri is not None and uri != "" and not _URI.match(uri):
+            if uri is not None and uri != "" and not _matches(r"^[A-Za-z][A-Za-z0-9+.-]*://.+$", uri):
                 errors.append(
                     invalid(
                         f"{base}.storageUri", uri, "storageUri may be empty, or it must be a valid URI (scheme://...)"
@@ -351,8 +375,8 @@ def _quantity_errors(path: str, resources: Obj) -> list[FieldError]:
 
 
 def _supported(path: str, value: str, allowed: tuple[str, ...]) -> FieldError:
-    shown = ", ".join(json.dumps(a) for a in allowed)
-    return FieldError(path, f"Unsupported value: {json.dumps(value)}: supported values: {shown}", kind="NotSupported")
+    shown = ", ".join(dumps(a) for a in allowed)
+    return FieldError(path, f"Unsupported value: {dumps(value)}: supported values: {shown}", kind="NotSupported")
 
 
 def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool = False) -> list[FieldError]:
@@ -695,9 +719,9 @@ def validate_domain_prefixed_path(path: str, value: str) -> list[FieldError]:
     errors = []
     if len(host) > 253:
         errors.append(invalid(path, host, "must be no more than 253 characters"))
-    if not DNS1123_SUBDOMAIN.match(host):
+    if not is_dns1123_subdomain(host):
         errors.append(invalid(path, host, DNS1123_SUBDOMAIN_MSG))
-    if not _HTTP_PATH.match(rest):
+    if not _matches(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$", rest):
         errors.append(invalid(path, rest, _HTTP_PATH_MSG))
     return errors
 

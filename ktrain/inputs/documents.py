@@ -6,14 +6,15 @@ strings), and every node keeps its line and column so an error can point at the 
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
 from ktrain.errors import FieldError, InputError, ValidationFailedError
 from ktrain.util.structs import field, struct
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:  # pydantic is imported when a model is parsed, not to read YAML
+    from collections.abc import Callable
+    from typing import Any
+
     from pydantic import BaseModel
     from ruamel.yaml import YAML
 
@@ -279,6 +280,8 @@ def _plain_collection(node: Any, path: Path, doc: Document, state: _Expansion) -
 
 def _unbuildable_scalar(text: str, file: str, lines: list[str], exc: Exception) -> InputError:
     """The InputError for the first scalar of `text` that cannot be constructed, at its position."""
+    import warnings
+
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
     yaml = _yaml()
@@ -318,6 +321,8 @@ def load_documents(text: str, file: str) -> list[Document]:
     """Parse multi-document YAML; a syntax error becomes an InputError at file:line:col.
 
     Bounded: nesting deeper than MAX_DEPTH and alias bombs are errors (see above)."""
+    import warnings  # (with ruamel: a parse, not a read from the cache)
+
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     lines = text.splitlines()

@@ -17,14 +17,14 @@ An entry is only ever trusted when every doubt is ruled out, else the source is 
   entry edited after ktrain wrote it (a changed image name, a deeply nested value) is not
   used; entries are written to a new file and renamed into place (a reader never sees half).
 
-Only stdlib imports here: the completion path uses this module.
+Only the stdlib and ktrain.util here: the completion path uses this module.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import stat as _stat
+import sys
 import zlib
 
 from ktrain.inputs.reading import (
@@ -37,6 +37,7 @@ from ktrain.inputs.reading import (
     read_bytes_stat,
     read_fd,
 )
+from ktrain.util.jsondata import loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
@@ -44,6 +45,7 @@ if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
 
 # Bump when the shape of a cached value changes (the loader's output, for runtimes).
 RUNTIME_CACHE_FORMAT = 2
+RUNTIME_INDEX_FORMAT = 1
 _HEADER = b"ktrain-cache "
 _UID = os.getuid() if hasattr(os, "getuid") else None
 
@@ -95,13 +97,15 @@ def read_json(path: str, verified: bool = False) -> Any:
         if not sep or header != _HEADER + checksum(raw).encode("ascii"):
             return None
     try:
-        return json.loads(raw)
+        return loads(raw.decode("utf-8"))
     except (ValueError, RecursionError, MemoryError):
         return None
 
 
 def write_json(path: str, value: Any, verified: bool = False) -> bool:
     """Write atomically (a reader never sees half a file); False when it could not be written."""
+    import json  # on a miss only: reading an entry needs no json module
+
     try:
         data = json.dumps(value, separators=(",", ":")).encode("utf-8")
     except (TypeError, ValueError, RecursionError):
@@ -217,3 +221,77 @@ def store_runtime_file(path: str, text: str, documents: list[dict[str, Any]]) ->
         },
         verified=True,
     )
+
+
+# -- the runtimes of a directory ----------------------------------------------------------------
+#
+# Which runtimes each file of a runtimes directory holds (kind, name and framework label), for a
+# lookup by name that reads only the file holding that name, and for completion. Written by the
+# registry once every file of the directory has been read into valid runtimes, so an index that
+# still matches every file (the same names, sizes, mtimes and checksums) says that reading them
+# again would find the same runtimes and no error. Tied to this ktrain's version: another version
+# may judge a runtime differently.
+
+
+def _index_path(directory: str) -> str:
+    return entry_path("runtime-index", os.path.abspath(directory))
+
+
+def _version() -> str:
+    # ktrain's version, from the package already loaded (this module is part of it): `from ktrain
+    # import __version__` would be an import of the package's lazy Python API for import-linter
+    version = getattr(sys.modules.get("ktrain"), "__version__", "")
+    return f"{RUNTIME_INDEX_FORMAT}/{RUNTIME_CACHE_FORMAT}/{version}"
+
+
+def _file_stamp(path: str) -> tuple[int, int, str] | None:
+    """(size, mtime_ns, checksum of the content) of a regular file, None when it cannot be read."""
+    try:
+        fd, st = open_regular(path)
+    except (OSError, ValueError):
+        return None
+    try:
+        raw = read_fd(fd, MAX_INPUT_BYTES) if st.st_size <= MAX_INPUT_BYTES else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return None if raw is None else (st.st_size, st.st_mtime_ns, checksum(raw))
+
+
+def read_runtime_index(directory: str, files: list[str]) -> list[list[tuple[str, str, str]]] | None:
+    """For each of `files` (the runtime files of `directory`, in order): (kind, name, framework
+    label) of each runtime it holds. None when there is no index, or it was written by another
+    ktrain, or for other files, or any file has changed since."""
+    entry = read_json(_index_path(directory), verified=True)
+    try:
+        if entry["version"] != _version() or entry["directory"] != os.path.abspath(directory):
+            return None
+        recorded = entry["files"]
+        if len(recorded) != len(files):
+            return None
+        out: list[list[tuple[str, str, str]]] = []
+        for path, (name, size, mtime_ns, sums, runtimes) in zip(files, recorded, strict=True):
+            if name != os.path.basename(path) or _file_stamp(path) != (size, mtime_ns, sums):
+                return None
+            out.append([(str(kind), str(rt), str(label)) for kind, rt, label in runtimes])
+        return out
+    except (TypeError, KeyError, ValueError):
+        return None  # corrupt or from another format
+
+
+def store_runtime_index(directory: str, files: list[tuple[str, str, list[tuple[str, str, str]]]]) -> None:
+    """Remember which runtimes the files of `directory` hold: (path, its text as read, (kind, name,
+    framework label) of each runtime) for every file, all of them read without error."""
+    recorded = []
+    for path, text, runtimes in files:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return
+        raw = text.encode("utf-8")
+        if stat.st_size != len(raw):
+            return  # changed since it was read
+        recorded.append([os.path.basename(path), stat.st_size, stat.st_mtime_ns, checksum(raw), runtimes])
+    value = {"version": _version(), "directory": os.path.abspath(directory), "files": recorded}
+    write_json(_index_path(directory), value, verified=True)

@@ -12,7 +12,8 @@ and the parse cache's own entries are read by `read_input` / `read_bytes`:
 - UTF-8 text (as YAML and the API server want): anything else is an error at the
   file:line:col of the first byte that is not.
 
-Stdlib only, and cheap: the completion path reads runtime files through here.
+Stdlib only, and cheap: the completion path reads runtime files through here (ktrain.errors is
+imported only to raise an error).
 """
 
 from __future__ import annotations
@@ -21,7 +22,11 @@ import os
 import stat as _stat
 import sys
 
-from ktrain.errors import InputError
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ktrain.errors import InputError
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 STDIN = "-"
@@ -30,6 +35,13 @@ _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows
+
+
+def _input_error(message: str, **where: Any) -> InputError:
+    # ktrain.errors is imported for an error only: a TAB press reads files through here
+    from ktrain.errors import InputError
+
+    return InputError(message, **where)
 
 
 def _size_text(n: int) -> str:
@@ -51,7 +63,7 @@ def _kind(mode: int) -> str:
 
 
 def _too_big(label: str, what: str, limit: int) -> InputError:
-    return InputError(
+    return _input_error(
         f"{what} is larger than {_size_text(limit)}; ktrain reads inputs up to that size",
         file=label,
         hint="a job, runtime or values file is a few KiB: check that this is the file you meant",
@@ -109,19 +121,19 @@ def read_bytes_stat(
     try:
         fd, st = open_regular(path)
     except ValueError as exc:
-        raise InputError(
+        raise _input_error(
             f"cannot read {what}: it is {exc}",
             file=label,
             hint="ktrain reads regular files; to read from a pipe, pass `-` and redirect it to stdin",
         ) from None
     except OSError as exc:
-        raise InputError(f"cannot read {what}: {exc.strerror or exc}", file=label) from None
+        raise _input_error(f"cannot read {what}: {exc.strerror or exc}", file=label) from None
     try:
         if st.st_size > limit:
             raise _too_big(label, what, limit)
         data = read_fd(fd, limit)
     except OSError as exc:
-        raise InputError(f"cannot read {what}: {exc.strerror or exc}", file=label) from None
+        raise _input_error(f"cannot read {what}: {exc.strerror or exc}", file=label) from None
     finally:
         os.close(fd)
     if data is None:
@@ -132,7 +144,7 @@ def read_bytes_stat(
 def _read_stdin(label: str, what: str, limit: int) -> bytes:
     stream = sys.stdin
     if stream is None:
-        raise InputError(f"cannot read {what}: there is no stdin", file=label)
+        raise _input_error(f"cannot read {what}: there is no stdin", file=label)
     buffer = getattr(stream, "buffer", None)
     try:
         if buffer is not None:
@@ -141,9 +153,9 @@ def _read_stdin(label: str, what: str, limit: int) -> bytes:
             text = stream.read(limit + 1)
             data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text)
     except OSError as exc:
-        raise InputError(f"cannot read {what}: {exc.strerror or exc}", file=label) from None
+        raise _input_error(f"cannot read {what}: {exc.strerror or exc}", file=label) from None
     except UnicodeDecodeError as exc:  # a text stream decoding for us
-        raise InputError(f"{what} is not UTF-8 text: {exc.reason}", file=label) from None
+        raise _input_error(f"{what} is not UTF-8 text: {exc.reason}", file=label) from None
     if len(data) > limit:
         raise _too_big(label, what, limit)
     return data
@@ -162,7 +174,7 @@ def decode(data: bytes, label: str, what: str = "file") -> str:
         line = data.count(b"\n", 0, start) + 1
         column = len(data[line_start:start].decode("utf-8", "replace")) + 1
         source = data[line_start:line_end].decode("utf-8", "replace").rstrip("\r")
-        raise InputError(
+        raise _input_error(
             f"{what} is not UTF-8 text: byte 0x{data[start]:02x} at offset {start} ({exc.reason})",
             file=label,
             line=line,

@@ -8,8 +8,6 @@ A runtime shadows one of the same kind and name from a lower source.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ktrain import constants as c
 from ktrain.errors import InputError, RuntimeNotFoundError
@@ -17,7 +15,11 @@ from ktrain.inputs.bundled import data_path
 from ktrain.inputs.documents import Document, load_documents, parse_model
 from ktrain.util.structs import field, struct
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:  # a record (ktrain.api.records), or the pydantic model for input pydantic coerced
+    from collections.abc import Callable
+
     from ktrain.api.runtime import TrainingRuntime
 
 SOURCE_BUNDLED = "bundled"
@@ -48,21 +50,23 @@ def _yaml_files(directory: str) -> list[str]:
     return [p for p in (os.path.join(directory, n) for n in names) if os.path.isfile(p)]
 
 
-def _runtime_documents(path: str, source: str) -> list[Document]:
-    """The YAML documents of a runtime file; those of registry directories (bundled, --runtimes-dir,
-    KTRAIN_RUNTIMES_PATH) come from the parse cache when the file has not changed."""
+def _runtime_documents(path: str, source: str) -> tuple[str, list[Document]]:
+    """The text and YAML documents of a runtime file; those of registry directories (bundled,
+    --runtimes-dir, KTRAIN_RUNTIMES_PATH) come from the parse cache when the file has not changed."""
     from ktrain.inputs.reading import read_input
 
     if str(path) == "-":
-        return load_documents(read_input("-", what="runtime file", label="-"), "-")
+        text = read_input("-", what="runtime file", label="-")
+        return text, load_documents(text, "-")
     if source == "file":  # one-off files: parse, do not fill the cache with them
-        return load_documents(read_input(str(path), what="runtime file"), str(path))
+        text = read_input(str(path), what="runtime file")
+        return text, load_documents(text, str(path))
     from ktrain.inputs import parse_cache as cache
 
     text, cached = cache.read_runtime_file(str(path))
     if cached is not None:
         lines = text.splitlines()
-        return [
+        return text, [
             Document(
                 data=d["data"], file=str(path), lines=lines, positions=d["positions"], key_positions=d["key_positions"]
             )
@@ -72,13 +76,13 @@ def _runtime_documents(path: str, source: str) -> list[Document]:
     cache.store_runtime_file(
         str(path), text, [{"data": d.data, "positions": d.positions, "key_positions": d.key_positions} for d in docs]
     )
-    return docs
+    return text, docs
 
 
 def load_runtime_file(path: str | os.PathLike[str], source: str) -> list[RuntimeEntry]:
     """Every (Cluster)TrainingRuntime document in a file (other kinds are skipped)."""
     path = os.fspath(path)
-    return load_runtime_documents(_runtime_documents(path, source), source, path)
+    return load_runtime_documents(_runtime_documents(path, source)[1], source, path)
 
 
 def load_runtime_documents(docs: list[Document], source: str, path: str) -> list[RuntimeEntry]:
@@ -95,6 +99,14 @@ def load_runtime_documents(docs: list[Document], source: str, path: str) -> list
             raise doc.error(f"{kind} has no metadata.name", ("metadata",))
         entries.append(RuntimeEntry(runtime=runtime, source=source, path=str(path), document=doc))
     return entries
+
+
+def _framework(entry: RuntimeEntry) -> str:
+    """The runtime's `trainer.kubeflow.org/framework` label (what completion shows beside it)."""
+    data = entry.document.data if entry.document is not None else {}
+    labels = (data.get("metadata") or {}).get("labels") or {}
+    label = labels.get("trainer.kubeflow.org/framework", "") if isinstance(labels, dict) else ""
+    return label if isinstance(label, str) else ""
 
 
 class RuntimeRegistry:
@@ -117,6 +129,11 @@ class RuntimeRegistry:
         self._namespaced: Callable[[str], list[RuntimeEntry]] | None = None
         # Runtimes generated for a converted v1 job: above every other source.
         self._converted: list[RuntimeEntry] = []
+        # The local files, by source: (source, directory or None for a --runtime-file, files).
+        self._groups: list[tuple[str, str | None, list[str]]] | None = None
+        # What was read so far: (source, path) -> (the file's text, its runtimes).
+        self._read: dict[tuple[str, str], tuple[str, list[RuntimeEntry]]] = {}
+        self._indexes: dict[str, list[list[tuple[str, str, str]]] | None] = {}
 
     def add_converted(self, entries: list[RuntimeEntry]) -> None:
         """Runtimes that come with the job: generated for a converted Training Operator v1 job, or
@@ -166,22 +183,82 @@ class RuntimeRegistry:
             out.append((SOURCE_BUNDLED, data_path("runtimes"), False))
         return out
 
+    def _file_groups(self) -> list[tuple[str, str | None, list[str]]]:
+        if self._groups is None:
+            self._groups = [
+                (source, None, [path]) if is_file else (source, path, _yaml_files(path))
+                for source, path, is_file in self._sources()
+            ]
+        return self._groups
+
+    def _blocks(self) -> list[list[RuntimeEntry] | tuple[str, str | None, list[str]]]:
+        """Every source, highest precedence first: entries at hand, or a group of local files."""
+        groups = self._file_groups()
+        named: list[list[RuntimeEntry] | tuple[str, str | None, list[str]]] = [g for g in groups if g[0] == "file"]
+        rest = [g for g in groups if g[0] != "file"]
+        if self._cluster_first:  # an explicit --runtime-file still wins: the user named it
+            return [self._converted, *named, self._cluster, *rest]
+        return [self._converted, *named, *rest, self._cluster]
+
+    def _file_entries(self, source: str, path: str) -> list[RuntimeEntry]:
+        done = self._read.get((source, path))
+        if done is None:
+            text, docs = _runtime_documents(path, source)
+            done = self._read[(source, path)] = (text, load_runtime_documents(docs, source, path))
+        return done[1]
+
     def all_entries(self) -> list[RuntimeEntry]:
         """Every runtime found, highest precedence first, shadowed ones included."""
         if self._entries is None:
             entries: list[RuntimeEntry] = []
-            for source, path, is_file in self._sources():
-                files = [path] if is_file else _yaml_files(path)
-                for f in files:
-                    entries.extend(load_runtime_file(f, source))
-            if self._cluster_first:  # an explicit --runtime-file still wins: the user named it
-                named = [e for e in entries if e.source == "file"]
-                rest = [e for e in entries if e.source != "file"]
-                ordered = [*named, *self._cluster, *rest]
-            else:
-                ordered = [*entries, *self._cluster]
-            self._entries = [*self._converted, *ordered]
+            for block in self._blocks():
+                if isinstance(block, list):
+                    entries += block
+                else:
+                    source, _, files = block
+                    for path in files:
+                        entries += self._file_entries(source, path)
+            self._entries = entries
         return self._entries
+
+    def _named(self, name: str) -> list[RuntimeEntry]:
+        """The runtimes called `name`, highest precedence first. A directory whose index (see
+        ktrain.inputs.parse_cache.read_runtime_index) still holds is read only where it has one:
+        a render reads one runtime file, not every file of the bundled set."""
+        if self._entries is not None:
+            return [e for e in self._entries if e.runtime.name == name]
+        found: list[RuntimeEntry] = []
+        for block in self._blocks():
+            if isinstance(block, list):
+                found += [e for e in block if e.runtime.name == name]
+                continue
+            source, directory, files = block
+            index = self._index(source, directory, files)
+            for i, path in enumerate(files):
+                if index is None or any(held == name for _, held, _ in index[i]):
+                    found += [e for e in self._file_entries(source, path) if e.runtime.name == name]
+            if index is None and directory is not None and source != "file":
+                self._store_index(source, directory, files)
+        return found
+
+    def _index(self, source: str, directory: str | None, files: list[str]) -> list[list[tuple[str, str, str]]] | None:
+        if directory is None or source == "file":
+            return None
+        if directory not in self._indexes:
+            from ktrain.inputs import parse_cache as cache
+
+            self._indexes[directory] = cache.read_runtime_index(directory, files)
+        return self._indexes[directory]
+
+    def _store_index(self, source: str, directory: str, files: list[str]) -> None:
+        """Every file of `directory` was read without error: remember which runtimes each holds."""
+        from ktrain.inputs import parse_cache as cache
+
+        held: list[tuple[str, str, list[tuple[str, str, str]]]] = []
+        for path in files:
+            text, entries = self._read[(source, path)]
+            held.append((path, text, [(e.runtime.kind, e.runtime.name, _framework(e)) for e in entries]))
+        cache.store_runtime_index(directory, held)
 
     def entries(self) -> list[RuntimeEntry]:
         """The visible runtimes (one per kind and name), each noting what it shadows."""
@@ -200,9 +277,16 @@ class RuntimeRegistry:
     def find(self, name: str, kind: str | None = None) -> RuntimeEntry | None:
         """The visible runtime of that name and kind; without a kind, the one from the highest
         source (a --runtime-file TrainingRuntime beats a bundled ClusterTrainingRuntime)."""
-        self.entries()  # each winner's `shadows`
-        for entry in self.all_entries():  # highest precedence first: the first match is visible
-            if entry.runtime.name == name and (kind is None or entry.runtime.kind == kind):
+        named = self._named(name)
+        winners: dict[tuple[str, str], RuntimeEntry] = {}
+        for entry in named:  # each winner's `shadows`, as entries() notes them
+            if entry.key in winners:
+                winners[entry.key].shadows.append(entry.origin)
+            else:
+                entry.shadows = []
+                winners[entry.key] = entry
+        for entry in named:  # highest precedence first: the first match is visible
+            if kind is None or entry.runtime.kind == kind:
                 return entry
         return None
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from ktrain.errors import UsageError
 
-Obj = dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Obj = dict[str, Any]
 
 
 def resource_name(obj: Obj) -> str:
@@ -34,6 +35,8 @@ def format_objects(objects: list[Obj], output: str) -> str:
 
         return dump_all(objects)
     if output == "json":
+        import json
+
         if len(objects) == 1:
             return json.dumps(objects[0], indent=4) + "\n"
         return json.dumps({"apiVersion": "v1", "kind": "List", "items": objects, "metadata": {}}, indent=4) + "\n"

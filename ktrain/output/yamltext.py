@@ -9,16 +9,18 @@ It is also far cheaper to import than a YAML library, which matters on the rende
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Callable, Iterable
-from typing import Any
+from ktrain.util.jsondata import quote as quote_json
 
-Notes = Callable[[tuple[Any, ...]], "str | None"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
+
+    Notes = Callable[[tuple[Any, ...]], "str | None"]
+
 
 # Implicit resolvers of YAML 1.1 (PyYAML / go-yaml v2) and YAML 1.2 core.
-_IMPLICIT = re.compile(
-    r"""^(?:
+IMPLICIT_PATTERN = r"""^(?:
       y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
     | ~|null|Null|NULL|<<|=
     | [-+]?0b[0-1_]+
@@ -30,9 +32,31 @@ _IMPLICIT = re.compile(
     | [-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+
     | [-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)
     | [0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)?
-    )$""",  # noqa: E501 - one YAML 1.1 timestamp alternative, kept whole to read as the spec writes it
-    re.VERBOSE,
-)
+    )$"""  # noqa: E501 - one YAML 1.1 timestamp alternative, kept whole to read as the spec writes it
+# What the pattern matches that does not start like a number: its first two lines.
+_WORDS = frozenset(("y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"))
+_WORDS |= {"true", "True", "TRUE", "false", "False", "FALSE", "~", "null", "Null", "NULL", "<<", "="}
+_NUMBER_START = frozenset("+-.0123456789")
+_OCTAL = frozenset("01234567")
+_implicit_re: Any = None
+
+
+def _implicit(s: str) -> bool:
+    """Whether a YAML 1.1 or 1.2 resolver reads the plain scalar `s` (no surrounding whitespace)
+    as something other than a string: `IMPLICIT_PATTERN`, compiled only for what starts like a
+    number and is not plain digits (compiling it costs a cold render about 1 ms)."""
+    global _implicit_re
+    if s[0] not in _NUMBER_START:
+        return s in _WORDS
+    if s.isdigit() and s.isascii():  # an int in YAML 1.1 and 1.2, or (0 then 8 or 9) a string
+        return s[0] != "0" or len(s) == 1 or _OCTAL.issuperset(s[1:])
+    if _implicit_re is None:
+        import re
+
+        _implicit_re = re.compile(IMPLICIT_PATTERN, re.VERBOSE)
+    return _implicit_re.match(s) is not None
+
+
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
 
 
@@ -52,7 +76,7 @@ def _printable(s: str) -> bool:
 def _double_quoted(s: str) -> str:
     """A double-quoted scalar with every character that is not printable as an escape."""
     out = []
-    for ch in json.dumps(s, ensure_ascii=False)[1:-1]:  # JSON's escapes are YAML escapes too
+    for ch in quote_json(s)[1:-1]:  # JSON's escapes are YAML escapes too
         o = ord(ch)
         out.append(
             ch if (o < 0x80 and o != 0x7F) or _printable_char(o) else f"\\u{o:04x}" if o <= 0xFFFF else f"\\U{o:08x}"
@@ -63,7 +87,7 @@ def _double_quoted(s: str) -> str:
 def _plain_ok(s: str) -> bool:
     if not s or s != s.strip() or s[0] in _INDICATORS:
         return False
-    if _IMPLICIT.match(s):
+    if _implicit(s):
         return False
     if ": " in s or " #" in s or s.endswith(":") or "\t" in s:
         return False

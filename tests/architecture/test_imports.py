@@ -231,11 +231,16 @@ def test_local_runtime_list_does_not_import_the_cluster_client_or_rich() -> None
     assert not loaded & {"kubernetes", "jsonschema", "jinja2", "rich"}, loaded
 
 
+# The launcher ends a completion request with os._exit: the probe makes that a SystemExit.
+_COMPLETION = (
+    "import os, sys\nsys.argv = ['ktrain', 'ktrain job render --runtime ']\nfrom ktrain.launcher import run\n"
+    "def _exit(code):\n    raise SystemExit(code)\nos._exit = _exit\n"
+    "try:\n    run()\nexcept SystemExit:\n    pass"
+)
+
+
 def test_a_completion_request_imports_neither_typer_nor_pydantic() -> None:
-    code = (
-        "import sys\nsys.argv = ['ktrain', 'ktrain job render --runtime ']\nfrom ktrain.launcher import run\n"
-        "try:\n    run()\nexcept SystemExit:\n    pass"
-    )
+    code = _COMPLETION
     _modules_after(code, {"_KTRAIN_COMPLETE": "bash"})
     loaded = _modules_after(code, {"_KTRAIN_COMPLETE": "bash"})
     heavy = {
@@ -397,3 +402,80 @@ def test_an_auth_provider_user_is_served_by_the_kubernetes_client(tmp_path: Path
         loaded = _modules_after(code, env)
         assert srv.requests_for(verb="list", resource="jobsets")
     assert "kubernetes" in loaded
+
+
+# -- what a cold render and a TAB press may load, module by module (issue #17) ------------------
+#
+# Their start-up is mostly imports: these pin it. `re` counts too: pip's console-script wrapper
+# imports it, but other installers' wrappers (uv's) and `python -m ktrain` do not.
+
+
+def _loaded_modules(code: str, env: dict[str, str] | None = None) -> set[str]:
+    """Every module name in sys.modules after running `code` in a fresh interpreter."""
+    probe = code + "\nimport sys\nprint('MODULES', ' '.join(sorted(sys.modules)))\n"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env={**os.environ, **(env or {})}
+    )
+    line = next(line for line in out.stdout.splitlines() if line.startswith("MODULES "))
+    return set(line.split()[1:])
+
+
+# Standard-library modules neither path imports (each costs 1-5 ms of a cold start on a small VM).
+LEAN_FORBIDDEN = {
+    "typing",
+    "json",
+    "re",
+    "copy",
+    "decimal",
+    "base64",
+    "hashlib",
+    "dataclasses",
+    "inspect",
+    "pathlib",
+    "warnings",
+    "weakref",
+    "subprocess",
+}
+NO_CLUSTER = {"KUBECONFIG": os.devnull + "-none", "KTRAIN_NO_FASTPATH": ""}
+
+
+def test_a_cold_render_loads_no_module_it_does_not_use() -> None:
+    """A torch render: no typing, json, re..., no quantity arithmetic (no resources are set), no
+    plugin of another framework, no cluster or authoring code, no pydantic model."""
+    code = _console_script("job", "render", "--runtime", "torch-distributed", "--nodes", "4", "--", "torchrun", "x")
+    _loaded_modules(code, NO_CLUSTER)  # fills the parse cache and the bundled runtimes' index
+    loaded = _loaded_modules(code, NO_CLUSTER)
+    assert not loaded & LEAN_FORBIDDEN, loaded & LEAN_FORBIDDEN
+    unused = {
+        "ktrain.engine.quantity",
+        "ktrain.cluster.runtimes",
+        "ktrain.api.runtime",
+        "ktrain.api.trainjob",
+        *(f"ktrain.engine.plugins.{p}" for p in ("mpi", "flux", "jax", "xgboost", "volcano", "coscheduling")),
+    }
+    assert not loaded & unused, loaded & unused
+    assert not {m for m in loaded if m.startswith(("ktrain.authoring", "ktrain.convert", "ktrain.python_api"))}
+    assert {"ktrain.engine.plugins.torch", "ktrain.output.yamltext"} <= loaded  # it did render
+
+
+def test_a_completion_request_loads_only_the_completer_and_the_cache_reader() -> None:
+    """`--runtime <TAB>` once a render has indexed the bundled runtimes: exactly these ktrain modules."""
+    _loaded_modules(_console_script("job", "render", "--runtime", "torch-distributed"), NO_CLUSTER)
+    loaded = _loaded_modules(_COMPLETION, {**NO_CLUSTER, "_KTRAIN_COMPLETE": "bash"})
+    assert not loaded & (LEAN_FORBIDDEN | {"enum", "zipfile", "importlib.metadata"}), loaded & LEAN_FORBIDDEN
+    assert {m for m in loaded if m.startswith("ktrain")} == {
+        "ktrain",
+        "ktrain.launcher",
+        "ktrain.completion",
+        "ktrain.completion.complete",
+        "ktrain.completion.providers",
+        "ktrain.completion.request",
+        "ktrain.completion.tree",
+        "ktrain.completion.values",
+        "ktrain.inputs",
+        "ktrain.inputs.bundled",
+        "ktrain.inputs.parse_cache",
+        "ktrain.inputs.reading",
+        "ktrain.util",
+        "ktrain.util.jsondata",
+    }

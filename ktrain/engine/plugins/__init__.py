@@ -1,25 +1,51 @@
-"""The built-in plugins, in the one order every phase runs them."""
+"""The built-in plugins, in the one order every phase runs them.
+
+A plugin module is imported when a render selects it: a torch job loads neither the MPI, Flux
+nor gang-scheduling plugins (issue #17: every module is start-up time).
+"""
 
 from __future__ import annotations
 
 from ktrain.engine.plugins.base import Plugin
-from ktrain.engine.plugins.coscheduling import CoschedulingPlugin
-from ktrain.engine.plugins.flux import FluxPlugin
-from ktrain.engine.plugins.jax import JAXPlugin
 from ktrain.engine.plugins.jobset import JobSetPlugin
-from ktrain.engine.plugins.mpi import MPIPlugin
-from ktrain.engine.plugins.plainml import PlainMLPlugin
-from ktrain.engine.plugins.torch import TorchPlugin
-from ktrain.engine.plugins.volcano import VolcanoPlugin
-from ktrain.engine.plugins.xgboost import XGBoostPlugin
 
-# ML policies: exactly one is active per render (selected by its mlPolicy key, else PlainML).
-ML_PLUGINS: tuple[Plugin, ...] = (TorchPlugin(), MPIPlugin(), JAXPlugin(), XGBoostPlugin(), FluxPlugin())
-PLAINML = PlainMLPlugin()
-# Gang schedulers: each one whose podGroupPolicy key is set (both may be).
-GANG_PLUGINS: tuple[Plugin, ...] = (CoschedulingPlugin(), VolcanoPlugin())
+# ML policies: exactly one is active per render, the first of these whose mlPolicy key is set
+# (else PlainML). (policy key, module in this package, class); the class's `policy_key` is that key.
+ML_POLICIES = (
+    ("torch", "torch", "TorchPlugin"),
+    ("mpi", "mpi", "MPIPlugin"),
+    ("jax", "jax", "JAXPlugin"),
+    ("xgboost", "xgboost", "XGBoostPlugin"),
+    ("flux", "flux", "FluxPlugin"),
+)
+PLAIN_ML = ("plainml", "PlainMLPlugin")
+# Gang schedulers: each one whose podGroupPolicy key is set (both may be), in this order.
+GANG_POLICIES = (
+    ("coscheduling", "coscheduling", "CoschedulingPlugin"),
+    ("volcano", "volcano", "VolcanoPlugin"),
+)
 JOBSET = JobSetPlugin()
 
-BUILTIN_PLUGINS: tuple[Plugin, ...] = (JOBSET, PLAINML, *ML_PLUGINS, *GANG_PLUGINS)
+_LOADED: dict[str, Plugin] = {}
 
-__all__ = ["BUILTIN_PLUGINS", "GANG_PLUGINS", "JOBSET", "ML_PLUGINS", "PLAINML", "Plugin"]
+
+def plugin(module: str, name: str) -> Plugin:
+    """The one instance of the plugin class `name` of `ktrain.engine.plugins.<module>`."""
+    found = _LOADED.get(module)
+    if found is None:
+        loaded = __import__(f"{__name__}.{module}", fromlist=[name])
+        found = _LOADED[module] = getattr(loaded, name)()
+    return found
+
+
+def builtin_plugins() -> tuple[Plugin, ...]:
+    """Every built-in plugin (all of them imported)."""
+    return (
+        JOBSET,
+        plugin(*PLAIN_ML),
+        *(plugin(module, name) for _, module, name in ML_POLICIES),
+        *(plugin(module, name) for _, module, name in GANG_POLICIES),
+    )
+
+
+__all__ = ["GANG_POLICIES", "JOBSET", "ML_POLICIES", "PLAIN_ML", "Plugin", "builtin_plugins", "plugin"]

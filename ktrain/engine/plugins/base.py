@@ -6,8 +6,6 @@ in Python case, so a diff of Go and Python reads naturally.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from ktrain import constants as c
 from ktrain.engine.apply import (
     convert_env_vars,
@@ -17,10 +15,14 @@ from ktrain.engine.apply import (
     upsert_ports,
 )
 from ktrain.engine.info import RuntimeInfo
-from ktrain.engine.quantity import Quantity
 from ktrain.errors import FieldError
 
-Obj = dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
+    Obj = dict[str, Any]
+
 
 AUTO = "auto"  # torch's numProcPerNode: one process per GPU, as torchrun decides
 
@@ -99,6 +101,8 @@ def resources_for_detection(info: RuntimeInfo) -> Obj:
 def _first_gpu(values: Obj | None) -> int:
     for name, qty in (values or {}).items():
         if "gpu" in name.lower():
+            from ktrain.engine.quantity import Quantity  # decimal only where a quantity is read
+
             return Quantity.parse(qty).ceil_int()
     return 0
 
@@ -115,12 +119,15 @@ def cpu_count(resources: Obj) -> int:
     """CPU request if set and non-zero, else CPU limit; rounded up; at least 1."""
     value = 0
     request = (resources.get("requests") or {}).get("cpu")
+    limit = (resources.get("limits") or {}).get("cpu")
+    if request is None and limit is None:
+        return 1
+    from ktrain.engine.quantity import Quantity  # decimal only where a quantity is read
+
     if request is not None and not Quantity.parse(request).is_zero():
         value = Quantity.parse(request).ceil_int()
-    else:
-        limit = (resources.get("limits") or {}).get("cpu")
-        if limit is not None:
-            value = Quantity.parse(limit).ceil_int()
+    elif limit is not None:
+        value = Quantity.parse(limit).ceil_int()
     return max(1, value)
 
 

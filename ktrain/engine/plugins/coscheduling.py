@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ktrain import constants as c
 from ktrain.engine.info import RuntimeInfo
 from ktrain.engine.plugins.base import Plugin
 from ktrain.engine.plugins.gang import min_member, min_resources
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class CoschedulingPlugin(Plugin):

@@ -4,9 +4,6 @@
 
 from __future__ import annotations
 
-import base64
-from typing import Any
-
 from ktrain import constants as c
 from ktrain.engine.apply import upsert_volume_mounts, upsert_volumes
 from ktrain.engine.info import RuntimeInfo
@@ -15,7 +12,12 @@ from ktrain.engine.plugins.base import Plugin, gpu_count, resources_for_detectio
 from ktrain.engine.plugins.plainml import enforce_plain
 from ktrain.errors import FieldError, KtrainError
 
-Obj = dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Obj = dict[str, Any]
+
 
 INIT_CONTAINER = "flux-installer"
 ENTRYPOINT_SUFFIX = "-flux-entrypoint"
@@ -163,6 +165,8 @@ class FluxPlugin(Plugin):
             assets.rspec(tasks, gpus), f"{info.name}-{c.NODE}-0-0", assets.flux_flags(num_nodes, tasks, gpus)
         )
         cert = assets.curve_certificate(info.name, uid)
+        from base64 import b64encode  # Flux runtimes only
+
         return [
             {
                 "apiVersion": "v1",
@@ -174,6 +178,6 @@ class FluxPlugin(Plugin):
                 "apiVersion": "v1",
                 "kind": "Secret",
                 "metadata": info.object_meta(f"{info.name}{CURVE_SUFFIX}"),
-                "data": {"curve.cert": base64.b64encode(cert.encode()).decode()},
+                "data": {"curve.cert": b64encode(cert.encode()).decode()},
             },
         ]

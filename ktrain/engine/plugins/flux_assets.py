@@ -18,7 +18,10 @@ Everything here is a pure function of its arguments (stdlib `hashlib` only).
 
 from __future__ import annotations
 
-from typing import Final
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
 
 # Settings a TrainJob may override through env vars of the same name (ENGINE.md §6.6).
 FLUX_VIEW_IMAGE_DEFAULT: Final = "ghcr.io/converged-computing/flux-view-ubuntu:tag-jammy"

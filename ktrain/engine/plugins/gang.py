@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from ktrain.engine.info import RuntimeInfo
-from ktrain.engine.quantity import Quantity
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ktrain.engine.info import RuntimeInfo
+    from ktrain.engine.quantity import Quantity
 
 
 def min_member(info: RuntimeInfo) -> int:

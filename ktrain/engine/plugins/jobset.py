@@ -3,21 +3,22 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ktrain import constants as c
 from ktrain.engine.apply import convert_env_vars, env_var, upsert_env_vars
 from ktrain.engine.info import PodSet, RuntimeInfo
 from ktrain.engine.plugins.base import Plugin, trainer_env
-from ktrain.engine.quantity import Quantity
 from ktrain.engine.validation import (
-    DNS1123_SUBDOMAIN,
     DNS1123_SUBDOMAIN_MSG,
     dns1035_label_errors,
+    is_dns1123_subdomain,
 )
 from ktrain.errors import FieldError
 
-Obj = dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Obj = dict[str, Any]
 
 
 def _initializer(info: RuntimeInfo, ps: PodSet, container_name: str, source: Any) -> None:
@@ -61,6 +62,8 @@ def _canonical_resources(pod_spec: Obj) -> None:
             for section in ("limits", "requests"):
                 values = resources.get(section)
                 if isinstance(values, dict):
+                    from ktrain.engine.quantity import Quantity  # decimal only where a quantity is read
+
                     resources[section] = {k: Quantity.parse(v).canonical() for k, v in values.items()}
 
 
@@ -121,7 +124,7 @@ def jobset_admission_warnings(info: RuntimeInfo) -> list[str]:
     subdomain = (info.spec.get("network") or {}).get("subdomain")
     if isinstance(subdomain, str) and subdomain:
         # The subdomain is also the headless Service name: DNS-1123 subdomain and DNS-1035 label.
-        if not DNS1123_SUBDOMAIN.match(subdomain) or len(subdomain) > 253:
+        if not is_dns1123_subdomain(subdomain) or len(subdomain) > 253:
             errors.append(FieldError("spec.network.subdomain", DNS1123_SUBDOMAIN_MSG))
         errors += [FieldError("spec.network.subdomain", m) for m in dns1035_label_errors(subdomain)]
     for i, rjob in enumerate(info.spec.get("replicatedJobs") or []):

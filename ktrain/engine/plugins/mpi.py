@@ -7,9 +7,6 @@ encodes it. With `ctx.ssh_secret_name` an existing Secret is mounted and no key 
 
 from __future__ import annotations
 
-import base64
-from typing import TYPE_CHECKING, Any
-
 from ktrain import constants as c
 from ktrain.engine.apply import (
     env_var,
@@ -26,10 +23,15 @@ from ktrain.engine.plugins.base import (
 )
 from ktrain.errors import FieldError, KtrainError, ValidationFailedError
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from ktrain.api.runtime import MPIMLPolicySource
 
-Obj = dict[str, Any]
+    Obj = dict[str, Any]
+
 
 OPENMPI = "OpenMPI"
 INTEL_MPI = "Intel"
@@ -241,6 +243,8 @@ class MPIPlugin(Plugin):
             key = info.ctx.ssh_key
             if key is None:
                 raise KtrainError("an MPI runtime needs an SSH key pair (none was supplied to the engine)")
+            from base64 import b64encode  # only for a Secret made here
+
             objects.append(
                 {
                     "apiVersion": "v1",
@@ -249,8 +253,8 @@ class MPIPlugin(Plugin):
                     "type": SECRET_TYPE_SSH_AUTH,
                     "immutable": True,
                     "data": {
-                        SSH_PRIVATE_KEY: base64.b64encode(key.private_key_pem).decode(),
-                        SSH_PUBLIC_KEY: base64.b64encode(key.public_key_line).decode(),
+                        SSH_PRIVATE_KEY: b64encode(key.private_key_pem).decode(),
+                        SSH_PUBLIC_KEY: b64encode(key.public_key_line).decode(),
                     },
                 }
             )

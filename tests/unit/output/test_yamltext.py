@@ -101,3 +101,25 @@ def test_random_strings_round_trip_under_yaml_1_1() -> None:
 def test_scalars_keep_their_types() -> None:
     data = {"i": 4, "f": 0.5, "b": True, "n": None, "s": "4", "nested": {"l": [1, "1", False, "false"]}}
     assert yaml.safe_load(dump(data)) == data
+
+
+# `_implicit` answers the implicit-resolver pattern without compiling it for most strings: it must
+# answer exactly as the pattern does, for every string a plain scalar can be.
+_IMPLICIT_ALPHABET = "0123456789+-._:eExXoObBTtZ yYnNaAlLfFsSuUrRiI~<=\t" + "٣²"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_implicit_answers_as_the_full_pattern(seed: int) -> None:
+    import re
+
+    from ktrain.output import yamltext
+
+    pattern = re.compile(yamltext.IMPLICIT_PATTERN, re.VERBOSE)
+    rng = random.Random(seed)
+    samples = [*TRICKY, *(w for w in yamltext._WORDS), "08", "09", "0", "00", "0_7", "007", "1_000", "٣"]
+    for _ in range(20_000):
+        samples.append("".join(rng.choice(_IMPLICIT_ALPHABET) for _ in range(rng.randint(1, 8))))
+    for s in samples:
+        s = s.strip()
+        if s:
+            assert yamltext._implicit(s) == bool(pattern.match(s)), repr(s)
