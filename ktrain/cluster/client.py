@@ -8,15 +8,12 @@ transport (auth, TLS, proxies as `kube.connect` configured them), and every fail
 
 from __future__ import annotations
 
-import json
-import re
-from urllib.parse import quote
-
 from ktrain import constants as c
 from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
 from ktrain.cluster.names import check_name, check_namespace
-from ktrain.cluster.transport import StatusError
+from ktrain.cluster.transport import StatusError, TransportError, percent_encode
 from ktrain.errors import InternalError
+from ktrain.util.jsondata import loads
 from ktrain.util.structs import struct
 
 TYPE_CHECKING = False
@@ -40,11 +37,18 @@ ACCEPT_LOG = "application/json, */*"
 # Every request path is built here from a namespace and a name checked by `ktrain.cluster.names`
 # (the API server's own rules), each segment percent-encoded; `_send` refuses any other path.
 # A path `_send` accepts: segments of unreserved characters only, none of them `.` or `..`.
-_SAFE_PATH = re.compile(r"^(/(?!\.\.?(/|$))[A-Za-z0-9._~-]+)+$")
+_PATH_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~-")
+
+
+def _safe_path(path: str) -> bool:
+    r"""`^(/(?!\.\.?(/|$))[A-Za-z0-9._~-]+)+$`, as plain string checks (no `re` at start-up)."""
+    if not path.startswith("/"):
+        return False
+    return all(seg and seg not in (".", "..") and _PATH_CHARS.issuperset(seg) for seg in path[1:].split("/"))
 
 
 def _seg(text: str) -> str:
-    return quote(text, safe="")
+    return percent_encode(text)
 
 
 @struct(frozen=True)
@@ -138,7 +142,7 @@ def _send(
     Every request ktrain makes passes here: a path not built by `Resource.path` / `api_path`
     (a segment that is empty, `.`, `..` or holds anything but unreserved characters) is refused
     before anything is sent. Query keys and values are percent-encoded by the transport."""
-    if not _SAFE_PATH.match(path):
+    if not _safe_path(path):
         raise InternalError(f"refusing to send a request to an unchecked path {path!r}")
     return cluster.transport.request(method, path, query, headers, body, request_timeout)
 
@@ -165,8 +169,7 @@ def _request(
     if content_type:
         headers["Content-Type"] = content_type
     response = _checked(_send(cluster, method, path, query or [], headers, body, _request_timeout))
-    data = response.read()
-    return (json.loads(data) if data else None), int(response.status)
+    return read_json(response), int(response.status)
 
 
 def open_get(
@@ -191,8 +194,14 @@ def _query_value(value: Any) -> str:
 
 
 def read_json(response: Response) -> Any:
+    """The answer's JSON; a body that is not JSON (or nests beyond reason) is a TransportError."""
     data = response.read()
-    return json.loads(data) if data else None
+    if not data:
+        return None
+    try:
+        return loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise TransportError("garbled", type(exc).__name__, sent=True) from None
 
 
 def get(cluster: KubeCluster, resource: Resource, name: str, namespace: str | None = None) -> Obj | None:

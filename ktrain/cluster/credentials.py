@@ -167,7 +167,7 @@ class Credentials:
 def _impersonation_headers(user: dict[str, Any]) -> list[tuple[str, str]]:
     """client-go's impersonatingRoundTripper: one header per group and per extra value (the API
     server reads each header as one value; it does not split on commas)."""
-    from urllib.parse import quote
+    from ktrain.cluster.transport import percent_encode
 
     headers: list[tuple[str, str]] = []
     if user.get("as"):
@@ -176,7 +176,7 @@ def _impersonation_headers(user: dict[str, Any]) -> list[tuple[str, str]]:
         headers.append(("Impersonate-Uid", str(user["as-uid"])))
     headers += [("Impersonate-Group", str(g)) for g in user.get("as-groups") or []]
     for key, values in sorted((user.get("as-user-extra") or {}).items()):
-        headers += [(f"Impersonate-Extra-{quote(str(key), safe='')}", str(v)) for v in values or []]
+        headers += [(f"Impersonate-Extra-{percent_encode(str(key))}", str(v)) for v in values or []]
     return headers
 
 

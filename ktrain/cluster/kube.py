@@ -10,14 +10,12 @@ same whichever answered, and name the server and the context, never a token, a p
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
 from ktrain.cluster.connection import ConnectionOptions
 from ktrain.cluster.names import check_namespace
 from ktrain.cluster.transport import StatusError, TransportError
-from ktrain.errors import ApiError, ClusterUnreachableError, ConflictError, ExitCode, UsageError
+from ktrain.errors import ApiError, ClusterError, ClusterUnreachableError, ConflictError, ExitCode, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -102,6 +100,11 @@ class KubeCluster:
                 f"{where} did not answer within {self.request_timeout:g}s",
                 hint="check the network path to the cluster (VPN, proxy), or retry",
             )
+        if kind == "garbled":  # a 2xx whose body is not JSON: a proxy's page, or not an API server
+            return ClusterError(
+                f"{where} answered {what or 'the request'} with something that is not JSON ({detail})",
+                hint="is the server URL an API server's, not a proxy's or a dashboard's? `kubectl cluster-info`",
+            )
         if kind == "closed":
             # The request went out and the connection broke before an answer (reset, closed, or
             # the server died): whether it was carried out is unknown.
@@ -127,10 +130,13 @@ def api_error(exc: Any, what: str, where: str) -> ApiError:
     status = int(getattr(exc, "status", 0) or 0)
     body: dict[str, Any] = {}
     try:
-        parsed = json.loads(exc.body) if exc.body else {}
+        from ktrain.util.jsondata import loads
+
+        text = exc.body.decode("utf-8", "replace") if isinstance(exc.body, bytes) else exc.body
+        parsed = loads(text) if text else {}
         if isinstance(parsed, dict):
             body = parsed
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         pass
     reason = str(body.get("reason") or getattr(exc, "reason", "") or "")
     message = str(body.get("message") or getattr(exc, "reason", "") or f"HTTP {status}")
@@ -152,8 +158,8 @@ def api_error(exc: Any, what: str, where: str) -> ApiError:
         # The server's RBAC message names the resource and namespace ("jobsets.jobset.x-k8s.io
         # "x" is forbidden: User ... cannot patch ..."): then it is the whole message.
         text = message if " is forbidden" in message else f"{prefix}forbidden: {message}"
-        verb = re.search(r"cannot (\w+) resource", message)
-        reading = verb is not None and verb.group(1) in ("get", "list", "watch")
+        verb = message.partition("cannot ")[2].partition(" resource")[0]
+        reading = verb in ("get", "list", "watch")
         hint = (
             "ask a cluster admin for read access (RBAC), or look in another namespace (-n)"
             if reading

@@ -9,15 +9,12 @@ such as `../../api/v1/namespaces/x/configmaps/y#` therefore never reaches the wi
 
 from __future__ import annotations
 
-import json
-import re
-
 from ktrain.errors import UsageError
+from ktrain.util.dnsnames import is_dns1123_label, is_dns1123_subdomain
+from ktrain.util.jsondata import dumps
 
 _DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS1123_SUBDOMAIN = _DNS1123_LABEL + "(\\." + _DNS1123_LABEL + ")*"
-_LABEL_RE = re.compile(f"^{_DNS1123_LABEL}$")
-_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN}$")
 DNS1123_LABEL_MSG = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
     "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
@@ -35,17 +32,19 @@ class InvalidNameError(UsageError):
 
 
 def _name_problems(value: str, *, label: bool) -> list[str]:
-    limit, regex, message = (63, _LABEL_RE, DNS1123_LABEL_MSG) if label else (253, _SUBDOMAIN_RE, DNS1123_SUBDOMAIN_MSG)
+    limit, valid, message = (
+        (63, is_dns1123_label, DNS1123_LABEL_MSG) if label else (253, is_dns1123_subdomain, DNS1123_SUBDOMAIN_MSG)
+    )
     problems = []
     if len(value) > limit:
         problems.append(f"must be no more than {limit} characters")
-    if not regex.match(value):
+    if not valid(value):
         problems.append(message)
     return problems
 
 
 def _show(value: str) -> str:
-    return json.dumps(value)  # as the server's %q
+    return dumps(value)  # as the server's %q
 
 
 def check_namespace(namespace: str) -> str:

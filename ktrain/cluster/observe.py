@@ -13,11 +13,7 @@ module reads camelCase fields, and no client models are built.
 
 from __future__ import annotations
 
-import json
-import threading
 import time
-from collections.abc import Callable
-from typing import Any
 
 from ktrain import constants as c
 from ktrain.cluster import client as k
@@ -37,7 +33,16 @@ from ktrain.errors import (
 )
 from ktrain.util.structs import field, struct
 
-Obj = dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+    import threading
+    from collections.abc import Callable
+    from typing import Any
+
+    Emit = Callable[[status.PodSummary, str], None]
+    Notice = Callable[[str], None]
+
+Obj = dict[str, "Any"]
 
 JOBSET = k.JOBSET
 TRAINJOB = k.TRAINJOB
@@ -48,7 +53,7 @@ POLL_INTERVAL = 1.0
 
 
 def _loads(response: Any) -> Obj:
-    data = json.loads(response.read() or b"{}")
+    data = k.read_json(response)
     return data if isinstance(data, dict) else {}
 
 
@@ -505,10 +510,6 @@ class _LogLine:
             self.stamp, self.text = "", raw
 
 
-Emit = Callable[[status.PodSummary, str], None]
-Notice = Callable[[str], None]
-
-
 def _iter_lines(response: Any) -> Any:
     pending = b""
     for chunk in response.chunks(4096):
@@ -647,6 +648,8 @@ class _Follower:
     ) -> None:
         self.cluster, self.name, self.namespace = cluster, name, namespace
         self.selection, self.options, self.step, self.poll = selection, options, step, poll
+        import threading  # only `-f` needs threads
+
         self.lock = threading.Lock()
         self._emit, self._notice = emit, notice
         self.stop = threading.Event()
@@ -688,6 +691,8 @@ class _Follower:
                     pod_name = str((pod.get("metadata") or {}).get("name"))
                     if pod_name not in self.threads:
                         container = pick_container(pod, self.selection.container)
+                        import threading
+
                         thread = threading.Thread(
                             target=self._guard, args=(pod_name, container), daemon=True, name=f"ktrain-logs-{pod_name}"
                         )

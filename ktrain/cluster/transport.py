@@ -90,10 +90,17 @@ class TransportError(Exception):
         self.sent = sent
 
 
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def percent_encode(text: str) -> str:
+    """Every byte of `text`'s UTF-8 but RFC 3986's unreserved characters as %XX
+    (`urllib.parse.quote(text, safe="")`, without importing urllib.parse and ipaddress)."""
+    return "".join(chr(b) if b in _UNRESERVED else f"%{b:02X}" for b in text.encode("utf-8", "surrogatepass"))
+
+
 def encode_query(query: list[tuple[str, str]]) -> str:
     """`?a=1&b=x%2Cy`, every key and value percent-encoded; "" without parameters."""
     if not query:
         return ""
-    from urllib.parse import quote
-
-    return "?" + "&".join(f"{quote(str(k), safe='')}={quote(str(v), safe='')}" for k, v in query)
+    return "?" + "&".join(f"{percent_encode(str(k))}={percent_encode(str(v))}" for k, v in query)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ktrain import constants as c
 from ktrain.api.base import openapi_type
 from ktrain.errors import FieldError
+from ktrain.util.dnsnames import is_dns1035_label, is_dns1123_label, is_dns1123_subdomain
 from ktrain.util.jsondata import dumps, quote
 
 TYPE_CHECKING = False
@@ -23,29 +24,6 @@ if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the en
     from ktrain.api.trainjob import TrainJob
 
     Obj = dict[str, Any]
-
-
-# The name formats of k8s.io/apimachinery/pkg/util/validation, checked as Go's regexp reads their
-# patterns (`$` is the end of the text: a trailing newline is not part of a name) and without
-# compiling a regular expression on the render path.
-_LOWER_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-_LABEL_CHARS = _LOWER_ALNUM | {"-"}
-
-
-def is_dns1123_label(value: str) -> bool:
-    """`[a-z0-9]([-a-z0-9]*[a-z0-9])?`, the whole of `value`."""
-    return bool(value) and value[0] in _LOWER_ALNUM and value[-1] in _LOWER_ALNUM and _LABEL_CHARS.issuperset(value)
-
-
-def is_dns1035_label(value: str) -> bool:
-    """`[a-z]([-a-z0-9]*[a-z0-9])?`, the whole of `value`."""
-    return is_dns1123_label(value) and "a" <= value[0] <= "z"
-
-
-def is_dns1123_subdomain(value: str) -> bool:
-    """`[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`, the whole of `value`:
-    DNS-1123 labels joined by dots."""
-    return all(map(is_dns1123_label, value.split(".")))
 
 
 def _matches(pattern: str, value: str) -> bool:

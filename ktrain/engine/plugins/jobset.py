@@ -7,12 +7,9 @@ from ktrain import constants as c
 from ktrain.engine.apply import convert_env_vars, env_var, upsert_env_vars
 from ktrain.engine.info import PodSet, RuntimeInfo
 from ktrain.engine.plugins.base import Plugin, trainer_env
-from ktrain.engine.validation import (
-    DNS1123_SUBDOMAIN_MSG,
-    dns1035_label_errors,
-    is_dns1123_subdomain,
-)
+from ktrain.engine.validation import DNS1123_SUBDOMAIN_MSG, dns1035_label_errors
 from ktrain.errors import FieldError
+from ktrain.util.dnsnames import is_dns1123_subdomain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
