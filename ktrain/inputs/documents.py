@@ -97,6 +97,12 @@ def _allowed_alias_ratio(count: int) -> float:
 
 _BOUNDED: Any = None
 
+# Lines are bounded too: the YAML scanner reads a plain scalar one character per call, and a
+# 1 MB line took 0.7 s, or 26 s where CPython 3.11 meets its frame-stack chunk boundary in that
+# loop (`python -m ktrain`). No job, runtime or values file has a line near this long (the API
+# server takes 3 MiB per object; a base64 CA bundle is a few KiB).
+MAX_LINE_CHARS = 64 * 1024
+
 
 # What a YAML constructor raises for a value it cannot make (`!!int abc`, `2024-13-45`, an
 # integer of 5,000 digits, `!!bool maybe`): an error at the value's position.
@@ -326,6 +332,17 @@ def load_documents(text: str, file: str) -> list[Document]:
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     lines = text.splitlines()
+    if len(text) > MAX_LINE_CHARS:  # (a shorter text has no longer line)
+        by_newline = text.split("\n")  # numbered as editors and the YAML parser number them
+        longest = max(range(len(by_newline)), key=lambda i: len(by_newline[i]))
+        if len(by_newline[longest]) > MAX_LINE_CHARS:
+            raise InputError(
+                f"line {longest + 1} is {len(by_newline[longest]):,} characters long; ktrain reads YAML lines "
+                f"of up to {MAX_LINE_CHARS:,}",
+                file=file,
+                line=longest + 1,
+                hint="a job, runtime or values file has short lines: check that this is the file you meant",
+            )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
