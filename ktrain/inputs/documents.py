@@ -99,9 +99,10 @@ _BOUNDED: Any = None
 
 # Lines are bounded too: the YAML scanner reads a plain scalar one character per call, and a
 # 1 MB line took 0.7 s, or 26 s where CPython 3.11 meets its frame-stack chunk boundary in that
-# loop (`python -m ktrain`). No job, runtime or values file has a line near this long (the API
-# server takes 3 MiB per object; a base64 CA bundle is a few KiB).
-MAX_LINE_CHARS = 64 * 1024
+# loop (`python -m ktrain`). No job, runtime or values file has a line near this long (etcd keeps
+# at most 1.5 MiB per object; a base64 CA bundle is a few KiB), while long values still get
+# their own clear errors (length limits, cut echoes) below it.
+MAX_LINE_CHARS = 512 * 1024
 
 
 # What a YAML constructor raises for a value it cannot make (`!!int abc`, `2024-13-45`, an

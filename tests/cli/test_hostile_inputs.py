@@ -345,7 +345,7 @@ def test_set_integer_longer_than_64_bits_is_an_error(cli) -> None:
     _no_traceback(r.stderr)
 
 
-def test_a_line_longer_than_64_kib_is_refused_at_its_line_before_parsing(tmp_path: Path) -> None:
+def test_a_line_longer_than_512_kib_is_refused_at_its_line_before_parsing(tmp_path: Path) -> None:
     """The YAML scanner reads a plain scalar a character per call: a 1 MB line took 26 s under
     `python -m ktrain` on CPython 3.11. Such a line is an error at its line number instead."""
     from ktrain.inputs.documents import MAX_LINE_CHARS
