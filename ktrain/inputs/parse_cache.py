@@ -193,15 +193,23 @@ def read_runtime_file(path: str, positions: bool = True) -> tuple[str, list[dict
     return text, None
 
 
-def store_runtime_file(path: str, text: str, documents: list[dict[str, Any]]) -> None:
-    """Remember the parsed documents of `path` (as read: `text`)."""
+def _as_read(path: str, text: str) -> tuple[os.stat_result, bytes] | None:
+    """(the file's stat, `text` as bytes) while `path` is still the size it was when read as
+    `text`; None when it is gone or has changed since."""
     try:
         stat = os.stat(path)
     except OSError:
-        return
+        return None
     raw = text.encode("utf-8")
-    if stat.st_size != len(raw):
-        return  # changed since we read it
+    return (stat, raw) if stat.st_size == len(raw) else None
+
+
+def store_runtime_file(path: str, text: str, documents: list[dict[str, Any]]) -> None:
+    """Remember the parsed documents of `path` (as read: `text`)."""
+    found = _as_read(path, text)
+    if found is None:
+        return
+    stat, raw = found
     write_json(
         entry_path("runtimes", os.path.abspath(path)),
         {
@@ -285,13 +293,10 @@ def store_runtime_index(directory: str, files: list[tuple[str, str, list[tuple[s
     framework label) of each runtime) for every file, all of them read without error."""
     recorded = []
     for path, text, runtimes in files:
-        try:
-            stat = os.stat(path)
-        except OSError:
+        found = _as_read(path, text)
+        if found is None:
             return
-        raw = text.encode("utf-8")
-        if stat.st_size != len(raw):
-            return  # changed since it was read
+        stat, raw = found
         recorded.append([os.path.basename(path), stat.st_size, stat.st_mtime_ns, checksum(raw), runtimes])
     value = {"version": _version(), "directory": os.path.abspath(directory), "files": recorded}
     write_json(_index_path(directory), value, verified=True)
