@@ -671,6 +671,7 @@ class _Follower:
 
     def run(self) -> None:
         announced_empty = False
+        unsettled_looks = 0
         try:
             while not self.errors:
                 try:
@@ -682,7 +683,13 @@ class _Follower:
                 summary = status.summarize(trainjob, jobset, pods)
                 if jobset is not None:  # a TrainJob's JobSet may appear later: it decides the step
                     self.step = default_step(jobset, self.selection)
-                chosen = select_pods(pods, self.selection, self.step)
+                # Pods listed after a read that found no JobSet may belong to one created in between:
+                # until it is seen the trainer step (launcher or node) is not known, so look once more.
+                selection = self.selection
+                step_known = jobset is not None or bool(selection.step) or selection.rank is not None
+                settled = step_known or selection.all_pods or not pods or unsettled_looks > 0
+                unsettled_looks += 0 if settled else 1
+                chosen = select_pods(pods, self.selection, self.step) if settled else []
                 self._publish(pods, final=summary.terminal)
                 if not chosen and not self.threads and not announced_empty and not summary.terminal:
                     self.notice(f"waiting for the pods of job {self.name} (state {summary.state})")
@@ -698,7 +705,7 @@ class _Follower:
                         )
                         self.threads[pod_name] = thread
                         thread.start()
-                if summary.terminal:
+                if summary.terminal and settled:
                     self._drain()
                     if not chosen:
                         self.notice(f"job {self.name} is {summary.state}")

@@ -751,6 +751,36 @@ def test_logs_container_flag_and_default_container(srv, kc, cli) -> None:
     assert "has no container 'nope' (containers: sidecar, node)" in bad.stderr
 
 
+def test_pods_listed_after_a_read_that_missed_their_jobset_wait_for_it(srv, kc, cli, monkeypatch) -> None:
+    """The race behind a flaky run: the follower reads the TrainJob (no JobSet yet), the controller
+    creates the JobSet and its pods, then the follower lists pods. It must not pick the `node`
+    step for an MPI job whose JobSet it has not seen: the next look decides (the launcher)."""
+    srv.put_object(
+        {
+            "apiVersion": c.TRAINER_API_VERSION,
+            "kind": "TrainJob",
+            "metadata": {"name": "mpi", "namespace": "default"},
+            "spec": {"runtimeRef": {"name": "deepspeed-distributed"}, "trainer": {"numNodes": 2}},
+        }
+    )
+    js = seed(srv, "mpi", runtime="deepspeed-distributed", nodes=2)
+    for rjob, text in (("node", "sshd listening\n"), ("launcher", "mpirun: rank 0 and 1 done\n")):
+        srv.append_log(pod(srv, js, rjob=rjob, phase="Succeeded")["metadata"]["name"], text)
+    real_find_job = observe.find_job
+    looks = []
+
+    def first_look_misses_the_jobset(*args: Any, **kwargs: Any) -> Any:
+        trainjob, jobset = real_find_job(*args, **kwargs)
+        looks.append(jobset is not None)
+        return (trainjob, None) if len(looks) <= 2 else (trainjob, jobset)  # the command's look, the first poll
+
+    monkeypatch.setattr(observe, "find_job", first_look_misses_the_jobset)
+    srv.set_status("trainjobs", "mpi", {"conditions": [{"type": "Complete", "status": "True", "reason": "Done"}]})
+    r = cli("job", "logs", "mpi", "--kubeconfig", kc, "-f")
+    assert (r.exit_code, r.stdout) == (0, "mpirun: rank 0 and 1 done\n"), r.stderr
+    assert len(looks) >= 3
+
+
 def test_follow_of_a_trainjob_picks_the_launcher_once_its_jobset_appears(srv, kc, cli) -> None:
     srv.put_object(
         {
