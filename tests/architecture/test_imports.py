@@ -64,14 +64,19 @@ def test_validate_init_and_explain_stay_off_the_cluster_client() -> None:
         assert "CODE 0" in out and "kubernetes" not in out.split("LOADED", 1)[1], (argv, out)
 
 
-def _modules_after(code: str, env: dict[str, str] | None = None) -> set[str]:
-    """Top-level package names in sys.modules after running `code` in a fresh interpreter."""
-    probe = code + "\nimport sys\nprint('MODULES', ' '.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
+def _loaded_modules(code: str, env: dict[str, str] | None = None) -> set[str]:
+    """Every module name in sys.modules after running `code` in a fresh interpreter."""
+    probe = code + "\nimport sys\nprint('MODULES', ' '.join(sorted(sys.modules)))\n"
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env={**os.environ, **(env or {})}
     )
     line = next(line for line in out.stdout.splitlines() if line.startswith("MODULES "))
     return set(line.split()[1:])
+
+
+def _modules_after(code: str, env: dict[str, str] | None = None) -> set[str]:
+    """Top-level package names in sys.modules after running `code` in a fresh interpreter."""
+    return {name.split(".")[0] for name in _loaded_modules(code, env)}
 
 
 RENDER = (
@@ -408,16 +413,6 @@ def test_an_auth_provider_user_is_served_by_the_kubernetes_client(tmp_path: Path
 #
 # Their start-up is mostly imports: these pin it. `re` counts too: pip's console-script wrapper
 # imports it, but other installers' wrappers (uv's) and `python -m ktrain` do not.
-
-
-def _loaded_modules(code: str, env: dict[str, str] | None = None) -> set[str]:
-    """Every module name in sys.modules after running `code` in a fresh interpreter."""
-    probe = code + "\nimport sys\nprint('MODULES', ' '.join(sorted(sys.modules)))\n"
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env={**os.environ, **(env or {})}
-    )
-    line = next(line for line in out.stdout.splitlines() if line.startswith("MODULES "))
-    return set(line.split()[1:])
 
 
 # Standard-library modules neither path imports (each costs 1-5 ms of a cold start on a small VM).
