@@ -140,9 +140,6 @@ class Credentials:
             cert = credential.cert
         return headers, cert
 
-    def headers(self) -> list[tuple[str, str]]:
-        return self.for_request()[0]
-
     def _current_token(self) -> str | None:
         if self._token_file:
             now = time.monotonic()

@@ -326,12 +326,6 @@ class HttpTransport:
                 return
         conn.close()
 
-    def close(self) -> None:
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.close()
-
     # -- requests -------------------------------------------------------------------------------
 
     def request(

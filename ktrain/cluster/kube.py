@@ -67,11 +67,6 @@ class KubeCluster:
         self.server = server
         self.request_timeout = request_timeout
 
-    @property
-    def api_client(self) -> Any:
-        """The `kubernetes` ApiClient, when that transport was chosen (tests, the Python API)."""
-        return getattr(self.transport, "api_client", None)
-
     def call(self, fn: Callable[..., T], *args: Any, what: str = "", stream: bool = False, **kwargs: Any) -> T:
         """Call a request function; failures come back as KtrainErrors. `what` names the object
         for messages (e.g. "JobSet default/my-job"). Streaming calls get no read timeout."""
@@ -188,8 +183,17 @@ def _warn_insecure(context: str | None, server: str) -> None:
         )
 
 
-def transport_choice(user: dict[str, Any] | None, cluster: dict[str, Any] | None) -> str:
-    """ "stdlib" or "kubernetes": $KTRAIN_KUBE_CLIENT, else what the kubeconfig needs."""
+def proxy_of(cluster: dict[str, Any]) -> str | None:
+    """The proxy requests go through: the cluster's `proxy-url`, else the environment's."""
+    if cluster.get("proxy-url"):
+        return str(cluster["proxy-url"])
+    from ktrain.cluster.http_transport import env_proxy
+
+    return env_proxy(str(cluster.get("server") or ""))
+
+
+def transport_choice(user: dict[str, Any] | None, proxy: str | None) -> str:
+    """ "stdlib" or "kubernetes": $KTRAIN_KUBE_CLIENT, else what the user and proxy need."""
     forced = os.environ.get(TRANSPORT_ENV, "").strip().lower()
     if forced in ("stdlib", "kubernetes"):
         return forced
@@ -197,26 +201,17 @@ def transport_choice(user: dict[str, Any] | None, cluster: dict[str, Any] | None
         raise UsageError(f"{TRANSPORT_ENV} must be `stdlib` or `kubernetes`, not {forced!r}")
     if user and user.get("auth-provider"):
         return "kubernetes"  # gcp / azure / oidc plugins: only the client implements them
-    proxy = str((cluster or {}).get("proxy-url") or "")
     if proxy and not proxy.startswith("http://"):
         return "kubernetes"  # https:// (TLS to the proxy) and socks5:// proxies
-    if not proxy and cluster is not None:
-        from ktrain.cluster.http_transport import env_proxy
-
-        from_env = env_proxy(str(cluster.get("server") or ""))
-        if from_env and not from_env.startswith("http://"):
-            return "kubernetes"
     return "stdlib"
 
 
-def _stdlib(cluster: dict[str, Any], user: dict[str, Any]) -> Transport:
+def _stdlib(cluster: dict[str, Any], user: dict[str, Any], proxy: str | None) -> Transport:
     from ktrain.cluster.credentials import Credentials
-    from ktrain.cluster.http_transport import Endpoint, HttpTransport, env_proxy
+    from ktrain.cluster.http_transport import Endpoint, HttpTransport
 
-    server = str(cluster["server"])
-    proxy = cluster.get("proxy-url") or env_proxy(server)
     return HttpTransport(
-        Endpoint(server, str(proxy) if proxy else None),
+        Endpoint(str(cluster["server"]), proxy),
         Credentials(user, cluster=cluster),
         cluster,
         tls_server_name=cluster.get("tls-server-name") or None,
@@ -278,7 +273,8 @@ def connect(options: ConnectionOptions) -> KubeCluster:
     insecure = bool(cluster.get("insecure-skip-tls-verify"))
     server = str(cluster["server"])
     transport: Transport
-    if transport_choice(user, cluster) == "kubernetes":
+    proxy = proxy_of(cluster)
+    if transport_choice(user, proxy) == "kubernetes":
         from ktrain.cluster import kubernetes_transport
 
         if selected is None:
@@ -290,7 +286,7 @@ def connect(options: ConnectionOptions) -> KubeCluster:
                 existing, selected.context, credentials=bool(user)
             )
     else:
-        transport = _stdlib(cluster, user)
+        transport = _stdlib(cluster, user, proxy)
     if insecure:
         _warn_insecure(context_name, server)
     return KubeCluster(

@@ -31,14 +31,13 @@ if TYPE_CHECKING:
 class Selected:
     """The parts of a merged kubeconfig one connection uses."""
 
-    __slots__ = ("cluster", "context", "files", "namespace", "user")
+    __slots__ = ("cluster", "context", "namespace", "user")
 
-    def __init__(self, context: str, cluster: Entry, user: Entry, namespace: str | None, files: list[str]) -> None:
+    def __init__(self, context: str, cluster: Entry, user: Entry, namespace: str | None) -> None:
         self.context = context
         self.cluster = cluster  # `cluster:` body, paths resolved
         self.user = user  # `user:` body, paths resolved ({} when the context names none)
         self.namespace = namespace
-        self.files = files
 
 
 def _parse(path: str) -> Any:
@@ -227,7 +226,6 @@ class Merged:
     """Named clusters, users and contexts of several files, merged the way kubectl merges them."""
 
     def __init__(self, files: list[str]) -> None:
-        self.files = files
         self.clusters: dict[str, Entry] = {}
         self.users: dict[str, Entry] = {}
         self.contexts: dict[str, Entry] = {}
@@ -297,6 +295,4 @@ class Merged:
                 )
             user = self.users[user_name]
         namespace = entry.get("namespace")
-        return Selected(
-            name, cluster, user, namespace if isinstance(namespace, str) and namespace else None, self.files
-        )
+        return Selected(name, cluster, user, namespace if isinstance(namespace, str) and namespace else None)

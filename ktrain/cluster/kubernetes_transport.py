@@ -104,10 +104,6 @@ class KubernetesTransport:
             raise transport_error(exc) from None
         return _Response(answer.response)
 
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self.api_client.close()
-
 
 def transport_error(exc: BaseException) -> BaseException:
     """urllib3's failures in `TransportError` kinds (see ktrain.cluster.transport)."""

@@ -55,8 +55,6 @@ if TYPE_CHECKING:  # typing costs the cluster commands a few ms to import
         ) -> Response:
             """Send one request; any status comes back as a Response (StatusError is the caller's)."""
 
-        def close(self) -> None: ...
-
 
 # A JSON answer larger than this is refused rather than read into memory: the largest list
 # ktrain asks for (all pods of all jobs in a namespace) is a few MiB; etcd caps an object at 1.5 MiB.

@@ -26,7 +26,7 @@ from ktrain.cluster import client as k
 from ktrain.cluster import credentials as creds
 from ktrain.cluster.connection import ConnectionOptions
 from ktrain.cluster.http_transport import _bypassed, env_proxy
-from ktrain.cluster.kube import NotSentError, connect, transport_choice
+from ktrain.cluster.kube import NotSentError, connect, proxy_of, transport_choice
 from ktrain.cluster.kubeconfig import Merged
 from ktrain.errors import ApiError, ClusterError, UsageError
 
@@ -478,19 +478,19 @@ def test_environment_proxies_follow_go_rules(monkeypatch) -> None:
 
 def test_the_kubernetes_client_answers_what_only_it_can() -> None:
     server = {"server": "https://api.example.com"}
-    assert transport_choice({"token": "x"}, server) == "stdlib"
-    assert transport_choice({"auth-provider": {"name": "oidc"}}, server) == "kubernetes"
-    assert transport_choice({}, {**server, "proxy-url": "socks5://127.0.0.1:1080"}) == "kubernetes"
-    assert transport_choice({}, {**server, "proxy-url": "https://proxy:443"}) == "kubernetes"
-    assert transport_choice({}, {**server, "proxy-url": "http://proxy:3128"}) == "stdlib"
+    assert transport_choice({"token": "x"}, proxy_of(server)) == "stdlib"
+    assert transport_choice({"auth-provider": {"name": "oidc"}}, proxy_of(server)) == "kubernetes"
+    assert transport_choice({}, proxy_of({**server, "proxy-url": "socks5://127.0.0.1:1080"})) == "kubernetes"
+    assert transport_choice({}, proxy_of({**server, "proxy-url": "https://proxy:443"})) == "kubernetes"
+    assert transport_choice({}, proxy_of({**server, "proxy-url": "http://proxy:3128"})) == "stdlib"
 
 
 def test_the_transport_can_be_forced_and_a_wrong_value_is_an_error(monkeypatch) -> None:
     monkeypatch.setenv("KTRAIN_KUBE_CLIENT", "kubernetes")
-    assert transport_choice({}, {"server": "https://x"}) == "kubernetes"
+    assert transport_choice({}, None) == "kubernetes"
     monkeypatch.setenv("KTRAIN_KUBE_CLIENT", "curl")
     with pytest.raises(UsageError, match="must be `stdlib` or `kubernetes`"):
-        transport_choice({}, {"server": "https://x"})
+        transport_choice({}, None)
 
 
 # --- kubeconfig merging (clientcmd's rules) ----------------------------------------------------
@@ -552,7 +552,7 @@ def test_a_broken_kubeconfig_names_the_line_and_quotes_no_value(tmp_path: Path) 
 def test_impersonation_sends_one_header_per_group() -> None:
     headers = creds.Credentials(
         {"token": "t", "as": "jane", "as-groups": ["dev", "ops"], "as-user-extra": {"scopes": ["a", "b"]}}
-    ).headers()
+    ).for_request()[0]
     assert headers == [
         ("Impersonate-User", "jane"),
         ("Impersonate-Group", "dev"),
