@@ -49,16 +49,18 @@ def _parse(path: str) -> Any:
         return data
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)  # a safe loader
     try:
-        node = yaml.compose(text, Loader=loader)  # noqa: S506 - a safe loader
-        data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+        node = loader.get_single_node()  # parsed once: the node graph gives the cache its places
+        data = None if node is None else loader.construct_document(node)
+        _remember(path, text, node, data, loader.construct_object)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else path
         problem = getattr(exc, "problem", None) or type(exc).__name__
         raise UsageError(f"cannot read kubeconfig {where}: {problem}") from None
-    _remember(path, text, node, data)
+    finally:
+        loader.dispose()
     return data
 
 
@@ -96,11 +98,11 @@ def _entry_path(path: str) -> str:
     return parse_cache.entry_path("kubeconfig-shape", path)
 
 
-def _remember(path: str, text: str, node: Any, data: Any) -> None:
+def _remember(path: str, text: str, node: Any, data: Any, construct: Any) -> None:
     from ktrain.inputs import parse_cache
 
     try:
-        skeleton = _skeleton(node, text)
+        skeleton = _skeleton(node, text, construct)
         if skeleton is _NOT_CACHED or _rebuild(skeleton, text) != data:
             return
     except RecursionError:
@@ -117,8 +119,9 @@ def _remember(path: str, text: str, node: Any, data: Any) -> None:
 _NOT_CACHED = object()
 
 
-def _skeleton(node: Any, text: str) -> Any:
-    """["m", [[key, value], ...]], ["l", [...]], ["v", true|false|null|int] or ["p"|"s"|"d", start, end]."""
+def _skeleton(node: Any, text: str, construct: Any) -> Any:
+    """["m", [[key, value], ...]], ["l", [...]], ["v", true|false|null|int] or ["p"|"s"|"d", start, end].
+    `construct`: the parsing loader's `construct_object`, for the scalars kept as values."""
     if node is None:
         return ["v", None]
     tag = str(node.tag)
@@ -130,7 +133,7 @@ def _skeleton(node: Any, text: str) -> Any:
         for key, value in node.value:
             if str(key.tag) == "tag:yaml.org,2002:merge":
                 return _NOT_CACHED
-            k, v = _skeleton(key, text), _skeleton(value, text)
+            k, v = _skeleton(key, text, construct), _skeleton(value, text, construct)
             if k is _NOT_CACHED or v is _NOT_CACHED or k[0] in ("m", "l"):
                 return _NOT_CACHED
             pairs.append([k, v])
@@ -138,7 +141,7 @@ def _skeleton(node: Any, text: str) -> Any:
     if kind == "SequenceNode":
         if tag != "tag:yaml.org,2002:seq":
             return _NOT_CACHED
-        items = [_skeleton(item, text) for item in node.value]
+        items = [_skeleton(item, text, construct) for item in node.value]
         return _NOT_CACHED if any(i is _NOT_CACHED for i in items) else ["l", items]
     if tag == "tag:yaml.org,2002:str":
         style = _STYLES.get(node.style)
@@ -147,21 +150,8 @@ def _skeleton(node: Any, text: str) -> Any:
             return _NOT_CACHED
         return [style, start, end]
     if tag in ("tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int"):
-        constructed = _construct(node)
-        return ["v", constructed] if constructed is not _NOT_CACHED else _NOT_CACHED
-    return _NOT_CACHED
-
-
-def _construct(node: Any) -> Any:
-    import yaml
-
-    loader = yaml.SafeLoader("")
-    try:
-        value = loader.construct_object(node, deep=True)
-    finally:
-        loader.dispose()
-    if value is None or isinstance(value, (bool, int)):
-        return value
+        value = construct(node, deep=True)
+        return ["v", value] if value is None or isinstance(value, (bool, int)) else _NOT_CACHED
     return _NOT_CACHED
 
 
