@@ -309,7 +309,7 @@ def cold_figures(args: argparse.Namespace, env: dict[str, str], workdir: Path) -
 
 
 def _torch_request(nodes: int) -> Any:
-    from ktrain.service import JobOverrides, RenderRequest
+    from ktrain.service.requests import JobOverrides, RenderRequest
 
     return RenderRequest(
         overrides=JobOverrides(runtime="torch-distributed", nodes=nodes, command=["torchrun", "train.py"])
@@ -317,7 +317,7 @@ def _torch_request(nodes: int) -> Any:
 
 
 def _deepspeed_request(nodes: int) -> Any:
-    from ktrain.service import JobOverrides, RenderRequest
+    from ktrain.service.requests import JobOverrides, RenderRequest
 
     return RenderRequest(
         overrides=JobOverrides(runtime="deepspeed-distributed", nodes=nodes, command=["mpirun", "train.py"]),
@@ -329,7 +329,7 @@ def renders_per_second(seconds: float) -> dict[str, Any]:
     """Python API: build + validate the TrainJob, render, and write YAML text, in one process."""
     from ktrain.inputs.registry import RuntimeRegistry
     from ktrain.output.yamltext import dump_all
-    from ktrain.service import render_request
+    from ktrain.service.render import render_request
 
     registry = RuntimeRegistry()
     out = {}
@@ -463,7 +463,8 @@ def seed_job(server: Any, name: str, namespace: str, *, trainjob: bool, log_line
     """
     from ktrain import constants as c
     from ktrain.inputs.registry import RuntimeRegistry
-    from ktrain.service import JobOverrides, RenderRequest, render_request
+    from ktrain.service.render import render_request
+    from ktrain.service.requests import JobOverrides, RenderRequest
 
     command = ["torchrun", "train.py", "--epochs", "3"]
     overrides = JobOverrides(runtime="torch-distributed", name=name, nodes=1, namespace=namespace, command=command)

@@ -82,7 +82,7 @@ def _request(
     allow_extensions: bool = False,
     ssh_secret: str | None = None,
 ) -> Any:
-    from ktrain.service import JobOverrides, RenderRequest
+    from ktrain.service.requests import JobOverrides, RenderRequest
 
     resources = _resources(resources_per_node)
     file, text = _job_source(job)
@@ -126,7 +126,7 @@ def render(
     """The objects `ktrain job render` prints, as plain dicts: from a TrainJob (a dict, YAML text
     or a path) and/or the same overrides the flags take (`runtime=`, `num_nodes=`, `image=`,
     `command=`, `env=`, `resources_per_node=`, `code=`, `packages_to_install=`, ...)."""
-    from ktrain.service import render_request
+    from ktrain.service.render import render_request
 
     return list(render_request(_request(job, **overrides), _registry(runtime_files)).result.objects)
 
@@ -138,7 +138,7 @@ def validate(
     **overrides: Any,
 ) -> list[str]:
     """What `ktrain job validate` checks; returns its warnings, raises ValidationFailedError."""
-    from ktrain.service import validate_request
+    from ktrain.service.validate import validate_request
 
     return list(validate_request(_request(job, **overrides), _registry(runtime_files)).warnings)
 
@@ -271,7 +271,7 @@ class Client:
         """`ktrain job create` (target JobSet): render with the cluster's runtimes, then apply with
         rollback (ktrain.cluster.submission.create_job)."""
         from ktrain.cluster.submission import create_job, record_runtime
-        from ktrain.service import render_resolving, require_admissible
+        from ktrain.service.render import render_resolving, require_admissible
 
         cluster = self._connect()
         request.default_namespace = cluster.namespace

@@ -18,7 +18,8 @@ import yaml
 
 from ktrain.inputs.code_bundle import MOUNT_PATH
 from ktrain.inputs.registry import RuntimeRegistry
-from ktrain.service import JobOverrides, RenderRequest, render_request
+from ktrain.service.render import render_request
+from ktrain.service.requests import JobOverrides, RenderRequest
 
 TRAIN = """\
 import os, sys

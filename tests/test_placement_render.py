@@ -16,7 +16,9 @@ from ktrain.authoring.placement import parse_toleration
 from ktrain.authoring.scheduling import refuse_for_trainjob
 from ktrain.errors import UsageError
 from ktrain.inputs.registry import RuntimeRegistry
-from ktrain.service import JobOverrides, RenderRequest, job_document, render_request
+from ktrain.service.job import job_document
+from ktrain.service.render import render_request
+from ktrain.service.requests import JobOverrides, RenderRequest
 
 
 def _render(allow_extensions: bool = False, **overrides: Any) -> list[dict[str, Any]]:

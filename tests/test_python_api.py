@@ -14,7 +14,8 @@ import ktrain
 from ktrain.errors import KtrainError, UsageError, ValidationFailedError
 from ktrain.inputs.registry import RuntimeRegistry
 from ktrain.python_api import function_source, train_request
-from ktrain.service import JobOverrides, RenderRequest, render_request
+from ktrain.service.render import render_request
+from ktrain.service.requests import JobOverrides, RenderRequest
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,8 @@ from conftest import UPSTREAM
 
 from ktrain.engine import RenderContext, SshKeyPair
 from ktrain.inputs.registry import RuntimeRegistry
-from ktrain.service import JobOverrides, RenderRequest, render_request
+from ktrain.service.render import render_request
+from ktrain.service.requests import JobOverrides, RenderRequest
 
 RUNTIMES = RuntimeRegistry().names()
 CRD_FILES = {

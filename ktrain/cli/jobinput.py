@@ -177,7 +177,7 @@ class JobInput:
 
     def overrides(self) -> Any:
         """The flags as a `service.JobOverrides`."""
-        from ktrain.service import JobOverrides
+        from ktrain.service.requests import JobOverrides
 
         requests: dict[str, str] = {}
         if self.cpu is not None:
@@ -282,7 +282,7 @@ class JobInput:
 
     def render_request(self) -> Any:
         """A `service.RenderRequest` for these inputs."""
-        from ktrain.service import RenderRequest
+        from ktrain.service.requests import RenderRequest
 
         return RenderRequest(
             file=self.filename,

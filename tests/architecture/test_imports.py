@@ -282,7 +282,8 @@ def test_rendering_valid_input_does_not_import_pydantic() -> None:
     imported only to coerce or explain input the records refuse."""
     code = (
         "from ktrain.inputs.registry import RuntimeRegistry\n"
-        "from ktrain.service import JobOverrides, RenderRequest, render_request\n"
+        "from ktrain.service.requests import JobOverrides, RenderRequest\n"
+        "from ktrain.service.render import render_request\n"
         "from ktrain.output.manifests import format_objects\n"
         "for runtime in ('torch-distributed', 'deepspeed-distributed'):\n"
         "    ov = JobOverrides(runtime=runtime, nodes=4, command=['torchrun', 'x'], env=[('LR', '1e-3')],\n"
@@ -347,7 +348,8 @@ def test_cluster_commands_load_neither_the_kubernetes_client_nor_typer(
 
     from ktrain import constants as c
     from ktrain.inputs.registry import RuntimeRegistry
-    from ktrain.service import JobOverrides, RenderRequest, render_request
+    from ktrain.service.render import render_request
+    from ktrain.service.requests import JobOverrides, RenderRequest
 
     # a token only over HTTPS: kubectl (and ktrain) send no credentials to an http:// server
     with ApiServerDouble(token="t0k3n" if tls else None, tls=tls) as srv:

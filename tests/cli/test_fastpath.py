@@ -605,12 +605,12 @@ def test_values_outside_typer_bounds_are_left_to_typer() -> None:
 def test_interrupts_and_crashes_come_out_the_same_way(
     failure: BaseException, message: str, code: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ktrain.service
+    import ktrain.service.render
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise failure
 
-    monkeypatch.setattr(ktrain.service, "render_resolving", fail)
+    monkeypatch.setattr(ktrain.service.render, "render_resolving", fail)
     argv = ["render", *TORCH]
     assert _captured(try_fast, argv, "", monkeypatch) == (code, "", message)
     assert _captured(main, argv, "", monkeypatch) == (code, "", message)

@@ -34,7 +34,8 @@ from ktrain.cli import main
 from ktrain.cli.common import registry_from
 from ktrain.cli.fastpath import COMMANDS, Parser, command_node, command_path, parse_command, try_fast
 from ktrain.cluster import observe
-from ktrain.service import JobOverrides, RenderRequest, render_request
+from ktrain.service.render import render_request
+from ktrain.service.requests import JobOverrides, RenderRequest
 
 pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
 

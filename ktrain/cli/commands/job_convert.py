@@ -38,7 +38,7 @@ def convert_job(
     runtime fits; the report on stderr says where every v1 field went, or why it was dropped.
     """
     from ktrain.convert.report import as_json, format_table
-    from ktrain.service import convert_file
+    from ktrain.service.convert import convert_file
 
     if output not in ("yaml", "json"):
         raise UsageError(f"unknown output format {output!r}: use yaml or json")

@@ -94,7 +94,7 @@ def submit_job(
     from ktrain.cluster.runtimes import runtime_file_notes
     from ktrain.cluster.submission import TARGET_TRAINJOB, create_job, record_runtime, trainjob_to_submit
     from ktrain.inputs.code_bundle import is_code
-    from ktrain.service import render_resolving, require_admissible
+    from ktrain.service.render import render_resolving, require_admissible
 
     request = job_input.render_request()
     if target == "trainjob":
@@ -202,7 +202,7 @@ def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
     from ktrain.cluster.runtimes import kubeconfig_available, runtime_file_notes
     from ktrain.errors import KtrainError
     from ktrain.output.manifests import format_objects
-    from ktrain.service import render_resolving
+    from ktrain.service.render import render_resolving
 
     request = job_input.render_request()
     if job_input.namespace is None and kubeconfig_available(job_input.kubeconfig):

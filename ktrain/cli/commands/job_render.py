@@ -27,7 +27,7 @@ def render_job(
 ) -> None:
     """Render the objects the Trainer controller would create, without a cluster."""
     from ktrain.output.manifests import check_output, format_objects
-    from ktrain.service import render_resolving
+    from ktrain.service.render import render_resolving
 
     check_output(output)  # before any work: a bad -o must not follow a render and its warnings
     if explain and output != "yaml":
@@ -51,7 +51,7 @@ def render_job(
         )
     if explain:
         from ktrain.output.yamltext import dump_all
-        from ktrain.service import explain_notes
+        from ktrain.service.explain import explain_notes
 
         sys.stdout.write(dump_all(outcome.result.objects, explain_notes(request, outcome)))
         return

@@ -15,7 +15,8 @@ def validate_job(job_input: JobInput) -> None:
 
     Prints `trainjob.trainer.kubeflow.org/NAME valid` (exit 0), or every problem at once (exit 3).
     """
-    from ktrain.service import render_resolving, validate_request
+    from ktrain.service.render import render_resolving
+    from ktrain.service.validate import validate_request
 
     # Runtimes resolve as for `job render`: local first, a cluster's when --kubeconfig/--context
     # name one, and the current context's for a name found nowhere else.

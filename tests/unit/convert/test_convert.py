@@ -22,7 +22,9 @@ from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
 from ktrain.errors import InputError
 from ktrain.inputs.documents import load_documents
 from ktrain.inputs.registry import RuntimeRegistry
-from ktrain.service import RenderRequest, render_request, validate_request
+from ktrain.service.render import render_request
+from ktrain.service.requests import RenderRequest
+from ktrain.service.validate import validate_request
 
 EXAMPLES = UPSTREAM / "training-operator" / "examples"
 EXAMPLE_FILES = sorted(p.name for p in EXAMPLES.glob("*.yaml")) if EXAMPLES.is_dir() else []
@@ -572,7 +574,7 @@ def test_bundled_v1_framework_runtimes_pass_the_real_crd_schema(name: str) -> No
 
 
 def test_a_generated_runtime_points_back_at_the_v1_pod_templates() -> None:
-    from ktrain.service import converted_runtime_entry
+    from ktrain.service.conversion import converted_runtime_entry
 
     conv = one(TF_FULL, file="tf.yaml")
     entry = converted_runtime_entry(conv)

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from ktrain.engine import validation
-from ktrain.service import name_prefix
+from ktrain.service.naming import name_prefix
 
 LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 PATTERNS = {

@@ -1,0 +1,86 @@
+"""`--code` and `--pip`: the files mounted through a runtime patch and the trainer command wrapped."""
+
+from __future__ import annotations
+
+from ktrain.errors import UsageError
+from ktrain.inputs.registry import RuntimeEntry
+from ktrain.service.overrides import ensure
+from ktrain.service.requests import RenderRequest
+from ktrain.service.runtimes import is_torchtune_runtime
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ktrain.api.runtime import TrainingRuntime
+
+    Obj = dict[str, Any]
+
+
+def _runtime_trainer_command(runtime: TrainingRuntime) -> list[str]:
+    from ktrain.api.base import runtime_trainer_container
+
+    command = runtime_trainer_container(runtime.spec.template.spec or {}).get("command")
+    return [str(w) for w in command] if isinstance(command, list) else []
+
+
+def apply_code(data: Obj, request: RenderRequest, entry: RuntimeEntry) -> Obj:
+    """`--code` mounts the files through a runtime patch; `--code`/`--pip` wrap the trainer
+    command (authoring/code_launch.py). The same TrainJob serves both targets."""
+    from ktrain.authoring import code_launch
+    from ktrain.inputs import code_bundle
+
+    ov = request.overrides
+    runtime = entry.runtime
+    spec = data["spec"]
+    trainer = spec.get("trainer") if isinstance(spec.get("trainer"), dict) else None
+    command = trainer.get("command") if trainer else None
+    if command == ["tune", "run"] or (command is None and is_torchtune_runtime(runtime)):
+        raise UsageError(
+            "--code/--pip cannot wrap `tune run`: torchtune recipes run from the image",
+            hint="use a torch runtime for your own training code",
+        )
+    if ov.pip and runtime.spec.ml_policy is not None and runtime.spec.ml_policy.mpi is not None:
+        raise UsageError(
+            "--pip on an MPI runtime would install on the launcher only: its workers start sshd, "
+            "which ktrain does not wrap",
+            hint="install the packages in the image (--code works on MPI runtimes)",
+        )
+    if command is None:
+        command = _runtime_trainer_command(runtime)
+    trainer = ensure(spec, "trainer")
+    if ov.code and request.code_bundle is None:
+        request.code_bundle = code_bundle.collect(ov.code, ov.code_include)
+    if request.code_bundle is not None:
+        maps = code_bundle.config_maps(request.code_bundle, data["metadata"]["name"], data["metadata"]["namespace"])
+        volume = code_bundle.volume(request.code_bundle, maps)
+        template: Obj = {"spec": dict(runtime.spec.template.spec or {})}
+        digest = request.code_bundle.digest()
+        size = request.code_bundle.size
+        note = (
+            f"--code: {len(request.code_bundle.files)} files, {size / 1024:.1f} KiB in {len(maps)} ConfigMap"
+            f"{'s' if len(maps) > 1 else ''} ({maps[0]['metadata']['name']}{', ...' if len(maps) > 1 else ''}), "
+            f"mounted at {code_bundle.MOUNT_PATH}"
+        )
+        if note not in request.notes:
+            request.notes.append(note)
+        patch = code_launch.mount_patch(template, volume, code_bundle.MOUNT_PATH, digest)
+        spec.setdefault("runtimePatches", []).append(patch)
+        data["metadata"].setdefault("annotations", {})[code_launch.CODE_ANNOTATION] = digest
+    trainer["command"] = code_launch.wrap(
+        [str(w) for w in command],
+        code_dir=code_bundle.MOUNT_PATH if request.code_bundle is not None else None,
+        packages=list(ov.pip),
+        index_urls=list(ov.pip_index_urls),
+    )
+    return data
+
+
+def code_objects(request: RenderRequest, job_name: str, namespace: str) -> list[Obj]:
+    """The code ConfigMaps of `--code` (empty without it): they go with the job's objects."""
+    if request.code_bundle is None:
+        return []
+    from ktrain.inputs import code_bundle
+
+    return code_bundle.config_maps(request.code_bundle, job_name, namespace)
