@@ -26,6 +26,7 @@ MODULES = (
     "job_validate",
     "job_init",
     "job_create",
+    "job_run",
     "job_list",
     "job_get",
     "job_logs",

@@ -1,0 +1,74 @@
+"""`ktrain job run --local`: run the rendered pods on this machine, rank by rank.
+
+The job is rendered exactly as `job render` renders it; `ktrain.local` then starts every pod of
+the JobSet as local processes (see README, "Run a job locally").
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ktrain.cli.common import note, parse_timeout, warn
+from ktrain.cli.jobinput import JobInput
+from ktrain.cli.spec import Option, command
+from ktrain.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+    from typing import Annotated
+
+
+@command("job", "run", fast=True)
+def run_job(
+    job_input: JobInput,
+    local: Annotated[bool, Option("--local", help="Run the job's pods as processes on this machine.")] = False,
+    timeout: Annotated[
+        str | None, Option("--timeout", help="Stop every pod after this long, e.g. 10m (exit 124).")
+    ] = None,
+    max_local_procs: Annotated[
+        int, Option("--max-local-procs", help="Refuse a run that would start more local processes.", min=1)
+    ] = 64,
+    keep: Annotated[bool, Option("--keep", help="Keep the run's directory (volumes, emptyDirs) afterwards.")] = False,
+) -> None:
+    """Run a job here before it waits for GPUs: render it, then start each pod as local processes.
+
+    Every replicated job x replicas x completions runs, in JobSet's start order, with the env,
+    working directory, command and mounted ConfigMaps it has on the cluster; pod host names
+    resolve to 127.0.0.1 and ports are chosen free. Output lines are prefixed by pod. The exit
+    code follows the JobSet success policy: 0, or the failing pod's exit code (124 on --timeout,
+    130 on Ctrl-C).
+    """
+    if not local:
+        raise UsageError(
+            "job run runs a job on this machine only, for now: add --local",
+            hint="to run it on a cluster use `ktrain job create --follow` (or `--wait`)",
+        )
+    seconds = parse_timeout(timeout)
+    from ktrain.local.run import LocalRunOptions, run_outcome
+    from ktrain.service.render import render_resolving
+
+    request = job_input.render_request()
+    explicit_cluster = bool(job_input.kubeconfig or job_input.context)
+    outcome, notes = render_resolving(
+        request, job_input.registry(), job_input.connection(), prefer_cluster=explicit_cluster
+    )
+    for message in request.notes:
+        note(message)
+    for message in [*notes, *outcome.result.warnings]:
+        warn(message)
+    overrides = request.overrides
+    result = run_outcome(
+        outcome,
+        LocalRunOptions(
+            timeout=seconds,
+            max_processes=max_local_procs,
+            pip=list(overrides.pip or []),
+            pip_index_urls=list(overrides.pip_index_urls or []),
+            notify=note,
+            keep=keep,
+        ),
+    )
+    if result.exit_code != 0:
+        sys.stderr.write(f"error: {result.message}\n")
+        sys.stdout.flush()
+        raise SystemExit(result.exit_code)
