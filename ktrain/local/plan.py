@@ -614,6 +614,8 @@ class _Planner:
             value = self._value_from(source, ct, spec, pod, name, fields)
             if value is not None:
                 env[name] = value
+        # The Job controller gives every container of an Indexed Job its index (when not set).
+        env.setdefault("JOB_COMPLETION_INDEX", fields[f"metadata.annotations['{c.JOB_COMPLETION_INDEX_ANNOTATION}']"])
         return env
 
     def _value_from(self, source: Obj, ct: Obj, spec: Obj, pod: str, name: str, fields: dict[str, str]) -> str | None:

@@ -230,7 +230,7 @@ class Runner:
         reached = any(done) if self.plan.success_operator == "Any" else all(done)
         if not reached:
             return None
-        left = sorted({p.pod.name for p in self.procs if not p.done})
+        left = sorted({p.pod.pod.name for p in self.procs if not p.done})
         if left:
             self.notes.append(
                 f"the success policy ({self.plan.success_operator} of {', '.join(targets)}) is met: "
