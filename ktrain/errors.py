@@ -32,7 +32,7 @@ class FieldError:
 
 
 class KtrainError(Exception):
-    exit_code: ExitCode = ExitCode.ERROR
+    exit_code: int = ExitCode.ERROR  # an ExitCode, or a local run's failing pod's code
     hint: str | None = None
     # Where in a YAML input the problem is, when it is about one (InputError always; others
     # such as a runtime name in a job file that names no runtime may carry it too).

@@ -211,11 +211,18 @@ def train(
     kubeconfig: str | None = None,
     context: str | None = None,
     runtime_files: list[str] | None = None,
+    backend: str = "cluster",
     **overrides: Any,
 ) -> str:
     """Run `func` on the cluster (the SDK's CustomTrainer): its source, and `func_args` as JSON,
     travel as code; it runs under the runtime's launcher (torchrun for torch runtimes, mpirun
-    for MPI ones, python otherwise). Returns the job's name."""
+    for MPI ones, python otherwise). Returns the job's name.
+
+    `backend="local"` runs the same pods on this machine instead (`ktrain job run --local`),
+    printing their lines, and returns when the run ends; a failed run raises
+    `ktrain.local.runner.LocalRunError` (its `exit_code` is the failing pod's)."""
+    if backend not in ("cluster", "local"):
+        raise UsageError(f"backend must be 'cluster' or 'local', not {backend!r}")
     request = train_request(
         func,
         runtime=runtime,
@@ -230,6 +237,11 @@ def train(
         namespace=namespace,
         **overrides,
     )
+    if backend == "local":
+        from ktrain.local.run import run_checked
+        from ktrain.service.render import render_request
+
+        return run_checked(render_request(request, _registry(runtime_files)), request.overrides)
     return Client(kubeconfig=kubeconfig, context=context, namespace=namespace)._submit(request, runtime_files)
 
 

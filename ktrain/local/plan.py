@@ -237,8 +237,8 @@ class _Planner:
         startup = self.spec.get("startupPolicy") or {}
         processes = sum(p.processes for s in steps for p in s.pods)
         if processes > self.opt.max_processes:
-            pods = sum(len(s.pods) for s in steps)
-            self._too_many(processes, f"{pods} pods, {processes // max(1, pods)} per pod")
+            count = sum(len(s.pods) for s in steps)
+            self._too_many(processes, f"{count} pods, {processes // max(1, count)} per pod")
         images = sorted({ct.image for s in steps for p in s.pods for ct in [*p.init, *p.containers] if ct.image})
         self._network_note()
         return RunPlan(
@@ -500,7 +500,7 @@ class _Planner:
         self.hostfile_slots = slots
         self.notes.append(
             f"MPI: the hostfile lists {len(lines)} pods; here it is `localhost{':' if colon else ' slots='}{slots}`, "
-            "so mpirun starts every rank on this machine (the worker pods, which only run sshd, are not started)"
+            "so mpirun starts every rank on this machine"
         )
         return f"localhost:{slots}\n".encode() if colon else f"localhost slots={slots}\n".encode()
 
@@ -528,7 +528,6 @@ class _Planner:
         env = self.rewriter.rewrite_env(env)
         argv = self.rewriter.rewrite_args([paths(w) for w in argv])
         env.setdefault("HOSTNAME", hostname)
-        env.setdefault("PYTHONUNBUFFERED", "1")  # lines arrive as they are printed, not at exit
         if self.opt.ml_policy == "mpi" and self.launcher:
             self._mpi_env(env, argv)
         working = str(ct.get("workingDir") or "")

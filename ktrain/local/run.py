@@ -134,3 +134,18 @@ def run_outcome(outcome: Any, options: LocalRunOptions) -> RunResult:
     from ktrain.local.plan import ml_policy_of
 
     return run_objects(outcome.result.objects, ml_policy_of(outcome.runtime.runtime), options)
+
+
+def run_checked(outcome: Any, overrides: Any, options: LocalRunOptions | None = None) -> str:
+    """`run_outcome` with the request's `--pip` packages (`overrides`: its `JobOverrides`);
+    returns the job's name, raises `LocalRunError` when the run fails (the Python API's
+    `backend="local"`)."""
+    from ktrain.local.runner import LocalRunError
+
+    opts = options or LocalRunOptions()
+    opts.pip = list(overrides.pip or [])
+    opts.pip_index_urls = list(overrides.pip_index_urls or [])
+    result = run_outcome(outcome, opts)
+    if result.exit_code != 0:
+        raise LocalRunError(result)
+    return str(outcome.job.name)

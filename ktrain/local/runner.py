@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 
-from ktrain.errors import UsageError
+from ktrain.errors import KtrainError, UsageError
 from ktrain.local.plan import LocalContainer, LocalPod, RunPlan, Step, programs
 from ktrain.util.structs import field, struct
 
@@ -39,6 +39,16 @@ class RunResult:
     message: str  # what ended the run, one line (empty on success)
     notes: list[str] = field(default_factory=list)
     failed_pod: str | None = None
+
+
+class LocalRunError(KtrainError):
+    """A local run that did not succeed; its exit code is the run's (the failing pod's code,
+    124 on timeout, 128+N on signal N)."""
+
+    def __init__(self, result: RunResult) -> None:
+        super().__init__(result.message)
+        self.exit_code = result.exit_code
+        self.result = result
 
 
 def write_files(plan: RunPlan) -> None:
@@ -167,7 +177,7 @@ class Runner:
         while True:
             if self.stop_signal is not None:
                 name = signal.Signals(self.stop_signal).name
-                return RunResult(128 + self.stop_signal, f"{name}: stopped every pod", self.notes)
+                return RunResult(128 + self.stop_signal, f"interrupted ({name}): every pod was stopped", self.notes)
             outcome = self._outcome()
             if outcome is not None:
                 return outcome
@@ -178,7 +188,8 @@ class Runner:
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    return RunResult(EXIT_TIMEOUT, f"timed out after {self.timeout:g}s: stopped every pod", self.notes)
+                    message = f"timed out after {self.timeout:g}s: every pod was stopped"
+                    return RunResult(EXIT_TIMEOUT, message, self.notes)
                 wait = min(wait, left)
             try:
                 proc, code = self.events.get(timeout=wait)
@@ -390,7 +401,7 @@ class Runner:
     def _install_signals(self) -> dict[int, Any]:
         if threading.current_thread() is not threading.main_thread():
             return {}
-        old = {}
+        old: dict[int, Any] = {}
 
         def handler(signum: int, _frame: object) -> None:
             self.stop_signal = signum

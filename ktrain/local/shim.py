@@ -14,8 +14,7 @@ import sys
 
 
 def main(argv: list[str]) -> int:
-    from ktrain.local.netmap import NetMap, Rewriter
-    from ktrain.local.plan import NETMAP_ENV
+    from ktrain.local.netmap import NETMAP_ENV, NetMap, Rewriter
 
     if not argv:
         sys.stderr.write("ktrain.local.shim: no program to run\n")

@@ -6,8 +6,6 @@ the JobSet as local processes (see README, "Run a job locally").
 
 from __future__ import annotations
 
-import sys
-
 from ktrain.cli.common import note, parse_timeout, warn
 from ktrain.cli.jobinput import JobInput
 from ktrain.cli.spec import Option, command
@@ -44,7 +42,7 @@ def run_job(
             hint="to run it on a cluster use `ktrain job create --follow` (or `--wait`)",
         )
     seconds = parse_timeout(timeout)
-    from ktrain.local.run import LocalRunOptions, run_outcome
+    from ktrain.local.run import LocalRunOptions
     from ktrain.service.render import render_resolving
 
     request = job_input.render_request()
@@ -56,19 +54,10 @@ def run_job(
         note(message)
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
-    overrides = request.overrides
-    result = run_outcome(
+    from ktrain.local.run import run_checked
+
+    run_checked(
         outcome,
-        LocalRunOptions(
-            timeout=seconds,
-            max_processes=max_local_procs,
-            pip=list(overrides.pip or []),
-            pip_index_urls=list(overrides.pip_index_urls or []),
-            notify=note,
-            keep=keep,
-        ),
+        request.overrides,
+        LocalRunOptions(timeout=seconds, max_processes=max_local_procs, notify=note, keep=keep),
     )
-    if result.exit_code != 0:
-        sys.stderr.write(f"error: {result.message}\n")
-        sys.stdout.flush()
-        raise SystemExit(result.exit_code)
