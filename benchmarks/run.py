@@ -55,7 +55,9 @@ spec:
 TARGETS = {
     "renders_per_second_torch4": 1000.0,
     "mpi_8192_seconds": 1.0,
+    "local_run_seconds": 0.5,  # issue #27: render + spawn of 4 ranks, the user's code excluded
 }
+LOCAL_RUN_ROW = "job run --local, 4 ranks of true"
 
 # Issue #17: each ktrain command's median over its kubectl counterpart's, both fresh processes
 # measured in the same rounds. The local commands are held to kubectl's client dry run (the
@@ -295,6 +297,13 @@ def cold_figures(args: argparse.Namespace, env: dict[str, str], workdir: Path) -
     )
     cold.add("runtime list", [*ktrain, "runtime", "list"], env)
     cold.add("--help", [*ktrain, "--help"], env)
+    # The whole of a local run whose pods do nothing (`true`): render, plan, the run directory,
+    # 4 process groups started, waited for and cleaned up.
+    cold.add(
+        LOCAL_RUN_ROW,
+        [*ktrain, "job", "run", "--local", "--runtime", "torch-distributed", "--nodes", "4", "--", "true"],
+        env,
+    )
     cold.measure(args.rounds, args.warmup)
     out: dict[str, Any] = {}
     base = cold.median("python -c pass")
@@ -752,6 +761,12 @@ def check_targets(result: dict[str, Any]) -> list[str]:
         lines.append(
             f"{verdict(mem_ok)} render peak memory below kubectl's: "
             f"{cold['render torch 4 nodes']['peak_rss_mib']} vs {cold['kubectl dry-run']['peak_rss_mib']} MiB"
+        )
+    local = cold.get(LOCAL_RUN_ROW, {})
+    if local.get("status") == "ok":
+        secs = local["median_ms"] / 1000
+        lines.append(
+            f"{verdict(secs <= TARGETS['local_run_seconds'])} local run start-up (4 ranks) <= 0.5 s: {secs:.3f} s"
         )
     rate = result["in_process"]["torch 4 nodes"]["renders_per_second"]
     lines.append(f"{verdict(rate >= TARGETS['renders_per_second_torch4'])} >= 1,000 renders/s (torch 4 nodes): {rate}")
