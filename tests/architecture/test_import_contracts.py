@@ -47,7 +47,19 @@ def test_ktrain_keeps_every_import_contract() -> None:
 def test_the_layers_contract_rejects_an_import_from_a_higher_layer(tmp_path: Path) -> None:
     """A toy `ktrain` with the same layers, whose engine reaches up into the CLI inside a function."""
     package = tmp_path / "src" / "ktrain"
-    for layer in ("launcher", "cli", "completion", "service", "authoring", "cluster", "convert", "inputs", "output"):
+    layers = (
+        "launcher",
+        "cli",
+        "completion",
+        "service",
+        "authoring",
+        "cluster",
+        "convert",
+        "local",
+        "inputs",
+        "output",
+    )
+    for layer in layers:
         (package / layer).mkdir(parents=True)
         (package / layer / "__init__.py").write_text("")
     for module in ("engine", "api", "util"):

@@ -443,6 +443,22 @@ RUNTIME_SHOW_CASES: list[Case] = [
     (lambda f: ["runtime", "show", "torch-distributed", "--source", "bogus"], ""),
 ]
 
+
+# fmt: off
+def _every_job_option(f: dict[str, str]) -> list[str]:
+    return [
+        "job", "run", "-f", f["job.yaml.j2"], "--values", f["values.yaml"], "--set", "nodes=2",
+        "--runtime-file", f["mine.yaml"], "--runtimes-dir", f["rtdir"], "-r", "my-torch",
+        "--runtime-kind", "ClusterTrainingRuntime", "--name", "x", "-n", "ns", "--nodes", "2",
+        "--nproc-per-node", "2", "--image", "i", "-e", "A=1", "--resource", "r=1", "--cpu", "1",
+        "--memory", "1Gi", "-l", "a=b", "--annotation", "c=d", "--dataset", "hf://d", "--model", "hf://m",
+        "--dataset-secret", "s", "--model-secret", "t", "--patch", f["patch.yaml"], "--suspend",
+        "--ssh-secret", "k", "--allow-extensions", "--kubeconfig", f["missing"], "--context", "c",
+        "--queue", "q", "--", "python", "t.py",
+    ]
+# fmt: on
+
+
 # `job run --local` starts real processes: the runs here are one pod with a fixed output (which
 # pod fails first among several is not fixed); every job option is parsed in cases that stop
 # at the missing --local, before anything runs.
@@ -468,72 +484,7 @@ RUN_CASES: list[Case] = [
     (lambda f: ["job", "run", "--local", *TORCH, "--timeout", "soon", "--", "true"], ""),
     (lambda f: ["job", "run", "--local", *TORCH], ""),  # the image's entrypoint: refused
     (lambda f: ["job", "run", "--keep", *TORCH, "--", "true"], ""),  # no --local
-    (
-        lambda f: [
-            "job",
-            "run",
-            "-f",
-            f["job.yaml.j2"],
-            "--values",
-            f["values.yaml"],
-            "--set",
-            "nodes=2",
-            "--runtime-file",
-            f["mine.yaml"],
-            "--runtimes-dir",
-            f["rtdir"],
-            "-r",
-            "my-torch",
-            "--runtime-kind",
-            "ClusterTrainingRuntime",
-            "--name",
-            "x",
-            "-n",
-            "ns",
-            "--nodes",
-            "2",
-            "--nproc-per-node",
-            "2",
-            "--image",
-            "i",
-            "-e",
-            "A=1",
-            "--resource",
-            "r=1",
-            "--cpu",
-            "1",
-            "--memory",
-            "1Gi",
-            "-l",
-            "a=b",
-            "--annotation",
-            "c=d",
-            "--dataset",
-            "hf://d",
-            "--model",
-            "hf://m",
-            "--dataset-secret",
-            "s",
-            "--model-secret",
-            "t",
-            "--patch",
-            f["patch.yaml"],
-            "--suspend",
-            "--ssh-secret",
-            "k",
-            "--allow-extensions",
-            "--kubeconfig",
-            f["missing"],
-            "--context",
-            "c",
-            "--queue",
-            "q",
-            "--",
-            "python",
-            "t.py",
-        ],
-        "",
-    ),  # fmt: skip
+    (_every_job_option, ""),
     (lambda f: ["job", "run", "--filename", "-", "--no-suspend"], JOB),
     *[(_prefixed(["job", "run"], make), stdin) for make, stdin in NEW_FLAG_CASES],
 ]

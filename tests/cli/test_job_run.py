@@ -190,7 +190,10 @@ def test_the_bundled_tensorflow_runtime_computes_tf_config_in_the_pod() -> None:
 @pytest.mark.skipif(shutil.which("mpirun") is None, reason="mpirun is not installed (Debian: openmpi-bin)")
 def test_an_mpi_job_runs_every_rank_here() -> None:
     # one write per rank: mpirun forwards every rank's output through the launcher's one stream
-    program = "import os; os.write(1, f\"rank {os.environ['OMPI_COMM_WORLD_RANK']} of {os.environ['OMPI_COMM_WORLD_SIZE']}\\n\".encode())"
+    program = (
+        "import os; e = os.environ; "
+        "os.write(1, f\"rank {e['OMPI_COMM_WORLD_RANK']} of {e['OMPI_COMM_WORLD_SIZE']}\\n\".encode())"
+    )
     result = ktrain("--runtime", "deepspeed-distributed", "--nodes", "2", "--nproc-per-node", "2",
                     "--", "mpirun", "python3", "-c", program)  # fmt: skip
     assert result.returncode == 0, result.stderr
