@@ -515,10 +515,13 @@ class _Planner:
         args = [str(w) for w in ct.get("args") or []]
         if not command:
             image = ct.get("image") or "(no image)"
+            hint = "give the command in the job (`-- COMMAND ...`), or run it on a cluster"
+            if name in (c.DATASET_INITIALIZER, c.MODEL_INITIALIZER):
+                hint = "the initializers download with their own image: run without --dataset/--model here"
             raise UsageError(
                 f"pod {pod}: container {name} runs its image's entrypoint ({image} gives no command): "
                 "a local run starts commands on this machine and does not pull images",
-                hint="give the command in the job (`-- COMMAND ...`), or run it on a cluster",
+                hint=hint,
             )
         env = self._env(ct, spec, pod, fields)
         argv = [expand(w, env) for w in [*command, *args]]

@@ -99,3 +99,33 @@ def test_the_shim_applies_the_same_map_without_new_ports() -> None:
     r.rewrite("demo-node-0-0.demo:2222")
     again = Rewriter(NetMap.from_json(r.netmap.to_json()))
     assert again.rewrite("demo-node-0-0.demo:2222 demo-node-0-1.demo:2222") == "127.0.0.1:40000 127.0.0.1:2222"
+
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = st.sampled_from(
+    ["demo-node-0-0", "demo-node-0-1", "demo-launcher-0-0", "demo-node-0-9", ".demo", ".team-a.svc", ":29500",
+     ":2222", ":", "-", ".", "x", "demo", " ", ",", '"', "1", "/"]
+)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_PIECES, max_size=12).map("".join))
+def test_rewriting_is_total_idempotent_and_leaves_no_pod_name(text: str) -> None:
+    r = _rewriter()
+    once = r.rewrite(text)
+    assert r.rewrite(once) == once
+    assert r.host_of(once) is None
+    assert r.rewrite_json(text) is not None  # never raises on what is not JSON
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.none() | st.integers(0, 70000) | _PIECES, lambda inner: st.lists(inner, max_size=3)
+       | st.dictionaries(st.sampled_from(["url", "port", "host"]), inner, max_size=3), max_leaves=10))  # fmt: skip
+def test_json_rewriting_keeps_json_and_shapes(value: object) -> None:
+    text = json.dumps(value)
+    out = json.loads(_rewriter().rewrite_json(text))
+    assert type(out) is type(value)
+    assert "demo-node-0-0" not in json.dumps(out) and "demo-launcher-0-0" not in json.dumps(out)

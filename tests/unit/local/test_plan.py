@@ -304,3 +304,10 @@ def test_start_order_and_success_policy_are_read_from_the_jobset() -> None:
     a, b = plan.steps
     assert b.depends_on == [("a", "Complete")] and b.completions == 2
     assert [(c.name, c.sidecar) for c in a.pods[0].init] == [("i", False), ("side", True)]
+
+
+def test_initializers_are_refused_with_their_own_hint() -> None:
+    objects = ktrain.render(runtime="torchtune-llama3.2-1b", name="demo", dataset="hf://org/ds")
+    with pytest.raises(UsageError, match="dataset-initializer runs its image's entrypoint") as exc:
+        _plan(objects, "torch")
+    assert "--dataset/--model" in (exc.value.hint or "")
