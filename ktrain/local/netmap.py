@@ -28,6 +28,7 @@ LOCALHOST = "127.0.0.1"
 NETMAP_ENV = "KTRAIN_LOCAL_NETMAP"  # the map, for ktrain.local.shim inside a pod
 _NAME_END = r"(?![A-Za-z0-9-]|\.[A-Za-z0-9])"
 # A port variable and the address variables it may go with: MASTER_PORT with MASTER_ADDR, ...
+_OWN_IP = re.compile(r"(?<![\d.])127\.0\.0\.1:(\d{1,5})(?!\d)")
 ADDRESS_SUFFIXES = ("_ADDR", "_ADDRESS", "_ADDRS", "_HOST", "_URI", "_URL")
 
 
@@ -83,9 +84,12 @@ class Rewriter:
     """Rewrites strings with a `NetMap`; `alloc` gives a free port for a (host, port) not seen
     yet (None: leave such a port as it is, as the shim does: it cannot agree with other pods)."""
 
-    def __init__(self, netmap: NetMap, alloc: Callable[[], int] | None = None) -> None:
+    def __init__(self, netmap: NetMap, alloc: Callable[[], int] | None = None, self_host: str | None = None) -> None:
         self.netmap = netmap
         self.alloc = alloc
+        # The pod whose values these are: its own IP (127.0.0.1 here) with one of its ports means
+        # that port (PaddlePaddle's rank 0 names its master by its pod IP).
+        self.self_host = self_host
         self._re = netmap.pattern()
         self.rewritten: set[str] = set()  # the pod hosts actually met
 
@@ -105,6 +109,8 @@ class Rewriter:
         return found
 
     def rewrite(self, text: str) -> str:
+        if self.self_host is not None and LOCALHOST in text:
+            text = self._rewrite_own_ip(text)
         if "-" not in text:
             return text
 
@@ -119,6 +125,18 @@ class Rewriter:
             return f"{LOCALHOST}:{local if local is not None else m.group(2)}"
 
         return self._re.sub(sub, text)
+
+    def _rewrite_own_ip(self, text: str) -> str:
+        local_ports = set(self.netmap.ports.values())  # already rewritten: left alone
+
+        def sub(m: re.Match[str]) -> str:
+            port = int(m.group(1))
+            local = self.netmap.ports.get(f"{self.self_host}:{port}")
+            if local is None or port in local_ports:
+                return m.group(0)
+            return f"{LOCALHOST}:{local}"
+
+        return _OWN_IP.sub(sub, text)
 
     def rewrite_json(self, text: str) -> str:
         """`rewrite` for a JSON value: strings inside it, and `{"url": host, "port": N}` pairs."""

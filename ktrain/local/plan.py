@@ -528,6 +528,7 @@ class _Planner:
         mounts = self._mounts(ct, volumes, pod)
         paths = _path_rewriter(mounts)
         env = {k: paths(v) for k, v in env.items()}
+        self.rewriter.self_host = hostname
         env = self.rewriter.rewrite_env(env)
         argv = self.rewriter.rewrite_args([paths(w) for w in argv])
         env.setdefault("HOSTNAME", hostname)

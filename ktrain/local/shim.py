@@ -21,7 +21,8 @@ def main(argv: list[str]) -> int:
         return 2
     text = os.environ.pop(NETMAP_ENV, None)
     if text:
-        rewriter = Rewriter(NetMap.from_json(text))  # no new ports: they must agree with other pods
+        # no new ports (they must agree with the other pods'); HOSTNAME is the pod's, set by the planner
+        rewriter = Rewriter(NetMap.from_json(text), self_host=os.environ.get("HOSTNAME"))
         os.environ.update(rewriter.rewrite_env(dict(os.environ)))
     try:
         os.execvp(argv[0], argv)

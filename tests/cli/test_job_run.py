@@ -267,3 +267,14 @@ def test_a_program_that_is_not_here_is_named_before_anything_starts() -> None:
     assert result.returncode == 2
     assert "pod node-0-0 (container node) runs `no-such-trainer-xyz`, which is not found" in result.stderr
     assert result.stdout == ""
+
+
+def test_the_bundled_paddle_runtime_meets_its_master() -> None:
+    # rank 0 names the master by its own pod IP, the others by its host name: both must be one port
+    result = ktrain(
+        "--runtime", "paddle-distributed", "--nodes", "3", "--set",
+        f"trainer.args=[python3, {WORKLOADS / 'paddlecheck.py'}]",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    (line,) = _lines(result.stdout, "node-0-0")
+    assert re.fullmatch(r"master at 127\.0\.0\.1:\d+ met 2 nodes", line)

@@ -129,3 +129,14 @@ def test_json_rewriting_keeps_json_and_shapes(value: object) -> None:
     out = json.loads(_rewriter().rewrite_json(text))
     assert type(out) is type(value)
     assert "demo-node-0-0" not in json.dumps(out) and "demo-launcher-0-0" not in json.dumps(out)
+
+
+def test_a_pods_own_ip_with_its_own_port_is_that_pods_local_port() -> None:
+    r = _rewriter()
+    own = r.port("demo-node-0-0", 36543)
+    other = r.port("demo-node-0-1", 36543)
+    r.self_host = "demo-node-0-0"
+    assert r.rewrite("127.0.0.1:36543") == f"127.0.0.1:{own}"
+    assert r.rewrite(f"127.0.0.1:{own}") == f"127.0.0.1:{own}"  # already local: left alone
+    assert r.rewrite("127.0.0.1:9999") == "127.0.0.1:9999"  # not one of its ports
+    assert r.rewrite("demo-node-0-1:36543") == f"127.0.0.1:{other}"
