@@ -183,13 +183,15 @@ class _Planner:
     def plan(self) -> RunPlan:
         total_jobs = sum(_int(r.get("replicas"), 1) for r in self.rjobs)
         skipped = {r["name"]: self._skip_reason(r) for r in self.rjobs}
+        self._check_size(skipped)  # before anything is built per pod
         for rjob in self.rjobs:
             for j in range(_int(rjob.get("replicas"), 1)):
                 for p in range(self._counts(rjob)[0]):
                     self.netmap.hosts.add(f"{self.name}-{rjob['name']}-{j}-{p}")
-        self._check_size(skipped)
         # Ports the pods declare get theirs first, in pod order: the shim needs them all.
         for rjob in self.rjobs:
+            if skipped[rjob["name"]] is not None:
+                continue
             ports = sorted(
                 {
                     _int(port.get("containerPort"), 0)
