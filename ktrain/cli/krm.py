@@ -79,7 +79,7 @@ class ConfigError(KtrainError):
     """The function configuration is wrong: `path` is the field."""
 
     def __init__(self, message: str, path: str) -> None:
-        super().__init__(f"{CONFIG_KIND} {path}: {message}")
+        super().__init__(f"{CONFIG_KIND} {path}: {message}" if path else f"{CONFIG_KIND}: {message}")
         self.path = path
 
 
@@ -126,7 +126,7 @@ class Result:
     def to_dict(self) -> Obj:
         out: Obj = {"message": self.message, "severity": self.severity}
         if self.resource is not None:
-            meta = self.resource.get("metadata") or {}
+            meta = metadata_of(self.resource)
             ref = {"apiVersion": self.resource.get("apiVersion"), "kind": self.resource.get("kind")}
             ref["name"] = meta.get("name")
             if meta.get("namespace"):
@@ -144,7 +144,7 @@ class Result:
         """The result as one line of stderr."""
         where = self.file or ""
         if self.resource is not None:
-            meta = self.resource.get("metadata") or {}
+            meta = metadata_of(self.resource)
             ns = f"{meta['namespace']}/" if meta.get("namespace") else ""
             what = f"{self.resource.get('kind')} {ns}{meta.get('name')}"
             where = f"{where} ({what})" if where else what
@@ -272,9 +272,14 @@ def inside(base: str, given: str, what: str) -> str:
 # --- the transformation ----------------------------------------------------------------------
 
 
-def annotations_of(obj: Obj) -> dict[str, Any]:
+def metadata_of(obj: Obj) -> dict[str, Any]:
+    """`obj`'s metadata, or {} where it has none or a malformed one (reported by the render)."""
     meta = obj.get("metadata")
-    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def annotations_of(obj: Obj) -> dict[str, Any]:
+    annotations = metadata_of(obj).get("annotations")
     return annotations if isinstance(annotations, dict) else {}
 
 
@@ -304,7 +309,7 @@ def _source(obj: Obj) -> tuple[str | None, str | None]:
 
 def original_names(obj: Obj) -> list[str]:
     """The TrainJob's names: as written in its file (kustomize's rename history) and now."""
-    meta = obj.get("metadata") or {}
+    meta = metadata_of(obj)
     names = [n for n in str(annotations_of(obj).get(PREVIOUS_NAMES) or "").split(",") if n]
     return [*names[:1], str(meta.get("name") or "")]
 
@@ -359,7 +364,7 @@ class Transformer:
         renamed (kustomize's namePrefix/nameSuffix ran before this function)."""
         name = self.options.ssh_secret
         for item in self.items:
-            meta = item.get("metadata") or {}
+            meta = metadata_of(item)
             same_namespace = (meta.get("namespace") or None) == namespace
             is_secret = item.get("kind") == "Secret" and item.get("apiVersion") == "v1"
             if is_secret and same_namespace and name in original_names(item)[:1] and meta.get("name"):
@@ -486,7 +491,7 @@ class Transformer:
         runtimes: list[RuntimeEntry] = []
         for item in items:
             if item.get("kind") in c.RUNTIME_KINDS:
-                meta = item.get("metadata") or {}
+                meta = metadata_of(item)
                 first, now = original_names(item)[0], str(meta.get("name") or "")
                 if first != now:
                     scope = (meta.get("namespace") or None) if item["kind"] == c.TRAINING_RUNTIME_KIND else None
@@ -515,7 +520,7 @@ class Transformer:
                 path, _ = _source(item)
                 if path is not None:
                     renumber.add(path)
-            elif kind == c.CLUSTER_TRAINING_RUNTIME_KIND and (item.get("metadata") or {}).get("namespace"):
+            elif kind == c.CLUSTER_TRAINING_RUNTIME_KIND and metadata_of(item).get("namespace"):
                 # kustomize's `namespace:` sets one on every kind it does not know to be cluster-scoped
                 kept = dict(item)
                 kept["metadata"] = {k: v for k, v in item["metadata"].items() if k != "namespace"}
@@ -571,6 +576,25 @@ def _documents(text: str, label: str) -> list[Any]:
     return [d.data for d in load_documents(text, label, version=(1, 2)) if d.data is not None]
 
 
+def _unprintable_in_yaml(o: int) -> bool:
+    """A BMP character YAML does not allow as it is (DEL, C1 controls, YAML 1.1's line breaks,
+    surrogates, non-characters); JSON does."""
+    return o == 0x7F or 0x80 <= o <= 0x9F or o in (0x85, 0x2028, 0x2029, 0xFFFE, 0xFFFF) or 0xD800 <= o <= 0xDFFF
+
+
+def json_for_yaml_readers(value: Any) -> str:
+    """JSON that YAML readers (kustomize's and kpt's, which read a function's output as YAML) read
+    back as the same data: UTF-8 rather than `\\u` escapes for characters outside the BMP (a YAML
+    reader takes an escaped surrogate pair for two characters), `\\u` escapes for the characters
+    YAML forbids as they are."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return "".join(f"\\u{ord(ch):04x}" if _unprintable_in_yaml(ord(ch)) else ch for ch in text)
+
+
 def run_krm(text: str) -> tuple[str, int]:
     """A ResourceList in, a ResourceList out (in the input's format) and the exit code."""
     is_json = text.lstrip().startswith("{")
@@ -601,9 +625,7 @@ def run_krm(text: str) -> tuple[str, int]:
         out["results"] = [r.to_dict() for r in transformer.results]
     _report(transformer.results)
     if is_json:
-        from ktrain.util.jsondata import dumps
-
-        return dumps(out) + "\n", 1 if transformer.failed else 0
+        return json_for_yaml_readers(out) + "\n", 1 if transformer.failed else 0
     from ktrain.output.yamltext import dump
 
     return dump(out), 1 if transformer.failed else 0
