@@ -324,6 +324,7 @@ class Transformer:
         self.items: list[Obj] = []  # every input resource (a Secret `sshSecret` names is looked up there)
         # Runtimes among the items that kustomize renamed: (kind, namespace, name in the file) -> name now
         self.renamed_runtimes: dict[tuple[str, str | None, str], str] = {}
+        self.used_code: set[int] = set()  # the `code` entries that named a TrainJob
 
     # one TrainJob
 
@@ -373,8 +374,9 @@ class Transformer:
 
     def _code(self, item: Obj) -> CodeSpec | None:
         names = original_names(item)
-        found = [s for s in self.options.code if s.job in names]
-        return found[0] if found else None
+        found = [i for i, s in enumerate(self.options.code) if s.job in names]
+        self.used_code.update(found)
+        return self.options.code[found[0]] if found else None
 
     def render(self, item: Obj, runtimes: list[RuntimeEntry]) -> list[Obj]:
         """The objects one TrainJob item becomes (raises KtrainError)."""
@@ -528,6 +530,10 @@ class Transformer:
             else:
                 out.append(item)
         _renumber(out, renumber)
+        for i, spec in enumerate(self.options.code):
+            if i not in self.used_code:  # a typo in a name must not send a job without its code
+                error = ConfigError(f"no TrainJob is named {spec.job!r}", f"spec.code[{i}].job")
+                self.results += self._located(error, None)
         return out
 
     @property

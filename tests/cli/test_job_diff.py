@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
+pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
+
 NS = "team-a"
 
 JOB = """\

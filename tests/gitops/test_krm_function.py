@@ -406,3 +406,9 @@ def test_ssh_secret_follows_the_secret_kustomize_renamed_in_the_same_namespace()
     out, code, err = run(resource_list([elsewhere, job], render_config(sshSecret="keys")))
     assert code == 0, err
     assert "secretName: keys" in yaml.safe_dump(out["items"])
+
+
+def test_code_for_a_trainjob_that_is_not_there_is_an_error() -> None:
+    out, code, err = run(resource_list([TORCH_JOB], render_config(code=[{"job": "t2", "pip": ["x"]}])))
+    assert code == 1
+    assert out["results"][0]["field"] == {"path": "spec.code[0].job"} and "'t2'" in err
