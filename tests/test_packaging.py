@@ -33,3 +33,13 @@ def test_wheel_contains_runtimes_schemas_and_templates(tmp_path) -> None:
     assert "ktrain/engine/plugins/torch.py" in names
     assert "ktrain/authoring/templates/trainjob.yaml.j2" in names  # `ktrain job init` needs it
     assert "ktrain/completion/tree.json" in names  # the completer reads it at every TAB press
+    # the console scripts: ktrain, the KRM function, the kubectl plugin and its completion
+    (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
+    for line in (
+        "ktrain = ktrain.launcher:run",
+        "ktrain-krm = ktrain.cli.krm:run",
+        "kubectl-ktrain = ktrain.launcher:run",
+        "kubectl_complete-ktrain = ktrain.completion.kubectl:run",
+    ):
+        assert line in scripts, scripts

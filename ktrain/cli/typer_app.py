@@ -99,6 +99,10 @@ def _resolved(owner: Any, names: list[str], panel: str | None = None) -> dict[st
     return out
 
 
+def _is_argument(annotation: Any) -> bool:
+    return any(isinstance(m, typer.models.ArgumentInfo) for m in getattr(annotation, "__metadata__", ()))
+
+
 def typer_function(func: Callable[..., Any]) -> Callable[..., None]:
     """A function typer can read (its signature, help) that calls `func` when the command runs.
 
@@ -119,8 +123,11 @@ def typer_function(func: Callable[..., Any]) -> Callable[..., None]:
             )
             for f in fields(JobInput)
         ]
-        # The trainer command is a positional argument; keep it first so `-- torchrun ...` works.
-        params = [shared[0], *params, *shared[1:]]
+        # The trainer command is a positional argument that takes every word left: after the
+        # command's own arguments (`job diff NAME -- torchrun ...`), before everything else.
+        own_arguments = [p for p in params if _is_argument(p.annotation)]
+        rest = [p for p in params if not _is_argument(p.annotation)]
+        params = [*own_arguments, shared[0], *rest, *shared[1:]]
 
     def run(**kwargs: Any) -> None:
         body = getattr(importlib.import_module(module), name)

@@ -163,11 +163,11 @@ def _bounded_classes(scanner: Any, constructor: Any) -> Any:
     return _BOUNDED
 
 
-def _yaml() -> YAML:
+def _yaml(version: tuple[int, int] = (1, 1)) -> YAML:
     from ruamel.yaml import YAML
 
     y = YAML(typ="rt")
-    y.version = (1, 1)  # kubectl's parser follows YAML 1.1
+    y.version = version  # kubectl's parser follows YAML 1.1
     y.allow_duplicate_keys = False
     y.Scanner, y.Composer, y.Constructor = _bounded_classes(y.Scanner, y.Constructor)
     return y
@@ -324,10 +324,12 @@ def _unbuildable_scalar(text: str, file: str, lines: list[str], exc: Exception) 
     return InputError(f"invalid YAML: a value cannot be read: {str(exc)[:200]}", file=file)
 
 
-def load_documents(text: str, file: str) -> list[Document]:
+def load_documents(text: str, file: str, *, version: tuple[int, int] = (1, 1)) -> list[Document]:
     """Parse multi-document YAML; a syntax error becomes an InputError at file:line:col.
 
-    Bounded: nesting deeper than MAX_DEPTH and alias bombs are errors (see above)."""
+    Bounded: nesting deeper than MAX_DEPTH and alias bombs are errors (see above). `version`:
+    the YAML version whose rules read plain scalars, 1.1 as kubectl reads files; (1, 2) for what
+    kustomize and kpt write (go-yaml v3: `n`, `on` and `12:30` are strings)."""
     import warnings  # (with ruamel: a parse, not a read from the cache)
 
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -347,7 +349,7 @@ def load_documents(text: str, file: str) -> list[Document]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            raw = list(_yaml().load_all(text))
+            raw = list(_yaml(version).load_all(text))
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

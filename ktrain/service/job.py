@@ -51,10 +51,15 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         for assignment in map(parse_assignment, ov.sets):
             (job_sets if is_job_path(assignment.parts) else template_sets).append(assignment)
     original = None
-    if request.file:
+    conversion = None
+    if request.document is not None:
+        reject_template_inputs(request.file, ov.values_files, template_sets)
+        doc = request.document
+    elif request.file:
         doc, conversion = load_job_input(
             request.file, ov.values_files, template_sets, ov.runtime, warnings=request.input_warnings, text=request.text
         )
+    if doc is not None:
         if doc.siblings:
             registry.add_converted(same_file_runtimes(doc))
         if conversion is not None:

@@ -56,6 +56,11 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
         and request.ssh_secret is None
     )
     ssh_key = None
+    if needs_key and request.ssh_key_refusal is not None:
+        raise UsageError(
+            f"runtime {entry.runtime.name} uses MPI, whose pods need an SSH key pair, and none is named",
+            hint=request.ssh_key_refusal,
+        )
     if needs_key:
         from ktrain.inputs.ssh_keys import generate_ssh_key_pair
 

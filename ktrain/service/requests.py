@@ -83,6 +83,12 @@ class RenderRequest:
     code_bundle: CodeBundle | None = None
     # The job file's text when it does not come from a file (the Python API); `file` labels it.
     text: str | None = None
+    # A TrainJob already parsed (an item of a KRM function's ResourceList): used as the job file's
+    # document, never read as a template or a Training Operator v1 job; `file` labels it.
+    document: Document | None = None
+    # MPI without ssh_secret: instead of generating a key pair, refuse with this hint (a KRM
+    # function's output must be the same on every build, and hold no private key).
+    ssh_key_refusal: str | None = None
     # Warnings about the inputs found while reading them (e.g. a template value no variable uses):
     # they join the render's warnings.
     input_warnings: list[str] = field(default_factory=list)

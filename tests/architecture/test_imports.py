@@ -265,6 +265,36 @@ def test_a_completion_request_imports_neither_typer_nor_pydantic() -> None:
     assert not loaded & heavy, loaded & heavy
 
 
+def test_kubectl_plugin_completion_imports_neither_typer_nor_pydantic() -> None:
+    """`kubectl_complete-ktrain` (kubectl runs it on every TAB after `kubectl ktrain`)."""
+    code = (
+        "import os, sys\nsys.argv = ['kubectl_complete-ktrain', 'job', 'render', '--runtime', '']\n"
+        "from ktrain.completion.kubectl import run\n"
+        "def _exit(code):\n    raise SystemExit(code)\nos._exit = _exit\n"
+        "try:\n    run()\nexcept SystemExit:\n    pass"
+    )
+    _modules_after(code)
+    loaded = _modules_after(code)
+    assert not loaded & {"typer", "click", "pydantic", "ruamel", "rich", "kubernetes", "jsonschema", "yaml"}, loaded
+
+
+def test_the_krm_function_renders_without_typer_or_the_cluster_client() -> None:
+    """`ktrain-krm` runs once per kustomize build: the render path, plus a YAML parser for its input."""
+    resource_list = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: trainer.kubeflow.org/v1alpha1\n  kind: TrainJob\n  metadata: {name: t}\n"
+        "  spec: {runtimeRef: {name: torch-distributed}, trainer: {numNodes: 2}}\n"
+    )
+    code = (
+        f"import io, sys\nsys.stdin = io.StringIO({resource_list!r})\nsys.stdout = io.StringIO()\n"
+        "from ktrain.cli.krm import main\ncode = main([])\nout, sys.stdout = sys.stdout, sys.__stdout__\n"
+        "assert code == 0 and 'kind: JobSet' in out.getvalue(), out.getvalue()"
+    )
+    loaded = _modules_after(code)
+    heavy = {"typer", "click", "rich", "kubernetes", "jsonschema", "jinja2", "yaml", "urllib3", "cryptography"}
+    assert not loaded & heavy, loaded & heavy
+
+
 def test_engine_does_no_io() -> None:
     forbidden = re.compile(
         r"^\s*(import|from)\s+(os|pathlib|io|socket|subprocess|random|secrets|uuid|time|kubernetes|"

@@ -134,7 +134,7 @@ def test_help_names_every_option_argument_and_command_of_the_typer_app(path: tup
     assert " ".join((command.help or "").split()) in flat  # the whole description
     for param in command.params:
         if param.param_type_name == "argument":
-            assert param.name.upper() in text, param.name
+            assert (param.metavar or param.name.upper()) in text, param.name  # as typer names it in usage
         else:
             for name in [*param.opts, *param.secondary_opts]:
                 assert name in words, name

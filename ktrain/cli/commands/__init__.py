@@ -33,6 +33,7 @@ MODULES = (
     "job_wait",
     "job_delete",
     "job_suspend",
+    "job_diff",
     "job_convert",
     "runtime_list",
     "runtime_show",
