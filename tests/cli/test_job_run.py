@@ -144,7 +144,12 @@ def test_ctrl_c_leaves_no_process_behind(sig: signal.Signals) -> None:
     assert run.stdout is not None
     seen = [run.stdout.readline(), run.stdout.readline()]
     assert all(line.endswith("up\n") for line in seen), seen
+    # "up" is printed before each shell forks its second sleep: wait (bounded) until all have started
+    deadline = time.monotonic() + 20
     pods = _descendants(run.pid)
+    while len(pods) < 6 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        pods = _descendants(run.pid)
     assert len(pods) >= 6  # two shells, each with two sleeps
     run.send_signal(sig)
     _out, err = run.communicate(timeout=30)
