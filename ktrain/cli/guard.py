@@ -18,6 +18,15 @@ class Aborted(Exception):
     """The user declined a confirmation: `aborted`, exit 1 (a refusal, not Ctrl-C's 130), without typer."""
 
 
+class Exit(Exception):
+    """End the command with this exit code and no message: its answer is already on stdout
+    (`job why` exits 1 when the job is not running)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
 def debug_requested(argv: list[str]) -> bool:
     """Whether the command line asks for tracebacks: a `--debug` before any `--` (what follows
     `--` is the training command's own, e.g. `-- python train.py --debug`)."""
@@ -35,6 +44,8 @@ def run_guarded(command: Callable[[], int], debug: bool) -> int:
 
     try:
         return command()
+    except Exit as exc:
+        return exc.code
     except KtrainError as exc:
         if debug:
             _traceback()

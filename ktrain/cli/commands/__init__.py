@@ -28,6 +28,7 @@ MODULES = (
     "job_create",
     "job_list",
     "job_get",
+    "job_why",
     "job_logs",
     "job_wait",
     "job_delete",
