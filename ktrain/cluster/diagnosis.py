@@ -1289,40 +1289,37 @@ def _decode_without_nodes(
     evidence: list[str],
     why: str = "the nodes could not be read",
 ) -> Verdict:
-    """Nodes could not be read: decode the scheduler's histogram with the pod's own spec."""
+    """Nodes could not be read: decode the scheduler's histogram with the pod's own spec. Every
+    reason it gives is said, the one the job can act on first: room, then the node selector
+    (the user's choice), then taints and cordons (the admin's); the code is that first one's."""
     fit = parse_fit_error(message)
-    if fit is None:
+    if fit is None or not fit.reasons:
         return Verdict(UNSCHEDULABLE, f"the scheduler cannot place pod {_pod_name(pod)}: {message}", evidence)
-    reasons = sorted(fit.reasons, key=lambda cr: -(cr[0] or 0))
     of = f"{{}} of {fit.nodes} nodes" if fit.nodes else "{} nodes"
-    for count, reason in reasons:
+    said: list[tuple[int, str, str, str]] = []  # (priority, code, phrase, next step)
+    for count, reason in fit.reasons:
+        nodes = of.format(count) if count is not None else "the nodes"
         resource = _insufficient(reason)
         if resource:
             want = ask.get(resource)
-            asked = f"each pod asks {amount(resource, want)} {resource}; " if want is not None else ""
-            return Verdict(
-                INSUFFICIENT,
-                f"{asked}{of.format(count)} lack that much {resource} ({why} to say more)",
-                evidence,
-                f"ask for less ({_FLAGS.get(resource, '--resource')}) or wait for other pods to end",
-            )
-        if _is_selector(reason):
+            asked = f"each pod asks {amount(resource, want)} {resource}; " if want is not None and not said else ""
+            flag = _FLAGS.get(resource, "--resource")
+            step = f"ask for less ({flag}) or wait for other pods to end"
+            said.append((0, INSUFFICIENT, f"{asked}{nodes} lack that much {resource}", step))
+        elif _is_selector(reason):
             selector = ", ".join(f"{k}={v}" for k, v in sorted((_spec(pod).get("nodeSelector") or {}).items()))
-            return Verdict(
-                NO_MATCHING_NODE,
-                f"{of.format(count)} do not match the pod's node selector/affinity"
-                + (f" ({selector})" if selector else ""),
-                evidence,
-                "use a value the nodes have (--gpu-type, --node-selector)",
-            )
-        if _is_taint(reason):
-            return Verdict(
-                UNTOLERATED_TAINTS,
-                f"{of.format(count)} have taints the pod does not tolerate ({why} to name them)",
-                evidence,
-                "`kubectl describe nodes | grep Taints` names them; add a toleration (--toleration)",
-            )
-    return Verdict(UNSCHEDULABLE, f"the scheduler cannot place pod {_pod_name(pod)}: {message}", evidence)
+            phrase = f"{nodes} do not match the pod's node selector/affinity" + (f" ({selector})" if selector else "")
+            said.append((1, NO_MATCHING_NODE, phrase, "use a value the nodes have (--gpu-type, --node-selector)"))
+        elif _is_taint(reason):
+            step = "`kubectl describe nodes | grep Taints` names them; add a toleration (--toleration)"
+            said.append((2, UNTOLERATED_TAINTS, f"{nodes} have taints the pod does not tolerate", step))
+        elif _is_cordoned(reason):
+            said.append((3, NODES_CORDONED, f"{nodes} are cordoned", "wait for the nodes to be uncordoned"))
+        else:
+            said.append((4, UNSCHEDULABLE, f"{nodes}: {reason}", "the scheduler's message says what holds it"))
+    said.sort(key=lambda item: item[0])
+    _, code, _, step = said[0]
+    return Verdict(code, "; ".join(item[2] for item in said) + f" ({why} to say more)", evidence, step)
 
 
 # --- gangs ---
@@ -1405,8 +1402,8 @@ def _gang(
 
 def _unscheduled(f: Facts, pod: Obj, now: dt.datetime) -> Verdict | None:
     status = _status(pod)
-    if status.get("phase") != "Pending" or _spec(pod).get("nodeName"):
-        return None
+    if status.get("phase") != "Pending" or _spec(pod).get("nodeName") or _container_statuses(pod):
+        return None  # bound to a node: a kubelet has it
     if any(cond.get("type") == "PodScheduled" for cond in status.get("conditions") or [] if isinstance(cond, dict)):
         return None
     waited = _age(pod, now)

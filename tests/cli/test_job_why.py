@@ -118,6 +118,8 @@ def pod(
             if key in spec:
                 obj["spec"][key] = spec[key]
         obj["spec"].setdefault("schedulerName", "default-scheduler")
+        if node is None:  # not bound to a node: no kubelet has reported on its containers
+            obj["status"].pop("containerStatuses", None)
         if created is not None:
             obj["metadata"]["creationTimestamp"] = stamp(created)
 
