@@ -1646,8 +1646,8 @@ def _rank0(f: Facts) -> Obj | None:
 
 def _running(f: Facts, now: dt.datetime) -> Verdict:
     # Running by ENGINE.md §10 (every trainer pod Running), yet a container may be crash-looping in it.
-    for pod in _sorted_pods(f.pods or []):
-        verdict = _container_trouble(f, pod, now)
+    for each in _sorted_pods(f.pods or []):
+        verdict = _container_trouble(f, each, now)
         if verdict is not None:
             return verdict
     ready, want = js.trainer_pod_counts(f.trainjob, f.jobset, f.pods or [])

@@ -241,6 +241,20 @@ def details_document(details: JobDetails) -> Obj:
     }
 
 
+def why_document(facts: Any, verdict: Any) -> Obj:
+    """`job why -o json|yaml` (and `ktrain.Client().why`): the job, its state, the verdict."""
+    from ktrain.cluster.diagnosis import document
+
+    state, _, _ = status.derive_state(facts.trainjob, facts.jobset, facts.pods or [])
+    return {
+        "name": facts.name,
+        "namespace": facts.namespace,
+        "state": state,
+        "running": verdict.ok,
+        **document(verdict),
+    }
+
+
 def _why_document(verdict: Any) -> Obj:
     from ktrain.cluster.diagnosis import document
 

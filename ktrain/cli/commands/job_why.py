@@ -28,12 +28,6 @@ def verdict_lines(verdict: Any) -> list[str]:
     return lines
 
 
-def why_document(summary_name: str, namespace: str, state: str, verdict: Any) -> dict[str, Any]:
-    from ktrain.cluster.diagnosis import document
-
-    return {"name": summary_name, "namespace": namespace, "state": state, "running": verdict.ok, **document(verdict)}
-
-
 @command("job", "why", fast=True)
 def explain_job(
     name: Annotated[str, JOB_NAME],
@@ -55,8 +49,7 @@ def explain_job(
     if output not in WHY_FORMATS:
         raise UsageError(f"unknown output format {output!r}: use " + ", ".join(WHY_FORMATS))
     from ktrain.cli.guard import Exit
-    from ktrain.cluster import job_state as status
-    from ktrain.cluster.observe import diagnose_job, job_facts
+    from ktrain.cluster.observe import diagnose_job, job_facts, why_document
     from ktrain.errors import ExitCode, KtrainError
 
     try:
@@ -67,10 +60,9 @@ def explain_job(
         if exc.exit_code <= ExitCode.ERROR:  # 1 means "not running" here: an error is never 1
             exc.exit_code = ExitCode.CLUSTER
         raise
-    state, _, _ = status.derive_state(facts.trainjob, facts.jobset, facts.pods or [])
     if output == "text":
         sys.stdout.write("\n".join(verdict_lines(verdict)) + "\n")
     else:
-        sys.stdout.write(dump_data(why_document(name, facts.namespace, state, verdict), output))
+        sys.stdout.write(dump_data(why_document(facts, verdict), output))
     if not verdict.ok:
         raise Exit(int(ExitCode.ERROR))
