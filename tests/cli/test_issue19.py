@@ -507,6 +507,7 @@ def test_wait_names_a_scheduler_that_never_looks_at_the_pods(cli, kube) -> None:
     )
     pod["metadata"]["creationTimestamp"] = "2020-01-01T00:00:00Z"
     pod["spec"]["schedulerName"] = "volcano"
+    pod["status"].pop("containerStatuses")  # never bound to a node: no kubelet reported on it
     kube.srv.put_object(pod)
     r = cli("job", "wait", "t", *kube.args(), "--timeout", "1s")
     assert r.exit_code == ExitCode.TIMEOUT

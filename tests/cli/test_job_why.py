@@ -282,6 +282,8 @@ def test_a_custom_scheduler_that_never_looks_at_the_pod(srv, kc, cli) -> None:
 
 
 def test_a_coscheduling_gang_the_nodes_cannot_hold(srv, kc, cli) -> None:
+    # scheduler-plugins apis/scheduling/v1alpha1 PodGroup (spec.minMember), pods labelled
+    # scheduling.x-k8s.io/pod-group; the refusal is kube-scheduler's FitError (framework/types.go)
     js = seed(srv, nodes=4, gpus=8)
     group = "demo"
     srv.put_object(
@@ -353,6 +355,8 @@ def test_a_volcano_gang_reports_the_podgroup_condition(srv, kc, cli) -> None:
 
 
 def test_an_image_that_cannot_be_pulled_quotes_the_registry(srv, kc, cli) -> None:
+    # kubelet pkg/kubelet/images/image_manager.go: waiting ImagePullBackOff `Back-off pulling image "<i>"`
+    # and the Warning event `Failed to pull image "<i>": <the runtime's error>` (reasons: images/types.go)
     js = seed(srv, image="registry.example/team/trainer:nope")
     name = pod(srv, js, 0, node="gpu-0")
     image = "registry.example/team/trainer:nope"
@@ -371,6 +375,8 @@ def test_an_image_that_cannot_be_pulled_quotes_the_registry(srv, kc, cli) -> Non
 
 
 def test_a_crash_loop_shows_the_last_lines_of_the_failing_container(srv, kc, cli) -> None:
+    # kubelet pkg/kubelet/kuberuntime/kuberuntime_manager.go (doBackOff: "back-off <d> restarting failed
+    # container=<c> pod=<p>"), reason CrashLoopBackOff from pkg/kubelet/container/sync_result.go
     js = seed(srv)
     name = pod(srv, js, 0, "Running", node="gpu-0")
     pod(srv, js, 1, "Running", node="gpu-1")
@@ -399,6 +405,7 @@ def test_a_crash_loop_shows_the_last_lines_of_the_failing_container(srv, kc, cli
 
 
 def test_an_oom_kill_names_the_limit(srv, kc, cli) -> None:
+    # the CRI runtime (containerd, CRI-O) reports the container terminated with reason OOMKilled, exit 137
     js = seed(srv, requests={"memory": "16Gi"})
     name = pod(srv, js, 0, "Running", node="gpu-0")
     sch.change_pod(
@@ -568,6 +575,8 @@ def test_a_jobset_without_jobs_suspects_the_jobset_controller(srv, kc, cli) -> N
 
 
 def test_running_rank_0_stuck_at_the_rendezvous(srv, kc, cli) -> None:
+    # torch: torch/distributed/elastic/agent/server/api.py ("[%s] Rendezvous'ing worker group"),
+    # c10d's socket.cpp ("The server socket has failed to listen on ...")
     js = seed(srv)
     rank0 = pod(srv, js, 0, "Running", node="gpu-0")
     pod(srv, js, 1, "Running", node="gpu-1")
@@ -725,14 +734,17 @@ def test_server_text_reaches_the_terminal_escaped(srv, kc, cli) -> None:
     sch.refuse_scheduling(
         srv, pod(srv, js, 0), NS, "0/1 nodes are available: \x1b[2J\x1b]0;owned\x07 1 weird reason.\nline"
     )
+    condition = {"type": "Ready", "status": "False", "reason": "X", "message": "\x1b[31mred\u202etxt"}
+    srv.set_status("jobsets", "demo", {"conditions": [condition]})
 
     r = why(cli, kc)
     got = cli("job", "get", "demo", "--kubeconfig", kc)
 
     for out in (r.stdout, got.stdout):
-        assert "\x1b" not in out and "\x07" not in out
+        assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
         assert "\\x1b[2J\\x1b]0;owned\\x07" in out
     assert "weird reason.\\nline" in r.stdout
+    assert "\\x1b[31mred\\u202etxt" in got.stdout  # the conditions table too
 
 
 # --- the same verdict in `job get` and `job wait` ---------------------------------------------------------

@@ -59,7 +59,9 @@ def _event_object(event: dict[str, Any]) -> str:
 def _section(title: str, header: list[str], rows: list[list[str]], empty: str = "<none>") -> list[str]:
     """A blank line, `Title:`, then an indented table (or `empty`)."""
     from ktrain.output.tables import plain_table
+    from ktrain.output.terminal import printable
 
+    rows = [[printable(cell) for cell in row] for row in rows]  # cells hold the server's words
     body = plain_table(header, rows, indent="  ").rstrip("\n") if rows else f"  {empty}"
     return ["", f"{title}:", body]
 
@@ -131,7 +133,7 @@ def format_details(details: Any, now: dt.datetime) -> str:
             status.age(e.get("lastTimestamp") or e.get("eventTime"), now),
             _event_object(e),
             str(e.get("reason") or ""),
-            printable(str(e.get("message") or "").replace("\n", " ")),
+            str(e.get("message") or "").replace("\n", " "),
         ]
         for e in details.warnings
     ]
