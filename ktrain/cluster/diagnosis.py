@@ -1002,6 +1002,9 @@ def _created(f: Facts, now: dt.datetime) -> Verdict:
             f"`ktrain job wait {f.name} --for running` waits for them",
         )
     first = waiting[0] if waiting else None
+    stuck = _stuck_starting(f, waiting, now)
+    if stuck is not None:
+        return stuck
     init = _initializer_running(f, live)
     if init is not None:
         return Verdict(
@@ -1017,6 +1020,33 @@ def _created(f: Facts, now: dt.datetime) -> Verdict:
         evidence,
         f"`ktrain job wait {f.name} --for running` waits for it",
     )
+
+
+# Seconds a pod bound to a node may take to start (pull, mount) before its events are read.
+START_GRACE = 120.0
+# The kubelet's Warning events for a pod that cannot start (pkg/kubelet/events/event.go): volumes
+# (FailedMount, FailedAttachVolume) and the sandbox (FailedCreatePodSandBox).
+_START_FAILURES = ("FailedMount", "FailedAttachVolume", "FailedCreatePodSandBox", "FailedPostStartHook")
+
+
+def _stuck_starting(f: Facts, waiting: list[Obj], now: dt.datetime) -> Verdict | None:
+    """A pod on a node that has not started its containers for minutes: the kubelet's last word."""
+    late = [p for p in waiting if _spec(p).get("nodeName") and _age(p, now) >= START_GRACE]
+    if not late:
+        return None
+    events = _need(f, Read(EVENTS))
+    for pod in late:
+        said = [ev for ev in _events_about(events, "Pod", {_pod_name(pod)}) if ev.get("reason") in _START_FAILURES]
+        if said:
+            last = said[-1]
+            return Verdict(
+                CONTAINER_ERROR,
+                f"{_pod_where(pod)} cannot start on node {_spec(pod).get('nodeName')}: "
+                f"{last.get('reason')}: {last.get('message')}",
+                [_event_line(ev) for ev in said[-3:]],
+                "the message names the volume, Secret or network the pod waits for",
+            )
+    return None
 
 
 def _waiting_reason(pod: Obj) -> str:

@@ -886,6 +886,37 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
         [d.LOG],
     ),
     (
+        "volume-never-mounts",
+        lambda: facts(
+            jobset(replicas=1),
+            [pod(0, statuses=running({"waiting": {"reason": "ContainerCreating"}}), created=5)],
+        ),
+        {
+            d.EVENTS: [
+                {
+                    "involvedObject": {"kind": "Pod", "name": "demo-node-0-0-x"},
+                    "reason": "FailedMount",
+                    "message": 'MountVolume.SetUp failed for volume "data" : configmap "cfg" not found',
+                    "count": 4,
+                }
+            ]
+        },
+        d.CONTAINER_ERROR,
+        "pod demo-node-0-0-x (node rank 0) cannot start on node n0: FailedMount: MountVolume.SetUp failed",
+        [d.EVENTS],
+    ),
+    (
+        "young-container-creating-is-starting",
+        lambda: facts(
+            jobset(replicas=1), [pod(0, statuses=running({"waiting": {"reason": "ContainerCreating"}}), created=0.5)]
+        ),
+        {},
+        d.STARTING,
+        "job demo is starting: 0 of 1 trainer pods are running; pod demo-node-0-0-x (node rank 0) is Pending "
+        "(ContainerCreating)",
+        [],
+    ),
+    (
         "pods-unreadable",
         lambda: facts(jobset(), None),
         {},
