@@ -378,9 +378,9 @@ def _stall_key(reason: str | None) -> str | None:
 
 
 class _Explainer:
-    """`job why`'s verdict while waiting: diagnosed again when the job or its pods changed, or
-    every EXPLAIN_SECONDS (the verdicts that depend on time: a scheduler or controller that
-    never acts)."""
+    """`job why`'s verdict while waiting: diagnosed again when the job or its pods changed (at most
+    every EXPLAIN_MIN_SECONDS), or every EXPLAIN_SECONDS (the verdicts that depend on time: a
+    scheduler or controller that never acts)."""
 
     def __init__(self, cluster: KubeCluster, name: str, namespace: str) -> None:
         self.cluster, self.name, self.namespace = cluster, name, namespace
@@ -392,8 +392,11 @@ class _Explainer:
         versions = tuple(
             str(((o or {}).get("metadata") or {}).get("resourceVersion")) for o in (trainjob, jobset, *pods)
         )
-        if versions == self.seen and time.monotonic() - self.when < EXPLAIN_SECONDS:
-            return self.said
+        since = time.monotonic() - self.when
+        if self.seen is not None and (
+            since < EXPLAIN_MIN_SECONDS or (versions == self.seen and since < EXPLAIN_SECONDS)
+        ):
+            return self.said  # unchanged, or changing faster than a diagnosis is worth (pods starting)
         self.seen, self.when = versions, time.monotonic()
         facts = job_facts(self.cluster, self.name, self.namespace, known=(trainjob, jobset, pods))
         verdict = diagnose_job(self.cluster, facts)
@@ -404,8 +407,10 @@ class _Explainer:
         return self.said
 
 
-# Seconds between two diagnoses of a job that does not change while `job wait` waits.
+# Seconds between two diagnoses of a job that does not change while `job wait` waits, and at least
+# between two of a job that does (a hundred pods starting are a hundred changes).
 EXPLAIN_SECONDS = 20.0
+EXPLAIN_MIN_SECONDS = 5.0
 # Longest single watch while waiting: the job is re-read at least this often.
 WATCH_SECONDS = 60.0
 # How long a TrainJob may go without a JobSet before the wait gives up on the Trainer controller.
