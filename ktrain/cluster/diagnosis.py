@@ -745,6 +745,17 @@ def _workload_verdict(f: Facts, wl: Obj, queue: str) -> Verdict:
         evidence.append(
             f"pod set {pod_set.get('name')}: {pod_set.get('count')} pods" + (f", each {_asks(ask)}" if ask else "")
         )
+    evicted = _condition(wl, "Evicted")
+    if evicted is not None and str(evicted.get("status")) == "True":
+        evidence.append(f"Evicted=True ({evicted.get('reason')}): {evicted.get('message') or ''}".rstrip(": "))
+    if _spec(wl).get("active") is False:  # kueue: spec.active false deactivates (reason Deactivated)
+        return Verdict(
+            NOT_ADMITTED,
+            f"Kueue's Workload {name} for job {f.name} is deactivated (spec.active: false): it will not be admitted",
+            evidence,
+            f'`kubectl patch workload {name} -n {f.namespace} --type merge -p \'{{"spec":{{"active":true}}}}\'` '
+            "reactivates it (Kueue deactivates one that hit its requeuing limit; the evidence says which)",
+        )
     if admitted is not None and str(admitted.get("status")) == "True":
         return Verdict(
             QUEUED,

@@ -464,6 +464,21 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
         [d.WORKLOADS],
     ),
     (
+        "kueue-deactivated",
+        lambda: facts(jobset(suspend=True, labels=QUEUED), []),
+        {
+            d.WORKLOADS: [
+                {
+                    **_workload([_cond("Evicted", "True", "Deactivated", "The workload is deactivated")]),
+                    "spec": {"active": False},
+                }
+            ]
+        },
+        d.NOT_ADMITTED,
+        "Kueue's Workload jobset-demo-1 for job demo is deactivated (spec.active: false): it will not be admitted",
+        [d.WORKLOADS],
+    ),
+    (
         "kueue-admitted",
         lambda: facts(jobset(suspend=True, labels=QUEUED), []),
         {d.WORKLOADS: [_workload([_cond("QuotaReserved", "True"), _cond("Admitted", "True")], {"clusterQueue": "cq"})]},
