@@ -47,6 +47,8 @@ VOLCANO_QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"
 # Queues and priority other schedulers read from an object's labels (--kueue-queue, --scheduler kai).
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 KUEUE_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"  # a Kueue WorkloadPriorityClass
+# The Kueue API versions ktrain reads (Workloads, LocalQueues), the one every release serves first.
+KUEUE_API_VERSIONS = ("kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2")
 KAI_QUEUE_LABEL = "kai.scheduler/queue"
 # --code: the digest of the files, a label on their ConfigMaps and an annotation on the TrainJob/JobSet.
 CODE_DIGEST_KEY = "ktrain.io/code"

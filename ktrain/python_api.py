@@ -309,7 +309,15 @@ class Client:
         """`ktrain job get NAME -o json`: the job's state as ktrain derives it."""
         from ktrain.cluster.observe import details_document, get_job
 
-        return details_document(get_job(self._connect(), name))
+        return details_document(get_job(self._connect(), name, explain=True))
+
+    def why(self, name: str) -> Obj:
+        """`ktrain job why NAME -o json`: why the job is (not) running; `running` says which."""
+        from ktrain.cluster.observe import diagnose_job, job_facts, why_document
+
+        cluster = self._connect()
+        facts = job_facts(cluster, name)
+        return why_document(facts, diagnose_job(cluster, facts))
 
     def logs(
         self, name: str, *, follow: bool = False, step: str | None = None, node: int | None = None

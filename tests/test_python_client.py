@@ -147,6 +147,17 @@ def test_kueue_queued_job_is_left_for_kueue_to_resume(cli: Any, kube: Any) -> No
     assert jobset["spec"]["suspend"] is True  # Kueue's JobSet integration resumes it once admitted
 
 
+def test_client_why_is_the_cli_document(cli: Any, kube: Any) -> None:
+    import json
+
+    assert cli("job", "create", *kube.args(), "-r", "torch-distributed", "--name", "s", "--suspend").exit_code == 0
+    client = _client(kube)
+    doc = client.why("s")
+    assert doc == json.loads(cli("job", "why", "s", *kube.args(), "-o", "json").stdout)
+    assert (doc["running"], doc["reason"], doc["next"]) == (False, "Suspended", "`ktrain job resume s` resumes it")
+    assert client.get("s")["why"]["reason"] == "Suspended"
+
+
 def test_trainjob_target_refuses_what_a_trainjob_cannot_carry(cli: Any, kube: Any) -> None:
     r = cli("job", "create", *kube.args(), "-r", "torch-distributed", "--target", "trainjob", "--priority-class", "hi")
     assert r.exit_code == 2 and "cannot travel in a TrainJob" in r.stderr, r.stderr

@@ -41,7 +41,9 @@ def note(message: str) -> None:
 
 def stall_notice(reason: str) -> None:
     """While waiting: why the job is not moving (once per new reason), on stderr."""
-    sys.stderr.write(f"waiting: {reason}\n")
+    from ktrain.output.terminal import printable
+
+    sys.stderr.write(f"waiting: {printable(reason)}\n")
 
 
 OUTPUT_FORMATS = ("yaml", "json", "name")

@@ -19,8 +19,9 @@ class Aborted(Exception):
 
 
 class ExitStatus(Exception):  # noqa: N818 - an outcome, not an error
-    """A command's answer is its exit status, with nothing more to say (`job diff`: 1 when the
-    objects differ, as `diff` and `kubectl diff` answer)."""
+    """A command's answer is its exit status, with nothing more to say, its answer being on stdout
+    already (`job diff`: 1 when the objects differ, as `diff` and `kubectl diff` answer; `job why`: 1
+    when the job is not running)."""
 
     def __init__(self, code: int) -> None:
         super().__init__(code)

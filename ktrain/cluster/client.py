@@ -98,6 +98,12 @@ TRAINING_RUNTIME = Resource(c.TRAINER_API_VERSION, c.TRAINING_RUNTIME_KIND, "tra
 CLUSTER_TRAINING_RUNTIME = Resource(
     c.TRAINER_API_VERSION, c.CLUSTER_TRAINING_RUNTIME_KIND, "clustertrainingruntimes", namespaced=False
 )
+# Read by `job why` (ktrain.cluster.diagnosis) only.
+NODE = Resource("v1", "Node", "nodes", namespaced=False)
+RESOURCE_QUOTA = Resource("v1", "ResourceQuota", "resourcequotas")
+BATCH_JOB = Resource("batch/v1", "Job", "jobs")
+KUEUE_WORKLOADS = tuple(Resource(v, "Workload", "workloads") for v in c.KUEUE_API_VERSIONS)
+KUEUE_LOCAL_QUEUES = tuple(Resource(v, "LocalQueue", "localqueues") for v in c.KUEUE_API_VERSIONS)
 
 KNOWN = {
     (r.api_version, r.kind): r
@@ -220,10 +226,13 @@ def list_objects(
     namespace: str | None = None,
     label_selector: str | None = None,
     all_namespaces: bool = False,
+    field_selector: str | None = None,
 ) -> list[Obj]:
     ns = None if all_namespaces or not resource.namespaced else (namespace or cluster.namespace)
     path = resource.path(ns)
     query = [("labelSelector", label_selector)] if label_selector else []
+    if field_selector:
+        query.append(("fieldSelector", field_selector))
     data, _ = cluster.call(
         _request, cluster, "GET", path, query=query, what=f"{resource.kind} list" + (f" in {ns}" if ns else "")
     )

@@ -180,6 +180,8 @@ class JobDetails:
     trainjob: Obj | None
     jobset: Obj | None
     warnings: list[Obj] = field(default_factory=list)
+    # Why it is (not) running (ktrain.cluster.diagnosis.Verdict), when asked for (`job get`).
+    verdict: Any = None
 
 
 def details_document(details: JobDetails) -> Obj:
@@ -223,6 +225,7 @@ def details_document(details: JobDetails) -> Obj:
             }
             for p in s.pods
         ],
+        **({"why": _why_document(details.verdict)} if details.verdict is not None else {}),
         "warnings": [
             {
                 "object": "{}/{}".format(
@@ -238,12 +241,42 @@ def details_document(details: JobDetails) -> Obj:
     }
 
 
-def get_job(cluster: KubeCluster, name: str, namespace: str | None = None, *, events: bool = True) -> JobDetails:
+def why_document(facts: Any, verdict: Any) -> Obj:
+    """`job why -o json|yaml` (and `ktrain.Client().why`): the job, its state, the verdict."""
+    from ktrain.cluster.diagnosis import document
+
+    state, _, _ = status.derive_state(facts.trainjob, facts.jobset, facts.pods or [])
+    return {
+        "name": facts.name,
+        "namespace": facts.namespace,
+        "state": state,
+        "running": verdict.ok,
+        **document(verdict),
+    }
+
+
+def _why_document(verdict: Any) -> Obj:
+    from ktrain.cluster.diagnosis import document
+
+    return {"running": verdict.ok, **document(verdict)}
+
+
+def get_job(
+    cluster: KubeCluster, name: str, namespace: str | None = None, *, events: bool = True, explain: bool = False
+) -> JobDetails:
+    """The job, its pods and last warnings; with `explain`, the verdict of `job why` too (which
+    reads more only when the job's state calls for it)."""
     ns = namespace or cluster.namespace
     trainjob, jobset = find_job(cluster, name, ns)
     pods = job_pods(cluster, name, ns)
-    warnings = status.related_warnings(list_warning_events(cluster, ns), name) if events else []
-    return JobDetails(status.summarize(trainjob, jobset, pods), trainjob, jobset, warnings)
+    all_warnings = list_warning_events(cluster, ns) if events else None
+    warnings = status.related_warnings(all_warnings, name) if all_warnings is not None else []
+    verdict = None
+    if explain:
+        verdict = diagnose_job(
+            cluster, job_facts(cluster, name, ns, known=(trainjob, jobset, pods), events=all_warnings)
+        )
+    return JobDetails(status.summarize(trainjob, jobset, pods), trainjob, jobset, warnings, verdict)
 
 
 def job_summary(cluster: KubeCluster, name: str, namespace: str | None = None) -> status.JobSummary:
@@ -263,8 +296,13 @@ def wait_for_job(
     namespace: str | None = None,
     on_change: Callable[[status.JobSummary], None] | None = None,
     on_stall: Callable[[str], None] | None = None,
+    explain: bool = False,
 ) -> status.JobSummary:
     """Wait until the job reaches `target` (complete | failed | running, see status.WAIT_TARGETS).
+
+    `on_stall` hears why a job that is not running is not getting there, each time that changes:
+    the quick reason of `status.stall_reason`, or with `explain` the verdict of `job why`
+    (`<Reason>: <sentence>`; the diagnosis reads more, and only when the job or its pods changed).
 
     Returns the summary that satisfied it. Raises JobFailedError (exit 1) when the job ended in
     another terminal state, WaitTimeoutError (exit 124) when `timeout` seconds pass first, and
@@ -279,19 +317,24 @@ def wait_for_job(
     deadline = None if timeout is None else started + timeout
     last_state = None
     last_stall = None
+    explainer = _Explainer(cluster, name, ns) if explain and on_stall is not None else None
     while True:
         trainjob, jobset = find_job(cluster, name, ns)
         pod_list = _list_pods_document(cluster, ns, f"{c.JOBSET_NAME_LABEL}={name}")
-        summary = status.summarize(trainjob, jobset, list(pod_list.get("items") or []))
+        pods = list(pod_list.get("items") or [])
+        summary = status.summarize(trainjob, jobset, pods)
         if summary.state != last_state and on_change is not None:
             on_change(summary)
         last_state = summary.state
         outcome = status.wait_outcome(summary, target)
         if outcome:
             return summary
-        if summary.stalled != last_stall and summary.stalled and on_stall is not None:
-            on_stall(summary.stalled)
-        last_stall = summary.stalled
+        stall = summary.stalled
+        if explainer is not None and outcome is None and summary.state in (status.CREATED, status.SUSPENDED):
+            stall = explainer.reason(trainjob, jobset, pods) or stall
+        if _stall_key(stall) != _stall_key(last_stall) and stall and on_stall is not None:
+            on_stall(stall)
+        last_stall = stall
         if trainjob is not None and jobset is None and _waited_for_controller(trainjob, started) >= CONTROLLER_GRACE:
             raise NoControllerError(
                 status.NO_CONTROLLER.format(name=name),
@@ -308,8 +351,7 @@ def wait_for_job(
         if remaining <= 0:
             raise WaitTimeoutError(
                 f"timed out after {_seconds(timeout or 0)} waiting for job {name} to be "
-                f"{status.WAIT_TARGETS[target]} (it is {summary.state}"
-                + (f": {summary.stalled})" if summary.stalled else ")"),
+                f"{status.WAIT_TARGETS[target]} (it is {summary.state}" + (f": {last_stall})" if last_stall else ")"),
                 summary=summary,
             )
         watched: tuple[k.Resource | None, str, str, str | None]
@@ -330,6 +372,45 @@ def wait_for_job(
         await_change(cluster, *watched, name=name, seconds=seconds)
 
 
+def _stall_key(reason: str | None) -> str | None:
+    """A stall reason without its numbers: "(12s so far)" becoming "(42s so far)" is no news."""
+    return None if reason is None else "".join(ch for ch in reason if not ch.isdigit())
+
+
+class _Explainer:
+    """`job why`'s verdict while waiting: diagnosed again when the job or its pods changed (at most
+    every EXPLAIN_MIN_SECONDS), or every EXPLAIN_SECONDS (the verdicts that depend on time: a
+    scheduler or controller that never acts)."""
+
+    def __init__(self, cluster: KubeCluster, name: str, namespace: str) -> None:
+        self.cluster, self.name, self.namespace = cluster, name, namespace
+        self.seen: tuple[Any, ...] | None = None
+        self.when = 0.0
+        self.said: str | None = None
+
+    def reason(self, trainjob: Obj | None, jobset: Obj | None, pods: list[Obj]) -> str | None:
+        versions = tuple(
+            str(((o or {}).get("metadata") or {}).get("resourceVersion")) for o in (trainjob, jobset, *pods)
+        )
+        since = time.monotonic() - self.when
+        if self.seen is not None and (
+            since < EXPLAIN_MIN_SECONDS or (versions == self.seen and since < EXPLAIN_SECONDS)
+        ):
+            return self.said  # unchanged, or changing faster than a diagnosis is worth (pods starting)
+        self.seen, self.when = versions, time.monotonic()
+        facts = job_facts(self.cluster, self.name, self.namespace, known=(trainjob, jobset, pods))
+        verdict = diagnose_job(self.cluster, facts)
+        from ktrain.cluster.diagnosis import STARTING
+
+        # A job that is starting normally is not held: nothing to say (as status.stall_reason).
+        self.said = None if verdict.ok or verdict.code == STARTING else f"{verdict.code}: {verdict.message}"
+        return self.said
+
+
+# Seconds between two diagnoses of a job that does not change while `job wait` waits, and at least
+# between two of a job that does (a hundred pods starting are a hundred changes).
+EXPLAIN_SECONDS = 20.0
+EXPLAIN_MIN_SECONDS = 5.0
 # Longest single watch while waiting: the job is re-read at least this often.
 WATCH_SECONDS = 60.0
 # How long a TrainJob may go without a JobSet before the wait gives up on the Trainer controller.
@@ -824,3 +905,183 @@ class _Cursor:
 
     def reconnected(self) -> None:
         self.skip = self.count
+
+
+# --- why a job is not running (issue #29) ---------------------------------------------------------
+# The verdict is `ktrain.cluster.diagnosis.diagnose` (pure); here are its reads. It asks for one
+# read at a time, only those its case needs, so a job is read as deep as its state requires. Every
+# read but the job itself may fail (RBAC above all): the failure is recorded and the diagnosis
+# goes on without it.
+
+# At most this many reads beyond the job and its pods (there are ten kinds; a log read twice at most).
+MAX_READS = 12
+
+
+def _optional(cluster: KubeCluster, resource: k.Resource, namespace: str, name: str, notes: list[str]) -> Obj | None:
+    """GET an object the job may lack; None when absent, or refused (noted)."""
+    try:
+        return _get_custom(cluster, resource, namespace, name)
+    except ApiError as exc:
+        if exc.status != 403:
+            raise
+        notes.append(_refusal(exc))
+        return None
+
+
+def _refusal(exc: KtrainError) -> str:
+    """What `unread` says about a refused read: the server's own words (they name the resource)."""
+    return exc.message
+
+
+def job_facts(
+    cluster: KubeCluster,
+    name: str,
+    namespace: str | None = None,
+    *,
+    known: tuple[Obj | None, Obj | None, list[Obj]] | None = None,
+    events: list[Obj] | None = None,
+) -> Any:
+    """The job as `diagnose` starts from: its TrainJob and/or JobSet and its pods (`known` when the
+    caller has read them). Either object may be unreadable (403) as long as the other one is read;
+    pods we may not list are diagnosed without."""
+    from ktrain.cluster import diagnosis as d
+
+    ns = namespace or cluster.namespace
+    notes: list[str] = []
+    if known is not None:
+        trainjob, jobset, pods = known
+        facts = d.Facts(name, ns, trainjob, jobset, list(pods), notes=notes)
+    else:
+        check_name(name, "job")
+        trainjob = _optional(cluster, TRAINJOB, ns, name, notes)
+        jobset = _optional(cluster, JOBSET, ns, name, notes)
+        if trainjob is None and jobset is None:
+            if notes:
+                raise ClusterError(
+                    notes[0], hint="ask a cluster admin for read access (RBAC), or look in another namespace (-n)"
+                )
+            find_job(cluster, name, ns)  # raises the usual NotFoundError
+        pods_read: list[Obj] | None
+        try:
+            pods_read = job_pods(cluster, name, ns)
+        except ApiError as exc:
+            if exc.status != 403:
+                raise
+            notes.append(_refusal(exc))
+            pods_read = None
+        facts = d.Facts(name, ns, trainjob, jobset, pods_read, notes=notes)
+    if events is not None:
+        facts.record(d.Read(d.EVENTS), events)
+    return facts
+
+
+def diagnose_job(cluster: KubeCluster, facts: Any, now: Any = None) -> Any:
+    """The verdict on the job `facts` hold (ktrain.cluster.diagnosis.Verdict), reading what it needs."""
+    import datetime as dt
+
+    from ktrain.cluster import diagnosis as d
+
+    now = now or dt.datetime.now(dt.timezone.utc)
+    for _ in range(MAX_READS + 1):
+        verdict = d.diagnose(facts, now)
+        if verdict.needs is None:
+            return verdict
+        _perform(cluster, facts, verdict.needs)
+    return d.Verdict(
+        d.UNKNOWN, f"job {facts.name}: no verdict after {MAX_READS} reads", unread=list(facts.unread.values())
+    )
+
+
+def _perform(cluster: KubeCluster, facts: Any, read: Any) -> None:
+    """Carry out one read of the diagnosis; a refusal or an error is recorded, never raised."""
+    try:
+        facts.record(read, _read(cluster, facts, read))
+    except ApiError as exc:
+        facts.refuse(
+            read, f"forbidden: {exc.message.partition(' is forbidden: ')[2]}" if exc.status == 403 else exc.message
+        )
+    except KtrainError as exc:  # the connection broke: say so, decide without it
+        facts.refuse(read, exc.message)
+
+
+def _list_all(cluster: KubeCluster, resources: tuple[k.Resource, ...], namespace: str) -> Any:
+    """List the first of `resources` (one kind in several API versions) the cluster serves."""
+    from ktrain.cluster import diagnosis as d
+
+    for resource in resources:
+        try:
+            return k.list_objects(cluster, resource, namespace)
+        except ApiNotFoundError:
+            continue
+    return d.NOT_SERVED
+
+
+def _read(cluster: KubeCluster, facts: Any, read: Any) -> Any:
+    from ktrain.cluster import diagnosis as d
+
+    ns = facts.namespace
+    if read.what == d.EVENTS:
+        return list_warning_events(cluster, ns)
+    if read.what == d.JOBS:
+        return k.list_objects(cluster, k.BATCH_JOB, ns, label_selector=f"{c.JOBSET_NAME_LABEL}={facts.name}")
+    if read.what == d.NODES:
+        return k.list_objects(cluster, k.NODE)
+    if read.what == d.NODE_PODS:
+        # What the scheduler counts as taken: pods bound to a node that have not ended (any namespace).
+        selector = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"
+        return k.list_objects(cluster, k.POD, all_namespaces=True, field_selector=selector)
+    if read.what == d.QUOTAS:
+        return k.list_objects(cluster, k.RESOURCE_QUOTA, ns)
+    if read.what == d.WORKLOADS:
+        return _list_all(cluster, k.KUEUE_WORKLOADS, ns)
+    if read.what == d.LOCAL_QUEUE:
+        for resource in k.KUEUE_LOCAL_QUEUES:
+            found = _get_custom(cluster, resource, ns, read.name)
+            if found is not None:
+                return found
+        return None
+    if read.what == d.POD_GROUP:
+        resource = k.COSCHEDULING_PODGROUP if read.api_version == c.COSCHEDULING_API_VERSION else k.VOLCANO_PODGROUP
+        return _get_custom(cluster, resource, ns, read.name)
+    if read.what == d.SERVED:
+        return k.served_kinds(cluster, read.api_version) is not None
+    if read.what == d.LOG:
+        return _log_tail(cluster, ns, read.name, read.container, read.previous)
+    raise ValueError(f"unknown read {read.what!r}")
+
+
+LOG_TAIL_BYTES = 64 * 1024  # a diagnosis reads a few lines: a line of megabytes is cut
+
+
+def _log_tail(cluster: KubeCluster, namespace: str, pod: str, container: str, previous: bool) -> list[tuple[str, str]]:
+    """The container's last lines as (RFC 3339 timestamp, text); [] when it has not started."""
+    from ktrain.cluster import diagnosis as d
+
+    query: dict[str, Any] = {"container": container, "timestamps": True, "tailLines": d.LOG_LINES}
+    query["limitBytes"] = LOG_TAIL_BYTES
+    if previous:
+        query["previous"] = True
+    try:
+        response = cluster.call(
+            open_get,
+            cluster,
+            k.POD.path(namespace, pod, "log"),
+            query=query,
+            accept=ACCEPT_LOG,
+            what=f"logs of pod {pod}",
+        )
+    except ApiError as exc:
+        if exc.status == 400:  # waiting to start / no previous run: nothing to show
+            return []
+        raise
+    try:
+        text = response.read().decode("utf-8", "replace")
+    except TransportError as exc:
+        raise cluster.translate(exc, f"logs of pod {pod}") from None
+    finally:
+        response.close()
+    lines = []
+    for raw in text.splitlines():
+        line = _LogLine(raw)
+        lines.append((line.stamp, line.text))
+    return lines

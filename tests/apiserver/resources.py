@@ -153,6 +153,20 @@ JOBS = ResourceType(
     has_generation=True,
     default_propagation="Orphan",
 )
+NODES = ResourceType(
+    "",
+    "v1",
+    "nodes",
+    "node",
+    "Node",
+    False,
+    ("no",),
+    status_subresource=True,
+    field_labels=("spec.unschedulable",),
+)
+RESOURCE_QUOTAS = ResourceType(
+    "", "v1", "resourcequotas", "resourcequota", "ResourceQuota", True, ("quota",), status_subresource=True
+)
 CRDS = ResourceType(
     "apiextensions.k8s.io",
     "v1",
@@ -173,6 +187,8 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     SERVICES,
     JOBS,
     CRDS,
+    NODES,
+    RESOURCE_QUOTAS,
 )
 
 # --- CRD-backed types, grouped by the switch that enables them ------------------------------
@@ -262,11 +278,51 @@ CLUSTER_TRAINING_RUNTIMES = ResourceType(
     has_generation=True,
 )
 
+# Kueue (kubernetes-sigs/kueue apis/kueue/v1beta1): no reference CRD under ../shared, so served
+# with a permissive schema; v1beta1 is what every release serves (v1beta2 since 0.15 as well).
+KUEUE_WORKLOADS = ResourceType(
+    "kueue.x-k8s.io",
+    "v1beta1",
+    "workloads",
+    "workload",
+    "Workload",
+    True,
+    ("wl",),
+    status_subresource=True,
+    custom=True,
+    has_generation=True,
+)
+KUEUE_LOCAL_QUEUES = ResourceType(
+    "kueue.x-k8s.io",
+    "v1beta1",
+    "localqueues",
+    "localqueue",
+    "LocalQueue",
+    True,
+    ("queue", "queues", "lq"),
+    status_subresource=True,
+    custom=True,
+    has_generation=True,
+)
+KUEUE_CLUSTER_QUEUES = ResourceType(
+    "kueue.x-k8s.io",
+    "v1beta1",
+    "clusterqueues",
+    "clusterqueue",
+    "ClusterQueue",
+    False,
+    ("cq",),
+    status_subresource=True,
+    custom=True,
+    has_generation=True,
+)
+
 CRD_SETS: Mapping[str, tuple[ResourceType, ...]] = {
     "jobset": (JOBSETS,),
     "coscheduling": (COSCHEDULING_PODGROUPS,),
     "volcano": (VOLCANO_PODGROUPS, VOLCANO_QUEUES),
     "trainer": (TRAINJOBS, TRAINING_RUNTIMES, CLUSTER_TRAINING_RUNTIMES),
+    "kueue": (KUEUE_WORKLOADS, KUEUE_LOCAL_QUEUES, KUEUE_CLUSTER_QUEUES),
 }
 CRD_SET_ALIASES: Mapping[str, str] = {"scheduler-plugins": "coscheduling"}
 ALL_CRD_SETS: frozenset[str] = frozenset(CRD_SETS)

@@ -87,6 +87,9 @@ class Fault:
     # What a firing fault does instead of answering `code` (see FAULT_ACTIONS); None: answer `code`.
     action: str | None = None
     dry_run: bool | None = None  # match only server dry runs (True) or only real requests (False)
+    # Match only requests across all namespaces (a list with no namespace in its path): an RBAC
+    # Role grants a namespace, not the cluster.
+    all_namespaces: bool = False
 
 
 # A fault's `action`: what a network or a dying server does to a request.
@@ -648,9 +651,13 @@ class ApiServerDouble:
         *,
         namespace: str | None = None,
         name: str | None = None,
+        all_namespaces: bool = False,
     ) -> Fault:
-        """Answer 403 Forbidden (RBAC-style message) to `verb` on `resource`."""
-        return self.inject(verb=verb, resource=resource, namespace=namespace, name=name, code=403)
+        """Answer 403 Forbidden (RBAC-style message) to `verb` on `resource`; with `all_namespaces`,
+        only to requests across every namespace (what a user with a namespaced Role meets)."""
+        fault = self.inject(verb=verb, resource=resource, namespace=namespace, name=name, code=403)
+        fault.all_namespaces = all_namespaces
+        return fault
 
     def fail_nth(self, verb: str, resource: str, n: int, code: int = 422, message: str | None = None) -> Fault:
         return self.inject(verb=verb, resource=resource, nth=n, code=code, message=message)
@@ -1031,6 +1038,10 @@ class ApiServerDouble:
                 if fault.resource is not None and not _matches_resource(fault.resource, route):
                     continue
                 if fault.namespace is not None and fault.namespace != route.namespace:
+                    continue
+                if fault.all_namespaces and (
+                    route.namespace is not None or not (route.rtype and route.rtype.namespaced)
+                ):
                     continue
                 if fault.name is not None and fault.name != route.name:
                     continue

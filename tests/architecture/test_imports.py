@@ -355,6 +355,7 @@ CLUSTER_FORBIDDEN = {
     [
         (("job", "list", "-o", "wide"), "seen ", "list"),
         (("job", "get", "seen"), "Name:", "get"),
+        (("job", "why", "seen"), "Running: job seen is running", "get"),
         (("job", "logs", "seen"), "hello from rank 0", "get"),
         (("job", "wait", "seen", "--for", "running", "--timeout", "5s"), "", "get"),
         (("job", "delete", "seen", "--yes"), "deleted", "delete"),
@@ -364,7 +365,7 @@ CLUSTER_FORBIDDEN = {
             "apply",
         ),
     ],
-    ids=["job-list", "job-get", "job-logs", "job-wait", "job-delete", "job-create"],
+    ids=["job-list", "job-get", "job-why", "job-logs", "job-wait", "job-delete", "job-create"],
 )
 @pytest.mark.parametrize("tls", [False, True], ids=["http", "https"])
 def test_cluster_commands_load_neither_the_kubernetes_client_nor_typer(

@@ -533,6 +533,7 @@ CLUSTER_BODIES = {
     "ktrain.cli.commands.job_get:show_job",
     "ktrain.cli.commands.job_logs:print_logs",
     "ktrain.cli.commands.job_wait:wait_job",
+    "ktrain.cli.commands.job_why:explain_job",
     "ktrain.cli.commands.job_delete:delete_jobs",
 }
 

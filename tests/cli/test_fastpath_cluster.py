@@ -499,6 +499,48 @@ WAIT_CASES = [
 ]
 
 
+def _stuck(srv: ApiServerDouble) -> None:
+    """A job whose pods ask more GPUs than any node has (issue #29's first example)."""
+    jobset = seed(srv, "big")
+    srv.put_object(
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": "gpu-0"},
+            "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "8", "pods": "110"}},
+        }
+    )
+    pod = add_pod(srv, jobset, 0, phase="Pending")
+    with srv.cluster.lock:
+        stored = srv.get_object("pods", pod, NS)
+        assert stored is not None
+        stored["spec"]["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": "16"}}
+        stored["status"] = {
+            "phase": "Pending",
+            "conditions": [
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "reason": "Unschedulable",
+                    "message": "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.",
+                }
+            ],
+        }
+        srv.put_object(stored)
+
+
+WHY_CASES = [
+    Case(cmd("why", "demo"), setup=jobs),  # running: exit 0
+    Case(cmd("why", "big"), setup=_stuck),  # exit 1, the reason on stdout
+    Case(cmd("why", "big", "-o", "json"), setup=_stuck),
+    Case(cmd("why", "done", "--output=yaml", "-n", NS, "--request-timeout", "5"), setup=jobs),
+    Case(cmd("why", "broken", "--namespace", NS), setup=jobs),  # failed: exit 1
+    Case(cmd("why", "missing"), setup=jobs),  # exit 4
+    Case(cmd("why", "demo", "--context", "nowhere"), setup=jobs),
+    Case(cmd("why", "demo"), setup=down),  # exit 5
+]
+
+
 def _two_jobs(srv: ApiServerDouble) -> None:
     seed(srv, "a", labels={"team": "ml"})
     seed(srv, "b", labels={"team": "ml"})
@@ -534,6 +576,7 @@ CLUSTER_TABLES = {
     "ktrain.cli.commands.job_get:show_job": GET_CASES,
     "ktrain.cli.commands.job_logs:print_logs": LOGS_CASES,
     "ktrain.cli.commands.job_wait:wait_job": WAIT_CASES,
+    "ktrain.cli.commands.job_why:explain_job": WHY_CASES,
     "ktrain.cli.commands.job_delete:delete_jobs": DELETE_CASES,
 }
 CASES = [(body, case) for body, table in CLUSTER_TABLES.items() for case in table]

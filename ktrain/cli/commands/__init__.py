@@ -29,6 +29,7 @@ MODULES = (
     "job_run",
     "job_list",
     "job_get",
+    "job_why",
     "job_logs",
     "job_wait",
     "job_delete",

@@ -193,7 +193,9 @@ def _follow_and_wait(
         sys.stderr.write(f"waiting for job {name} to complete...\n")
         from ktrain.cli.common import stall_notice
 
-        summary = wait_for_job(cluster, name, "complete", timeout=timeout, namespace=namespace, on_stall=stall_notice)
+        summary = wait_for_job(
+            cluster, name, "complete", timeout=timeout, namespace=namespace, on_stall=stall_notice, explain=True
+        )
         sys.stderr.write(f"job {name} {summary.state}\n")
 
 

@@ -17,12 +17,13 @@ if TYPE_CHECKING:  # typing costs the fast path a few ms to import
 GET_FORMATS = ("text", "yaml", "json")
 
 
-def _why_waiting(summary: Any) -> list[str]:
-    """Plain sentences for a job that is not running yet: the pods that hold it back."""
+def _why_waiting(summary: Any, explained: bool = False) -> list[str]:
+    """Plain sentences for a job that is not running yet: the pods that hold it back (and, unless
+    `Why:` says it already, the quick stall reason)."""
     from ktrain.cluster import job_state as status
 
     if summary.state == status.SUSPENDED and summary.stalled:
-        return [summary.stalled]
+        return [] if explained else [summary.stalled]
     if summary.state != status.CREATED:
         return []
     lines = [f"{summary.trainer_pods_ready} of {summary.trainer_pods_expected} trainer pods are running"]
@@ -32,7 +33,9 @@ def _why_waiting(summary: Any) -> list[str]:
             if pod.reason:
                 text += f": {pod.reason}" + (f" - {pod.message}" if pod.message else "")
             lines.append(text)
-    if summary.stalled and summary.stalled not in lines[1:]:
+    if explained:
+        pass  # `Why:` says what holds it
+    elif summary.stalled and summary.stalled not in lines[1:]:
         lines.append(summary.stalled)
     elif not summary.pods:
         lines.append("no pods exist yet (see the warning events below, or the JobSet's controller)")
@@ -56,13 +59,16 @@ def _event_object(event: dict[str, Any]) -> str:
 def _section(title: str, header: list[str], rows: list[list[str]], empty: str = "<none>") -> list[str]:
     """A blank line, `Title:`, then an indented table (or `empty`)."""
     from ktrain.output.tables import plain_table
+    from ktrain.output.terminal import printable
 
+    rows = [[printable(cell) for cell in row] for row in rows]  # cells hold the server's words
     body = plain_table(header, rows, indent="  ").rstrip("\n") if rows else f"  {empty}"
     return ["", f"{title}:", body]
 
 
 def format_details(details: Any, now: dt.datetime) -> str:
     from ktrain.cluster import job_state as status
+    from ktrain.output.terminal import printable
 
     s = details.summary
     out = [
@@ -84,9 +90,15 @@ def format_details(details: Any, now: dt.datetime) -> str:
             if s.reason and s.reason != s.state
             else ""
         ),
-        f"Age:        {status.age(s.created, now)}",
     ]
-    why = _why_waiting(s)
+    verdict = details.verdict
+    if verdict is not None:  # `job why`'s verdict under the state (its evidence is in the sections below)
+        out.append("Why:        " + printable(f"{verdict.code}: {verdict.message}"))
+        if verdict.next_step:
+            out.append("Next:       " + printable(verdict.next_step))
+        out += ["Not read:   " + printable(line) for line in verdict.unread]
+    out.append(f"Age:        {status.age(s.created, now)}")
+    why = [printable(line) for line in _why_waiting(s, explained=verdict is not None)]
     if why:
         out.append("Waiting:    " + why[0])
         out += ["            " + line for line in why[1:]]
@@ -147,15 +159,16 @@ def show_job(
     namespace: Annotated[str | None, NAMESPACE] = None,
     request_timeout: Annotated[float, REQUEST_TIMEOUT] = 30.0,
 ) -> None:
-    """Show a job: state, conditions, replicated jobs, pods and its last warning events.
+    """Show a job: state, why it is (not) running, conditions, replicated jobs, pods and its last warning events.
 
-    Each pod shows its step, rank, phase, node, restarts and why it waits: enough to see why a job is not running.
+    `Why:` is the verdict of `ktrain job why`. Each pod shows its step, rank, phase, node, restarts and why it
+    waits.
     """
     if output not in GET_FORMATS:
         raise UsageError(f"unknown output format {output!r}: use " + ", ".join(GET_FORMATS))
     from ktrain.cluster.observe import get_job
 
-    details = get_job(cluster_for(kubeconfig, context, namespace, request_timeout), name)
+    details = get_job(cluster_for(kubeconfig, context, namespace, request_timeout), name, explain=True)
     now = utc_now()
     if output == "text":
         sys.stdout.write(format_details(details, now))

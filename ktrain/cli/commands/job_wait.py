@@ -31,6 +31,8 @@ def wait_job(
     Exit 0 when reached, 1 when the job ended otherwise (Failed while waiting for complete), 124 on timeout.
     `--for running` is also met by a Complete job (it ran, and may have finished between two looks),
     never by a Failed one (exit 1: it will not run); `--for failed` is not met by a Complete job (exit 1).
+    While the job does not run, stderr says why (`waiting: <Reason>: ...`, the verdict of `ktrain job why`),
+    again each time that changes.
     """
     from ktrain.cluster import job_state as status
 
@@ -40,6 +42,11 @@ def wait_job(
     from ktrain.cluster.observe import wait_for_job
 
     summary = wait_for_job(
-        cluster_for(kubeconfig, context, namespace, request_timeout), name, for_, timeout=seconds, on_stall=stall_notice
+        cluster_for(kubeconfig, context, namespace, request_timeout),
+        name,
+        for_,
+        timeout=seconds,
+        on_stall=stall_notice,
+        explain=True,
     )
     sys.stdout.write(f"{summary.resource_name} {summary.state.lower()}\n")
