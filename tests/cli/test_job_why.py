@@ -23,7 +23,8 @@ from ktrain import constants as c
 from ktrain.cli.common import registry_from
 from ktrain.cluster import observe
 from ktrain.errors import ExitCode
-from ktrain.service import JobOverrides, RenderRequest, render_request
+from ktrain.service.render import render_request
+from ktrain.service.requests import JobOverrides, RenderRequest
 
 pytestmark = pytest.mark.both_transports
 
