@@ -1,0 +1,82 @@
+"""The replica specs of a v1 job, read and checked: one `Role` per v1 replica type."""
+
+from __future__ import annotations
+
+import difflib
+
+from ktrain.convert.common import RESTART_POLICIES, Ctx, Obj, Role, without_nulls
+from ktrain.convert.kinds import REPLICA_SPEC_FIELDS, V1, KindInfo, default_restart
+from ktrain.convert.report import DROPPED
+from ktrain.inputs.documents import Path
+
+
+def read_roles(ctx: Ctx, info: KindInfo, spec: Obj, api: str) -> list[Role]:
+    key = info.replica_key
+    if key not in spec:
+        raise ctx.error(f"{info.kind} has no spec.{key}", ("spec",))
+    specs = ctx.typed(spec[key], dict, ("spec", key), "a mapping of replica type to replica spec")
+    if not specs:
+        raise ctx.error(f"spec.{key} is empty", ("spec", key))
+    by_type: dict[str, Role] = {}
+    for rtype, rspec in specs.items():
+        path: Path = ("spec", key, rtype)
+        if rtype not in info.roles:
+            close = difflib.get_close_matches(str(rtype), info.roles, n=1)
+            raise ctx.error(
+                f"unknown {info.kind} replica type {rtype!r}: the types are {', '.join(info.roles)}",
+                path,
+                key=True,
+                hint=f"did you mean {close[0]!r}?" if close else None,
+            )
+        ctx.typed(rspec, dict, path, "a mapping")
+        if info.kind == "MXJob" and "label" in rspec:
+            # Older MXJob examples set a replica `label`; the v1 API has no such field (the API
+            # server prunes it); v1 read the tuner label from the pod annotation tuner-server-key.
+            ctx.row((*path, "label"), DROPPED, "-", "not a v1 MXJob field (pruned by the API server)")
+            rspec = {k: v for k, v in rspec.items() if k != "label"}
+        ctx.known(rspec, REPLICA_SPEC_FIELDS, path, "replica spec")
+        replicas = rspec.get("replicas", 1)
+        replicas = ctx.typed(replicas, int, (*path, "replicas"), "an integer")
+        if replicas < 0:
+            raise ctx.error("replicas must be >= 0", (*path, "replicas"))
+        restart = rspec.get("restartPolicy")
+        if restart is not None and restart not in RESTART_POLICIES:
+            raise ctx.error(f"restartPolicy must be one of {', '.join(RESTART_POLICIES)}", (*path, "restartPolicy"))
+        template = ctx.typed(rspec.get("template"), dict, (*path, "template"), "a pod template (mapping)")
+        pod = ctx.typed(template.get("spec"), dict, (*path, "template", "spec"), "a pod spec (mapping)")
+        containers = ctx.typed(
+            pod.get("containers"), list, (*path, "template", "spec", "containers"), "a list of containers"
+        )
+        if not containers:
+            raise ctx.error("a replica needs at least one container", (*path, "template", "spec", "containers"))
+        for i, cont in enumerate(containers):
+            cpath = (*path, "template", "spec", "containers", i)
+            ctx.typed(cont, dict, cpath, "a container (mapping)")
+            for fld in ("command", "args", "env", "ports", "volumeMounts"):
+                if fld in cont and cont[fld] is not None:
+                    ctx.typed(cont[fld], list, (*cpath, fld), "a list")
+        main = main_container(ctx, info, spec, api, rtype, containers, (*path, "template", "spec", "containers"))
+        by_type[rtype] = Role(
+            rtype, replicas, restart, without_nulls(template), path, main, default_restart(info, api, rtype)
+        )
+    return [by_type[t] for t in info.roles if t in by_type]
+
+
+def main_container(ctx: Ctx, info: KindInfo, spec: Obj, api: str, rtype: str, containers: list[Obj], path: Path) -> int:
+    if len(containers) == 1:
+        return 0
+    expected = info.container
+    if info.kind == "MPIJob":
+        if api != V1:
+            return 0  # mpi-operator v2beta1 runs the first container of each replica
+        expected = spec.get("mainContainer") or expected
+    names = [cont.get("name") for cont in containers]
+    if expected in names:
+        return names.index(expected)
+    raise ctx.error(
+        f"{info.kind} {rtype} has {len(containers)} containers ({', '.join(map(str, names))}) and none is named "
+        f"{expected!r}: ktrain cannot tell which one runs the training",
+        path,
+        hint=f"name the framework container {expected!r}"
+        + (" (or set spec.mainContainer)" if info.kind == "MPIJob" else ""),
+    )
