@@ -8,55 +8,33 @@ from typing import Any
 
 from ktrain import constants as c
 from ktrain.convert import podenv
-from ktrain.convert.common import ENV_SOURCES, PATCH_MANAGER, PATCHABLE_POD, Ctx, Obj, Role, Settings, int_port
-from ktrain.convert.compat import compat_env
+from ktrain.convert.common import (
+    ENV_SOURCES,
+    PATCH_MANAGER,
+    PATCHABLE_POD,
+    Ctx,
+    Obj,
+    Role,
+    Settings,
+    default_pull_policy,
+    int_port,
+)
+from ktrain.convert.compat import Torch, framework_env, user_env_names, user_kept_note, without_user_set
 from ktrain.convert.kinds import KindInfo
+from ktrain.convert.layout import MERGING_KINDS, ROLE_SWITCH, Plan
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
 from ktrain.inputs.documents import Path
 
 
-def same_but_command(a: Role, b: Role) -> bool:
-    ta, tb = copy.deepcopy(a.template), copy.deepcopy(b.template)
-    for t, r in ((ta, a), (tb, b)):
-        cont = t["spec"]["containers"][r.main]
-        cont.pop("command", None)
-        cont.pop("args", None)
-    return ta == tb
-
-
-def merged_command(master: Role, worker: Role) -> tuple[list[Any] | None, list[Any] | None, str | None]:
-    """(command, args, problem) for one `node` step running both v1 roles: identical, or a
-    shell switch that runs the Master's command on node 0 (v1's rank 0)."""
-    mc, wc = master.container, worker.container
-    if (mc.get("command"), mc.get("args")) == (wc.get("command"), wc.get("args")):
-        return mc.get("command"), mc.get("args"), None
-    if not mc.get("command") or not wc.get("command"):
-        return None, None, "Master and Worker run different args on the image's entrypoint"
-    m = [*mc["command"], *(mc.get("args") or [])]
-    w = [*wc["command"], *(wc.get("args") or [])]
-    return [*ROLE_SWITCH, str(len(m)), *m, *w], None, None
-
-
-_ROLE_SWITCH_SCRIPT = """n=$1; shift; all=$#
-if [ "$KTRAIN_POD_INDEX" -eq 0 ]; then
-  i=0
-  for a do
-    if [ "$i" -lt "$n" ]; then set -- "$@" "$a"; fi
-    i=$((i + 1))
-  done
-  shift "$all"
-else
-  shift "$n"
-fi
-exec "$@"
-"""
-# Node 0 runs the Master's command, the others the Worker's:
-# [sh, -c, SCRIPT, ktrain-role, <len(master)>, *master, *worker].
-ROLE_SWITCH = ["/bin/sh", "-c", _ROLE_SWITCH_SCRIPT, "ktrain-role"]
-
-
 def onto_runtime(
-    ctx: Ctx, info: KindInfo, roles: list[Role], gen: Settings, runtime: str, trainjob: Obj, name: str
+    ctx: Ctx,
+    info: KindInfo,
+    roles: list[Role],
+    gen: Settings,
+    plan: Plan,
+    runtime: str,
+    trainjob: Obj,
+    name: str,
 ) -> list[tuple[Path, str]]:
     """Fill `trainjob` for a runtime with one `node` step; return what it cannot carry."""
     blockers: list[tuple[Path, str]] = list(gen.blockers)
@@ -64,30 +42,26 @@ def onto_runtime(
     spec["runtimeRef"] = {"name": runtime}
     ctx.row((), KEPT, f"TrainJob spec.runtimeRef.name {runtime}")
     by_type = {r.type: r for r in roles}
-    allowed = {"PyTorchJob": ("Master", "Worker"), "XGBoostJob": ("Master", "Worker")}.get(info.kind, ("Worker",))
+    allowed = ("Master", "Worker") if info.kind in MERGING_KINDS else ("Worker",)
     for r in roles:
         if r.type not in allowed:
             blockers.append((r.path, f"a {r.type} replica needs its own replicated job"))
-    if "Master" in by_type and by_type["Master"].replicas > 1:
-        blockers.append(((*by_type["Master"].path, "replicas"), "more than one Master"))
     main = by_type.get("Worker") or roles[0]
     if info.kind == "MXJob" or info.kind == "MPIJob":
         blockers.append((("spec", info.replica_key), f"a {info.kind} needs several replicated jobs"))
-    master = by_type.get("Master") if info.kind in ("PyTorchJob", "XGBoostJob") else None
+    master = by_type.get("Master") if info.kind in MERGING_KINDS else None
     command, args = main.container.get("command"), main.container.get("args")
     if master is not None and master is not main:
-        if not same_but_command(master, main):
-            blockers.append((master.path, "the Master and Worker pod templates differ"))
+        if not plan.merged:
+            blockers.append((master.path, plan.problem))
         else:
-            command, args, problem = merged_command(master, main)
-            if problem:
-                blockers.append((master.path, problem))
-            elif command and command[:2] == ROLE_SWITCH[:2]:
+            command, args = plan.command, plan.args
+            if command and command[:2] == ROLE_SWITCH[:2]:
                 ctx.row(
                     (*master.path, "template", "spec", "containers", master.main, "command"),
-                    APPROXIMATED,
+                    KEPT,
                     "TrainJob spec.trainer.command (node 0 runs the Master's command)",
-                    "v1's Master is node 0 of v2's single node step",
+                    "v1's Master (rank 0) is node 0 of the node step; a shell switch picks its command",
                 )
     nodes = sum(r.replicas for r in roles if r.type in allowed)
     trainer: Obj = {"numNodes": nodes}
@@ -136,8 +110,12 @@ def onto_runtime(
         elif key in ("volumeMounts", "securityContext"):
             patch_cont[key] = copy.deepcopy(value)
             ctx.row(p, KEPT, f"TrainJob runtimePatches containers[node].{key}")
-        elif key == "imagePullPolicy" and value == "IfNotPresent":
-            ctx.row(p, KEPT, "-", "IfNotPresent is the runtime's default for tagged images")
+        elif key == "imagePullPolicy":
+            default = default_pull_policy(str(cont.get("image", "")))
+            if value == default:
+                ctx.row(p, KEPT, "-", f"{value} is what Kubernetes gives this image when no policy is set")
+            else:
+                blockers.append((p, f"imagePullPolicy {value} needs a runtime (this image's default is {default})"))
         elif key == "ports" and _only_framework_port(info, value):
             ctx.row(
                 p,
@@ -165,11 +143,13 @@ def onto_runtime(
             blockers.append(((*cpath, "ports"), "a non-default framework port"))
         if gen.tf_sparse:
             trainer.setdefault("env", []).append({"name": "KTRAIN_TF_SPARSE", "value": "1"})
-    compat, _ = compat_env(info, roles, name, nodes, gen.nproc)
-    if compat:
-        trainer.setdefault("env", [])
-        names = {e.get("name") for e in trainer["env"]}
-        trainer["env"].extend(e for e in compat if e["name"] not in names)
+    if info.kind in ("PyTorchJob", "XGBoostJob", "JAXJob"):
+        torch = Torch(gen.nproc_text, gen.elastic, policy=True)
+        full = framework_env(info, roles, name, plan.layout, main.type, torch)
+        v1_env = without_user_set(full, user_env_names(main))
+        if v1_env:
+            _env_rows(ctx, info, main, roles, v1_env, user_kept_note(full, user_env_names(main)), gen.elastic)
+            trainer["env"] = [*trainer.get("env", []), *v1_env]
     if master is not None and command and command[:2] == ROLE_SWITCH[:2]:
         trainer.setdefault("env", []).append(
             {"name": "KTRAIN_POD_INDEX", "valueFrom": {"fieldRef": {"fieldPath": c.COMPLETION_INDEX_FIELD_PATH}}}
@@ -200,10 +180,18 @@ def onto_runtime(
     for r in roles:
         if r.type in allowed:
             _restart_rows(ctx, r, blockers)
-        if r is not main and (master is None or r is not master):
-            continue
         if r is master and r is not main:
             ctx.row((*r.path, "template"), KEPT, "TrainJob (same template as the Worker)", "node 0 is v1's Master")
+    if info.kind == "TFJob" and gen.tf_success != "AllWorkers":
+        ctx.row(
+            ("spec", "successPolicy"),
+            APPROXIMATED,
+            "JobSet default: every worker",
+            f"{gen.tf_success or 'unset'}: v1's TFJob succeeded when worker 0 did; "
+            "the runtime's JobSet succeeds when every worker has",
+        )
+    elif info.kind == "TFJob":
+        ctx.row(("spec", "successPolicy"), KEPT, "JobSet default: every worker", "AllWorkers, as v1")
     if len(patch_cont) > 1:
         patch_pod["containers"] = [patch_cont]
     patch_template: Obj = {}
@@ -212,30 +200,66 @@ def onto_runtime(
     if patch_pod:
         patch_template["spec"] = patch_pod
     if patch_template:
-        spec["runtimePatches"] = [
-            {
-                "manager": PATCH_MANAGER,
-                "trainingRuntimeSpec": {
-                    "template": {
-                        "spec": {
-                            "replicatedJobs": [{"name": c.NODE, "template": {"spec": {"template": patch_template}}}]
-                        }
-                    }
-                },
-            }
-        ]
+        node = {"name": c.NODE, "template": {"spec": {"template": patch_template}}}
+        add_patch(spec, {"template": {"spec": {"replicatedJobs": [node]}}})
     spec["trainer"] = trainer
     return blockers
 
 
+def add_patch(spec: Obj, training_runtime_spec: Obj) -> None:
+    """Merge into the TrainJob's conversion patch (manager ktrain.io/convert)."""
+    patches = spec.setdefault("runtimePatches", [])
+    mine = next((p for p in patches if p.get("manager") == PATCH_MANAGER), None)
+    if mine is None:
+        mine = {"manager": PATCH_MANAGER, "trainingRuntimeSpec": {}}
+        patches.append(mine)
+    _merge(mine["trainingRuntimeSpec"], training_runtime_spec)
+
+
+def _merge(into: Obj, extra: Obj) -> None:
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
+
+
+def _env_rows(
+    ctx: Ctx, info: KindInfo, main: Role, roles: list[Role], env: list[Obj], kept: str, elastic: Obj | None
+) -> None:
+    names = ", ".join(e["name"] for e in env)
+    note = "what v1's controller set, with JobSet's host names" + kept
+    if elastic is not None:
+        note += "; PET_NNODES is the node count (v2's torch policy), where v1 gave MIN:MAX"
+    if info.kind == "PyTorchJob" and any(r.type == "Master" for r in roles):
+        note += (
+            "; PET_NNODES, PET_NODE_RANK and PET_MASTER_ADDR come from v2's torch policy with v1's values, "
+            f"PET_MASTER_PORT is v2's {c.CONTAINER_TRAINER_PORT} (MASTER_PORT keeps v1's) and PET_NPROC_PER_NODE "
+            "v2's count (v1 passed nprocPerNode on as written)"
+        )
+    ctx.row((*main.path[:2],), KEPT, f"TrainJob spec.trainer.env {names}", note)
+
+
 def _restart_rows(ctx: Ctx, r: Role, blockers: list[tuple[Path, str]]) -> None:
+    """Job pods restart in place (OnFailure) up to the Job's backoffLimit: Kubernetes' default 6
+    in the bundled runtimes. v1 restarted them without limit unless runPolicy.backoffLimit was set
+    (which needs a generated runtime); common/job.go PastBackoffLimit."""
     p = (*r.path, "restartPolicy")
     restart = r.restart or r.default_restart
+    unlimited = "v1 restarted failed containers without limit; the runtime's Jobs give up after 6 restarts"
     if restart == "OnFailure":
-        ctx.row(p, KEPT, "pod restartPolicy OnFailure", "" if r.restart else "unset: v1's default, JobSet's too")
+        ctx.row(
+            p,
+            APPROXIMATED,
+            "pod restartPolicy OnFailure, Job backoffLimit 6 (Kubernetes' default)",
+            ("" if r.restart else "unset: v1's default, JobSet's too; ") + unlimited,
+        )
     elif restart == "Always":
         ctx.row(
-            p, APPROXIMATED, "pod restartPolicy OnFailure", "Job pods cannot be Always; OnFailure restarts them too"
+            p,
+            APPROXIMATED,
+            "pod restartPolicy OnFailure, Job backoffLimit 6 (Kubernetes' default)",
+            "Job pods cannot be Always; OnFailure restarts them too; " + unlimited,
         )
     else:
         blockers.append((p, f"restartPolicy {restart} needs a runtime"))

@@ -120,8 +120,11 @@ class Settings:
         self.schedule_timeout: int | None = None
         self.priority_class: str | None = None
         self.gang: str | None = None
-        self.nproc: int | None = None
+        self.nproc: int | None = None  # PyTorch nprocPerNode, when a number
+        self.nproc_text: str | None = None  # as written (v1 passed it on in PET_NPROC_PER_NODE)
+        self.elastic: Obj | None = None  # PyTorch elasticPolicy
         self.tf_sparse = False
+        self.tf_success: str | None = None  # TFJob spec.successPolicy ("" or absent: v1's default)
         self.slots: int | None = None
         self.ssh_path: str | None = None
         self.mpi_impl: str | None = None
@@ -143,6 +146,18 @@ def without_nulls(value: Any) -> Any:
     if isinstance(value, list):
         return [without_nulls(v) for v in value]
     return value
+
+
+def default_pull_policy(image: str) -> str:
+    """The imagePullPolicy Kubernetes gives a container that sets none: Always for a `:latest`
+    tag or no tag and no digest, else IfNotPresent (k8s.io/kubernetes pkg/apis/core/v1
+    `defaults.go` SetDefaults_Container, with `pkg/util/parsers` ParseImageName)."""
+    name, _, digest = image.partition("@")
+    last = name.rsplit("/", 1)[-1]
+    tag = last.rsplit(":", 1)[1] if ":" in last else ""
+    if not tag and not digest:
+        tag = "latest"
+    return "Always" if tag == "latest" else "IfNotPresent"
 
 
 def int_port(info: KindInfo, role: Role) -> int:

@@ -1,111 +1,92 @@
-"""A TrainingRuntime generated from the v1 pod templates: one replicated job per v1 replica type."""
+"""A TrainingRuntime generated from the v1 pod templates: one replicated job per v1 replica type
+(placed as the `Plan` says), each pod template carried verbatim with the framework container
+renamed `node`, the env the v1 controller computed, and v1's retry and success rules."""
 
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from ktrain import constants as c
 from ktrain.convert import podenv
-from ktrain.convert.bundled import ROLE_SWITCH, merged_command, same_but_command
 from ktrain.convert.common import Ctx, Obj, Role, Settings, int_port
-from ktrain.convert.compat import compat_env
+from ktrain.convert.compat import (
+    Placement,
+    Torch,
+    framework_env,
+    user_env_names,
+    user_kept_note,
+    without_user_set,
+)
 from ktrain.convert.kinds import V1, KindInfo
+from ktrain.convert.layout import ROLE_SWITCH, Plan
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
 from ktrain.inputs.documents import Path
+
+MAX_INT32 = 2147483647
+# v1 retried a pod that failed with one of these exit codes (restartPolicy ExitCode) and failed the
+# job on any other: training-operator `pkg/util/train` IsRetryableExitCode (exitCode >= 128).
+RETRYABLE_EXIT_CODES = list(range(128, 256))
+SSHD = ["/usr/sbin/sshd", "-De"]
+VOLCANO_SCHEDULER = "volcano"
 
 
 class Generated:
     """A TrainingRuntime built from the v1 pod templates (used when no runtime fits)."""
 
-    def __init__(self, ctx: Ctx, info: KindInfo, api: str, roles: list[Role], name: str, settings: Settings) -> None:
+    def __init__(
+        self, ctx: Ctx, info: KindInfo, api: str, roles: list[Role], name: str, settings: Settings, plan: Plan
+    ) -> None:
         self.ctx = ctx
         self.info = info
         self.api = api
         self.roles = roles
         self.name = name
         self.settings = settings
+        self.plan = plan
         self.runtime_name = f"{name[:60].rstrip('-.')}-v1"
         self.sources: dict[Path, Path] = {}
         self.rjob_roles: dict[str, Role] = {}
         self.runtime_sources: list[tuple[Path, Path]] = []
-
-    def _rjob_name(self, role: Role, trainer: Role) -> str:
-        if self.info.kind == "MPIJob":
-            return c.LAUNCHER if role.type == "Launcher" else c.NODE
-        return c.NODE if role is trainer else role.rt
-
-    def trainer_role(self) -> Role:
-        by_type = {r.type: r for r in self.roles}
-        order = {
-            "MPIJob": ("Launcher",),
-            "TFJob": ("Worker", "Chief", "Master", "PS", "Evaluator"),
-            "MXJob": ("Worker", "Scheduler", "Server", "Tuner", "TunerServer", "TunerTracker"),
-        }.get(self.info.kind, ("Worker", "Master"))
-        for t in order:
-            if t in by_type:
-                return by_type[t]
-        return self.roles[0]
+        by_type = {r.type: r for r in roles}
+        # v2's torch policy would replace PET_MASTER_PORT and PET_NPROC_PER_NODE: only without a
+        # Master (v1 set neither then) does the runtime use it.
+        self.torch_policy = info.kind == "PyTorchJob" and "Master" not in by_type
 
     def build(self, trainjob: Obj, namespace: str | None) -> Obj:
-        info, ctx = self.info, self.ctx
-        trainer_role = self.trainer_role()
-        merge_master = info.kind in ("PyTorchJob", "XGBoostJob")
+        info, ctx, plan = self.info, self.ctx, self.plan
         by_type = {r.type: r for r in self.roles}
-        # PyTorch/XGBoost: Master and Worker run as one `node` step when only their commands
-        # differ (node 0 is v1's Master, as v1's rank 0), so v2's policy env covers them all.
-        separate = merge_master and "Master" in by_type and "Worker" in by_type
-        merged: Role | None = None
-        command_override: tuple[list[Any] | None, list[Any] | None] | None = None
-        if merge_master and "Master" in by_type and "Worker" in by_type:
-            master, worker = by_type["Master"], by_type["Worker"]
-            if master.replicas == 1 and same_but_command(master, worker):
-                cmd, args, problem = merged_command(master, worker)
-                if problem is None:
-                    merged = master
-                    command_override = (cmd, args)
         rjobs: list[Obj] = []
         fw_roles: list[tuple[str, str, int, int]] = []
-        trainer_count = trainer_role.replicas
-        if merged is not None:
-            trainer_count = by_type["Master"].replicas + by_type["Worker"].replicas
         for role in self.roles:
-            if role is merged:
-                ctx.row((*role.path, "replicas"), KEPT, "TrainJob spec.trainer.numNodes", "Master + Worker nodes")
-                ctx.row((*role.path, "template"), KEPT, "runtime replicatedJobs[node]", "node 0 runs the Master")
-                worker_restart = by_type["Worker"].restart or by_type["Worker"].default_restart
-                mine = role.restart or role.default_restart
-                ctx.row(
-                    (*role.path, "restartPolicy"),
-                    KEPT if mine == worker_restart else APPROXIMATED,
-                    f"runtime replicatedJobs[node] pod restartPolicy {worker_restart}",
-                    "" if mine == worker_restart else f"the Master's {mine} gives way to the Worker's (one step)",
-                )
+            if plan.merged and role.type == "Master":
+                self._merged_rows(role, by_type["Worker"])
                 continue
-            rj = self._rjob_name(role, trainer_role if merged is None else by_type["Worker"])
+            place = plan.layout[role.type]
             if role.replicas == 0:
                 ctx.row((*role.path, "replicas"), DROPPED, "-", "0 replicas: no replicated job")
                 continue
-            is_trainer = role is trainer_role or (merged is not None and role.type == "Worker")
-            fw_roles.append((rj, role.rt, role.replicas, int_port(info, role) if info.default_port else 0))
-            rjobs.append(self._rjob(role, rj, is_trainer, command_override if is_trainer and merged else None))
-            self.rjob_roles[rj] = role
+            fw_roles.append((place.rjob, role.rt, role.replicas, int_port(info, role) if info.default_port else 0))
+            rjobs.append(self._rjob(role, place))
+            self.rjob_roles[place.rjob] = role
         if info.framework in podenv.SCRIPTS:
             self._framework_env(rjobs, fw_roles)
         if info.kind == "MPIJob":
             rjobs.sort(key=lambda r: 0 if r["name"] == c.NODE else 1)  # node first: the launcher may depend on it
-        ml: Obj = {"numNodes": 1 if info.kind == "MPIJob" else trainer_count}
-        policy = {"PyTorchJob": "torch", "XGBoostJob": "xgboost", "JAXJob": "jax"}.get(info.kind)
-        if policy:
-            ml[policy] = {}
+        trainer_count = plan.trainer.replicas + (by_type["Master"].replicas if plan.merged else 0)
+        ml: Obj = {"numNodes": 1 if info.kind == "MPIJob" or plan.separate else trainer_count}
+        if self.torch_policy:
+            ml["torch"] = {}
+        elif (info.kind == "XGBoostJob" and not plan.separate) or info.kind == "JAXJob":
+            ml[info.framework] = {}
         if info.kind == "MPIJob":
+            s = self.settings
             mpi: Obj = {
-                "numProcPerNode": self.settings.slots if self.settings.slots is not None else 1,
-                "mpiImplementation": self.settings.mpi_impl or "OpenMPI",
-                "runLauncherAsNode": self.settings.launcher_as_node,
+                "numProcPerNode": s.slots if s.slots is not None else 1,
+                "mpiImplementation": s.mpi_impl or "OpenMPI",
+                "runLauncherAsNode": s.launcher_as_node,
             }
-            if self.settings.ssh_path:
-                mpi["sshAuthMountPath"] = self.settings.ssh_path
+            if s.ssh_path:
+                mpi["sshAuthMountPath"] = s.ssh_path
             ml["mpi"] = mpi
         for k, rjob in enumerate(rjobs):
             self.runtime_sources.append(
@@ -115,19 +96,26 @@ class Generated:
                 )
             )
         rt_spec: Obj = {"mlPolicy": ml}
-        if self.settings.gang == "volcano":
+        s = self.settings
+        if s.gang == "volcano":
             rt_spec["podGroupPolicy"] = {"volcano": {}}
-        elif self.settings.gang == "coscheduling":
-            rt_spec["podGroupPolicy"] = {
-                "coscheduling": {"scheduleTimeoutSeconds": self.settings.schedule_timeout or 60}
-            }
+        elif s.gang == "coscheduling":
+            rt_spec["podGroupPolicy"] = {"coscheduling": {"scheduleTimeoutSeconds": s.schedule_timeout or 60}}
+        if s.gang and plan.separate:
+            ctx.row(
+                ("spec", "runPolicy", "schedulingPolicy"),
+                APPROXIMATED,
+                "PodGroup minMember",
+                "each Worker runs as its own Job of the node step, and v2 counts one pod per replicated job's "
+                "Job: the PodGroup's minMember is 2, not every pod",
+            )
         js: Obj = {"replicatedJobs": rjobs}
         success = self._success(rjobs)
         if success:
             js["successPolicy"] = success
         template: Obj = {"spec": js}
-        if self.settings.queue:
-            template["metadata"] = {"annotations": {c.VOLCANO_QUEUE_ANNOTATION: self.settings.queue}}
+        if s.queue:
+            template["metadata"] = {"annotations": {c.VOLCANO_QUEUE_ANNOTATION: s.queue}}
         rt_spec["template"] = template
         meta: Obj = {
             "name": self.runtime_name,
@@ -152,52 +140,29 @@ class Generated:
         if info.kind == "MPIJob":
             workers = by_type.get("Worker")
             n = workers.replicas if workers else 0
-            trainer: Obj = {"numNodes": n + 1 if self.settings.launcher_as_node else max(n, 1)}
+            spec["trainer"] = {"numNodes": n + 1 if s.launcher_as_node else max(n, 1)}
             if workers:
                 self.sources[("spec", "trainer", "numNodes")] = (*workers.path, "replicas")
-        else:
-            trainer = {"numNodes": trainer_count}
-            self.sources[("spec", "trainer", "numNodes")] = (*trainer_role.path, "replicas")
-            if self.settings.nproc is not None:
-                trainer["numProcPerNode"] = self.settings.nproc
-            compat, master_env = compat_env(
-                info,
-                self.roles,
-                self.name,
-                trainer_count,
-                self.settings.nproc,
-                c.NODE if merged or not separate else "master",
-            )
-            if master_env:
-                for rjob in rjobs:
-                    if rjob["name"] == "master":
-                        cont = rjob["template"]["spec"]["template"]["spec"]["containers"]
-                        main = next(x for x in cont if x.get("name") == c.NODE)
-                        names = {e.get("name") for e in main.get("env") or []}
-                        main["env"] = [*(main.get("env") or []), *(e for e in master_env if e["name"] not in names)]
-                ctx.row(
-                    (*by_type["Master"].path, "template"),
-                    APPROXIMATED,
-                    "runtime replicatedJobs[master]",
-                    "Master and Worker differ beyond their command, so the Master runs as its own step: "
-                    "the v2 policy env (and RANK) of the workers counts from 0 among workers (v1: 1..N)",
-                )
-            if (
-                merged is not None
-                and command_override
-                and command_override[0]
-                and command_override[0][:2] == ROLE_SWITCH[:2]
-            ):
-                compat.append(
-                    {
-                        "name": "KTRAIN_POD_INDEX",
-                        "valueFrom": {"fieldRef": {"fieldPath": c.COMPLETION_INDEX_FIELD_PATH}},
-                    }
-                )
-            if compat:
-                trainer["env"] = compat
-        spec["trainer"] = trainer
+        elif not plan.separate:
+            trainer: Obj = {"numNodes": trainer_count}
+            self.sources[("spec", "trainer", "numNodes")] = (*plan.trainer.path, "replicas")
+            if self.torch_policy and s.nproc is not None:
+                trainer["numProcPerNode"] = s.nproc
+            spec["trainer"] = trainer
         return runtime
+
+    def _merged_rows(self, master: Role, worker: Role) -> None:
+        ctx = self.ctx
+        ctx.row((*master.path, "replicas"), KEPT, "TrainJob spec.trainer.numNodes", "Master + Worker nodes")
+        ctx.row((*master.path, "template"), KEPT, "runtime replicatedJobs[node]", "node 0 runs the Master (rank 0)")
+        worker_restart = worker.restart or worker.default_restart
+        mine = master.restart or master.default_restart
+        ctx.row(
+            (*master.path, "restartPolicy"),
+            KEPT if mine == worker_restart else APPROXIMATED,
+            f"runtime replicatedJobs[node] pod restartPolicy {worker_restart}",
+            "" if mine == worker_restart else f"the Master's {mine} gives way to the Worker's (one step)",
+        )
 
     def _framework_env(self, rjobs: list[Obj], fw_roles: list[tuple[str, str, int, int]]) -> None:
         """The env v1 computed per pod. Counts are fixed here, so TensorFlow and MXNet get plain
@@ -216,8 +181,10 @@ class Generated:
             mains.append((rjob["name"], next(x for x in cont if x.get("name") == c.NODE)))
         use_wrapper = info.framework == "paddle" and all(main.get("command") for _, main in mains)
         names = {"tensorflow": "TF_CONFIG", "paddle": "PADDLE_*", "mxnet": "MX_CONFIG and DMLC_*"}[info.framework]
+        kept = ""
         for rj, main in mains:
             user_env = main.get("env") or []
+            mine = {str(e.get("name")) for e in user_env if isinstance(e, dict)}
             if use_wrapper:
                 extra = [{"name": "KTRAIN_TF_SPARSE", "value": "1"}] if self.settings.tf_sparse else []
                 program = [*(main.pop("command", None) or []), *(main.pop("args", None) or [])]
@@ -232,7 +199,8 @@ class Generated:
                 static = podenv.mxnet_static_env(fw_roles, rj, labels)
             else:
                 static = podenv.paddle_static_env(fw_roles, rj)
-            main["env"] = [*podenv.reference_env(), *user_env, *static]
+            main["env"] = [*podenv.reference_env(), *user_env, *without_user_set(static, mine)]
+            kept += user_kept_note(static, mine)
         if use_wrapper:
             ctx.row(
                 (*self.roles[0].path[:2],),
@@ -246,58 +214,118 @@ class Generated:
                 APPROXIMATED,
                 "runtime containers node env PADDLE_*",
                 "a container without a command runs its image's entrypoint, so rank 0 names the master "
-                "by its host name where v1 gave it its pod IP; set command to get v1's exact values",
+                "by its host name where v1 gave it its pod IP; set command to get v1's exact values" + kept,
             )
         else:
             ctx.row(
                 (*self.roles[0].path[:2],),
                 KEPT,
                 f"runtime containers node env {names}",
-                "v1's values, with JobSet's host names (the kubelet fills in the JobSet name and pod index)",
+                "v1's values, with JobSet's host names (the kubelet fills in the JobSet name and pod index)" + kept,
             )
 
-    def _mpi_env(self, rj: str) -> list[Obj]:
-        """What mpi-operator v2beta1 (`mpi_job_controller.go` launcherEnvVars/workerEnvVars,
-        intelEnvVars, mpichEnvVars, I_MPI_PERHOST) sets that v2's MPI policy does not: the OpenMPI
-        variables v2 sets itself."""
+    def _mpi_env(self, role: Role, rj: str) -> list[Obj]:
+        """What mpi-operator v2beta1 (`mpi_job_controller.go` launcherEnvVars, workerEnvVars,
+        intelEnvVars, mpichEnvVars, nvidiaDisableEnvVars) or training-operator's v1 MPIJob
+        (`mpijob_controller.go` newLauncher) set that v2's MPI policy does not (v2 sets the OpenMPI
+        variables itself)."""
+        s = self.settings
+        nvidia_off = [
+            {"name": "NVIDIA_VISIBLE_DEVICES", "value": ""},
+            {"name": "NVIDIA_DRIVER_CAPABILITIES", "value": ""},
+        ]
         if self.api == V1:
-            return []
+            # v1 kept the launcher off the GPUs unless it asked for some (isGPULauncher).
+            return nvidia_off if rj == c.LAUNCHER and not _asks_for_gpus(role) else []
         env = [{"name": "K_MPI_JOB_ROLE", "value": "launcher" if rj == c.LAUNCHER else "worker"}]
         if rj != c.LAUNCHER:
             return env
         hostfile = "/etc/mpi/hostfile"
-        if self.settings.mpi_impl == "Intel":
+        if s.mpi_impl == "Intel":
             env += [
                 {"name": "I_MPI_HYDRA_HOST_FILE", "value": hostfile},
                 {"name": "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", "value": "-o ConnectionAttempts=10"},
-                {"name": "I_MPI_PERHOST", "value": str(self.settings.slots if self.settings.slots is not None else 1)},
+                {"name": "I_MPI_PERHOST", "value": str(s.slots if s.slots is not None else 1)},
             ]
-        elif self.settings.mpi_impl == "MPICH":
+        elif s.mpi_impl == "MPICH":
             env += [
                 {"name": "HYDRA_HOST_FILE", "value": hostfile},
                 {"name": "HYDRA_LAUNCH_EXTRA_ARGS", "value": "-o ConnectionAttempts=10"},
             ]
+        if not s.launcher_as_node:
+            env += nvidia_off
         return env
 
     def _success(self, rjobs: list[Obj]) -> Obj | None:
+        """v1's success rule per kind (the framework controllers' UpdateJobStatus): the rule's
+        replicated job, or JobSet's default (every replicated job) with a Job success policy
+        that completes the node step when its pod 0 has succeeded."""
+        ctx, info, plan = self.ctx, self.info, self.plan
         names = [r["name"] for r in rjobs]
-        if self.info.kind == "MPIJob" and c.LAUNCHER in names:
-            return {"operator": "All", "targetReplicatedJobs": [c.LAUNCHER]}
-        if self.info.kind in ("PyTorchJob", "XGBoostJob") and "master" in names:
-            return {"operator": "All", "targetReplicatedJobs": ["master"]}  # v1: the Master's success
+        by_type = {r.type: r for r in self.roles}
+
+        def target(rj: str, role: Role, note: str) -> Obj:
+            ctx.row((*role.path,), KEPT, f"runtime successPolicy: replicatedJobs[{rj}] succeeded", note)
+            return {"operator": "All", "targetReplicatedJobs": [rj]}
+
+        def first_pod(role: Role, note: str) -> None:
+            node = next(r for r in rjobs if r["name"] == c.NODE)
+            node["template"]["spec"]["successPolicy"] = {"rules": [{"succeededIndexes": "0"}]}
+            ctx.row(
+                (*role.path,),
+                KEPT,
+                "runtime replicatedJobs[node] Job successPolicy succeededIndexes 0",
+                note + "; Kubernetes 1.31 or later (older clusters wait for every pod of the step)",
+            )
+
+        if info.kind == "MPIJob" and c.LAUNCHER in names:
+            return target(c.LAUNCHER, by_type["Launcher"], "v1: the launcher's success")
+        if info.kind in ("PyTorchJob", "XGBoostJob", "PaddleJob") and "master" in names:
+            return target("master", by_type["Master"], "v1: the Master's success")
+        if plan.merged and c.NODE in names:
+            first_pod(by_type["Master"], "v1: the Master's success; node 0 is the Master")
+            return None
+        if info.kind == "MXJob":
+            if "scheduler" in names:
+                return target("scheduler", by_type["Scheduler"], "v1: the Scheduler's success")
+            ctx.row(
+                (*self.roles[0].path[:2],),
+                APPROXIMATED,
+                "JobSet default: every replicated job",
+                "v1 marked an MXJob succeeded only when its Scheduler did; this one has none",
+            )
+            return None
+        if info.kind == "TFJob":
+            for first, t in (("chief", "Chief"), ("master", "Master")):
+                if first in names:
+                    if self.settings.tf_success is not None:
+                        ctx.row(
+                            ("spec", "successPolicy"),
+                            KEPT,
+                            f"runtime successPolicy: replicatedJobs[{first}] succeeded",
+                            f"with a {t}, v1 too ignored successPolicy: the {t}'s success ends the job",
+                        )
+                    return target(first, by_type[t], f"v1: the {t}'s success")
+            if c.NODE in names and "Worker" in by_type:
+                if self.settings.tf_success == "AllWorkers":
+                    ctx.row(("spec", "successPolicy"), KEPT, "JobSet default: every worker", "AllWorkers, as v1")
+                    if len(names) < 2:
+                        return None
+                    return {"operator": "All", "targetReplicatedJobs": [c.NODE]}
+                first_pod(by_type["Worker"], "v1's default: the job succeeds when worker 0 does")
+                if len(names) > 1:
+                    return {"operator": "All", "targetReplicatedJobs": [c.NODE]}
+                return None
         if len(names) < 2:
             return None
-        for first in ("chief", "master"):
-            if self.info.kind == "TFJob" and first in names:
-                return {"operator": "All", "targetReplicatedJobs": [first]}
         if c.NODE in names:
             return {"operator": "All", "targetReplicatedJobs": [c.NODE]}
         return None
 
-    def _rjob(
-        self, role: Role, rj: str, is_trainer: bool, command: tuple[list[Any] | None, list[Any] | None] | None
-    ) -> Obj:
-        ctx, info = self.ctx, self.info
+    def _rjob(self, role: Role, place: Placement) -> Obj:
+        ctx, info, plan, s = self.ctx, self.info, self.plan, self.settings
+        rj = place.rjob
+        is_trainer = role is plan.trainer
         pod_template = copy.deepcopy(role.template)
         pod = pod_template["spec"]
         target = f"runtime replicatedJobs[{rj}]"
@@ -307,23 +335,29 @@ class Generated:
                 KEPT,
                 "runtime mlPolicy.numNodes 1 (the launcher)" if rj == c.LAUNCHER else "TrainJob spec.trainer.numNodes",
             )
+        elif place.per_job:
+            ctx.row(
+                (*role.path, "replicas"),
+                KEPT,
+                f"{target} replicas (one Job per {role.type})",
+                "each Job's global index is v1's rank (jobset.sigs.k8s.io/job-global-index)",
+            )
         else:
             ctx.row(
                 (*role.path, "replicas"),
                 KEPT,
-                "TrainJob spec.trainer.numNodes" if is_trainer else f"{target} parallelism",
+                "TrainJob spec.trainer.numNodes" if is_trainer and not plan.separate else f"{target} parallelism",
             )
         cont = pod["containers"][role.main]
         old = cont.get("name")
         cont["name"] = c.NODE
-        if command is not None:
-            cmd, args = command
+        if plan.merged and role.type == "Worker":
             cont.pop("command", None)
             cont.pop("args", None)
-            if cmd is not None:
-                cont["command"] = cmd
-            if args is not None:
-                cont["args"] = args
+            if plan.command is not None:
+                cont["command"] = plan.command
+            if plan.args is not None:
+                cont["args"] = plan.args
         cpath = (*role.path, "template", "spec", "containers", role.main)
         ctx.row((*cpath, "name"), KEPT, f"{target} container `node`", f"was {old!r}: v2 plugins act on `node`")
         for key in cont:
@@ -338,49 +372,173 @@ class Generated:
                         hint="rename that container",
                     )
                 ctx.row(
-                    (*role.path, "template", "spec", "containers", i), KEPT, f"{target} container {other.get('name')}"
+                    (*role.path, "template", "spec", "containers", i),
+                    KEPT,
+                    f"{target} container {other.get('name')}",
+                    "v1 gave it the framework env too; here only the framework container has it",
                 )
         for key in pod:
             if key != "containers":
                 ctx.row((*role.path, "template", "spec", key), KEPT, f"{target} pod spec {key}")
         for key in pod_template.get("metadata") or {}:
             ctx.row((*role.path, "template", "metadata", key), KEPT, f"{target} pod template metadata.{key}")
-        # Job pods may only be OnFailure or Never.
-        restart = role.restart or role.default_restart
-        p = (*role.path, "restartPolicy")
-        unset = "" if role.restart else f" (unset: v1's default for a {info.kind} {role.type})"
-        if restart == "Always":
-            pod["restartPolicy"] = "OnFailure"
-            ctx.row(p, APPROXIMATED, f"{target} pod restartPolicy OnFailure", "Job pods cannot be Always")
-        elif restart == "ExitCode":
-            pod["restartPolicy"] = "Never"
-            ctx.row(
-                p,
-                APPROXIMATED,
-                f"{target} pod restartPolicy Never",
-                "failed pods are replaced up to the Job's backoffLimit whatever their exit code "
-                "(v1 retried only exit codes 128-255)",
-            )
-        else:
-            pod["restartPolicy"] = restart
-            ctx.row(p, KEPT, f"{target} pod restartPolicy {restart}", unset.strip(" ()"))
-        if pod.get("restartPolicy") == "Always":
-            pod["restartPolicy"] = "OnFailure"
-        mpi_env = self._mpi_env(rj) if info.kind == "MPIJob" else []
-        if mpi_env:
-            cont["env"] = [*(cont.get("env") or []), *mpi_env]
-        if self.settings.priority_class and "priorityClassName" not in pod:
-            pod["priorityClassName"] = self.settings.priority_class
-        pod_template.pop("metadata", None) if not pod_template.get("metadata") else None
         job_spec: Obj = {"template": pod_template}
-        if not is_trainer:
+        self._retries(role, target, pod, job_spec)
+        if info.kind == "MPIJob":
+            self._mpi_pod(role, rj, cont, cpath)
+        elif info.kind in ("PyTorchJob", "XGBoostJob", "JAXJob"):
+            torch = Torch(s.nproc_text, s.elastic, policy=self.torch_policy)
+            full = framework_env(info, self.roles, self.name, plan.layout, role.type, torch)
+            env = without_user_set(full, user_env_names(role))
+            note = "what v1's controller set for these pods, with JobSet's host names"
+            note += user_kept_note(full, user_env_names(role))
+            if self.torch_policy and s.elastic is not None:
+                note += "; PET_NNODES is the node count (v2's torch policy), where v1 gave MIN:MAX"
+            if plan.merged and plan.command and plan.command[:2] == ROLE_SWITCH[:2]:
+                env.append(
+                    {
+                        "name": "KTRAIN_POD_INDEX",
+                        "valueFrom": {"fieldRef": {"fieldPath": c.COMPLETION_INDEX_FIELD_PATH}},
+                    }
+                )
+            if env:
+                cont["env"] = [*(cont.get("env") or []), *env]
+                ctx.row(
+                    (*role.path,),
+                    KEPT,
+                    f"{target} container node env " + ", ".join(e["name"] for e in env),
+                    note,
+                )
+        self._scheduling(role, target, pod)
+        if pod_template.get("metadata") == {}:
+            pod_template.pop("metadata")
+        if place.per_job:
+            job_spec["parallelism"] = 1
+            job_spec["completions"] = 1
+        elif not is_trainer or plan.separate:
             job_spec["parallelism"] = role.replicas
             job_spec["completions"] = role.replicas
-        if self.settings.backoff_limit is not None:
-            job_spec["backoffLimit"] = self.settings.backoff_limit
         rjob: Obj = {"name": rj, "template": {"spec": job_spec}}
+        if place.per_job:
+            rjob["replicas"] = role.replicas
         if is_trainer:
             rjob["template"] = {"metadata": {"labels": {c.LABEL_ANCESTOR: c.ANCESTOR_TRAINER}}, "spec": job_spec}
-        if info.kind == "MPIJob" and rj == c.LAUNCHER and self.settings.wait_workers:
+        if info.kind == "MPIJob" and rj == c.LAUNCHER and s.wait_workers:
             rjob["dependsOn"] = [{"name": c.NODE, "status": "Ready"}]
         return rjob
+
+    def _retries(self, role: Role, target: str, pod: Obj, job_spec: Obj) -> None:
+        """v1's restart policy and retries as the Job's: Never fails at once (v1's framework
+        controllers failed the job when a Never pod failed, whatever runPolicy.backoffLimit says);
+        OnFailure restarts in place up to runPolicy.backoffLimit, else without limit (common/job.go
+        PastBackoffLimit counts those restarts); ExitCode retries exit codes 128-255 and fails on
+        the others (common/pod.go ReconcilePods)."""
+        ctx, info, s = self.ctx, self.info, self.settings
+        restart = role.restart or role.default_restart
+        p = (*role.path, "restartPolicy")
+        unset = "" if role.restart else f"unset: v1's default for a {info.kind} {role.type}; "
+        limit = s.backoff_limit if s.backoff_limit is not None else MAX_INT32
+        limit_text = f"runPolicy.backoffLimit {s.backoff_limit}" if s.backoff_limit is not None else "no limit, as v1"
+        if restart == "Never":
+            pod["restartPolicy"] = "Never"
+            job_spec["backoffLimit"] = 0
+            ctx.row(
+                p,
+                KEPT,
+                f"{target} pod restartPolicy Never, Job backoffLimit 0",
+                unset + "a failed pod fails the job, as v1",
+            )
+        elif restart == "ExitCode":
+            pod["restartPolicy"] = "Never"
+            job_spec["backoffLimit"] = limit
+            job_spec["podFailurePolicy"] = {
+                "rules": [
+                    {
+                        "action": "FailJob",
+                        "onExitCodes": {"containerName": c.NODE, "operator": "NotIn", "values": RETRYABLE_EXIT_CODES},
+                    }
+                ]
+            }
+            ctx.row(
+                p,
+                KEPT,
+                f"{target} pod restartPolicy Never, Job podFailurePolicy, backoffLimit {limit}",
+                f"exit codes 128-255 replace the pod ({limit_text}), any other fails the job, as v1",
+            )
+        else:
+            pod["restartPolicy"] = "OnFailure"
+            job_spec["backoffLimit"] = limit
+            if restart == "Always":
+                ctx.row(
+                    p,
+                    APPROXIMATED,
+                    f"{target} pod restartPolicy OnFailure, Job backoffLimit {limit}",
+                    f"Job pods cannot be Always; OnFailure restarts failed containers ({limit_text})",
+                )
+            else:
+                ctx.row(
+                    p,
+                    KEPT,
+                    f"{target} pod restartPolicy OnFailure, Job backoffLimit {limit}",
+                    unset + f"failed containers restart in place ({limit_text})",
+                )
+
+    def _mpi_pod(self, role: Role, rj: str, cont: Obj, cpath: Path) -> None:
+        ctx = self.ctx
+        env = self._mpi_env(role, rj)
+        if env:
+            cont["env"] = [*(cont.get("env") or []), *without_user_set(env, user_env_names(role))]
+        if rj == c.LAUNCHER:
+            return
+        if self.api == V1 and not cont.get("command"):
+            # training-operator's newWorker: `sleep 365d` (the launcher ran ranks with kubectl exec).
+            cont.pop("args", None)
+            cont["command"] = list(SSHD)
+            ctx.row(
+                (*cpath, "command"),
+                APPROXIMATED,
+                "runtime replicatedJobs[node] container node.command /usr/sbin/sshd -De",
+                "unset: v1 ran `sleep 365d` and reached the workers with kubectl exec; v2 reaches them over "
+                "SSH, so the worker runs sshd as mpi-operator v2beta1 does (the image must have it)",
+            )
+        elif self.api != V1 and not cont.get("command") and not cont.get("args"):
+            cont["command"] = list(SSHD)  # mpi-operator v2beta1 newWorker
+            ctx.row(
+                (*cpath, "command"),
+                KEPT,
+                "runtime replicatedJobs[node] container node.command /usr/sbin/sshd -De",
+                "unset: what mpi-operator v2beta1 ran",
+            )
+
+    def _scheduling(self, role: Role, target: str, pod: Obj) -> None:
+        s, ctx = self.settings, self.ctx
+        if s.priority_class and "priorityClassName" not in pod:
+            pod["priorityClassName"] = s.priority_class
+        if s.gang != "volcano":
+            return
+        name = pod.get("schedulerName")
+        if name is None:
+            # v1 named the gang scheduler on pods that named none (common/pod.go createNewPod).
+            pod["schedulerName"] = VOLCANO_SCHEDULER
+            ctx.row(
+                (*role.path, "template", "spec"),
+                KEPT,
+                f"{target} pod spec schedulerName {VOLCANO_SCHEDULER}",
+                "Volcano gang-schedules the pods that name it, as v1 set it",
+            )
+        elif name != VOLCANO_SCHEDULER:
+            ctx.row(
+                (*role.path, "template", "spec", "schedulerName"),
+                APPROXIMATED,
+                f"{target} pod spec schedulerName {name}",
+                "kept as written (v1 too); Volcano gang-schedules only pods that name volcano",
+            )
+
+
+def _asks_for_gpus(role: Role) -> bool:
+    """training-operator's isGPULauncher: a launcher container with an nvidia.com/gpu limit."""
+    for cont in role.template["spec"].get("containers") or []:
+        limits = ((cont.get("resources") or {}).get("limits") or {}) if isinstance(cont, dict) else {}
+        if "nvidia.com/gpu" in limits:
+            return True
+    return False

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ktrain import constants as c
-from ktrain.convert.common import TF_SPLIT_ROLES, Ctx, Obj, Role, Settings
+from ktrain.convert.common import Ctx, Obj, Role, Settings
 from ktrain.convert.kinds import (
     PADDLE_ELASTIC_FIELDS,
     RUN_POLICY_FIELDS,
@@ -138,49 +138,13 @@ def _scheduling(ctx: Ctx, sp: Any, p: Path, gen: Settings) -> None:
 def kind_fields(ctx: Ctx, info: KindInfo, api: str, spec: Obj, tj_spec: Obj, gen: Settings, roles: list[Role]) -> None:
     kind = info.kind
     if kind == "PyTorchJob":
-        nproc = spec.get("nprocPerNode")
-        elastic = spec.get("elasticPolicy")
-        if elastic is not None:
-            ep = ctx.typed(elastic, dict, ("spec", "elasticPolicy"), "a mapping")
-            ctx.known(ep, TORCH_ELASTIC_FIELDS, ("spec", "elasticPolicy"), "elasticPolicy")
-            for key in ep:
-                path = ("spec", "elasticPolicy", key)
-                if key == "nProcPerNode" and nproc is None:
-                    nproc = ep[key]
-                    continue
-                ctx.row(
-                    path,
-                    APPROXIMATED if key in ("minReplicas", "maxReplicas") else DROPPED,
-                    "TrainJob spec.trainer.numNodes (fixed)" if key in ("minReplicas", "maxReplicas") else "-",
-                    "Trainer v2 has no elastic training: the job runs on a fixed number of nodes (the replicas)",
-                )
-        if nproc is not None:
-            where = ("spec", "nprocPerNode") if "nprocPerNode" in spec else ("spec", "elasticPolicy", "nProcPerNode")
-            text = str(nproc)
-            if (isinstance(nproc, int) and not isinstance(nproc, bool)) or text.isdigit():
-                gen.nproc = int(text)
-                ctx.row(where, KEPT, "TrainJob spec.trainer.numProcPerNode")
-            elif text in ("auto", "gpu", "cpu"):
-                ctx.row(
-                    where,
-                    KEPT if text == "auto" else APPROXIMATED,
-                    "TrainJob spec.trainer.numProcPerNode unset (auto)",
-                    "v2 auto: one process per GPU, else per CPU of the request"
-                    if text != "auto"
-                    else "auto is v2's default",
-                )
-            else:
-                raise ctx.error("nprocPerNode must be an integer, auto, cpu or gpu", where)
+        _pytorch_fields(ctx, spec, gen)
     elif kind == "TFJob":
         if "successPolicy" in spec:
             value = spec["successPolicy"]
-            ctx.row(
-                ("spec", "successPolicy"),
-                APPROXIMATED,
-                "runtime successPolicy" if any(r.type in TF_SPLIT_ROLES for r in roles) else "JobSet default",
-                f"{value or 'default'}: the job succeeds when every pod of the chief (or worker) step has "
-                "succeeded; v1's default waited for worker 0 only",
-            )
+            if value not in (None, "", "AllWorkers"):
+                raise ctx.error("successPolicy must be AllWorkers or empty (v1's default)", ("spec", "successPolicy"))
+            gen.tf_success = value or ""
         if spec.get("enableDynamicWorker"):
             ctx.typed(spec["enableDynamicWorker"], bool, ("spec", "enableDynamicWorker"), "a boolean")
             gen.tf_sparse = True
@@ -257,3 +221,71 @@ def _mpi_fields(ctx: Ctx, api: str, spec: Obj, gen: Settings) -> None:
         if api == V1
         else "workers reached over SSH, as mpi-operator v2beta1",
     )
+
+
+ELASTIC_ENV_OF = {
+    "rdzvBackend": "PET_RDZV_BACKEND",
+    "rdzvHost": "PET_RDZV_ENDPOINT",
+    "rdzvPort": "PET_RDZV_ENDPOINT",
+    "rdzvId": "PET_RDZV_ID",
+    "rdzvConf": "PET_RDZV_CONF",
+    "standalone": "PET_STANDALONE",
+    "maxRestarts": "PET_MAX_RESTARTS",
+}
+
+
+def _pytorch_fields(ctx: Ctx, spec: Obj, gen: Settings) -> None:
+    """nprocPerNode and elasticPolicy: v1's setPodEnv turned them into env (pytorch `envvar.go`,
+    `elastic.go`); the rendezvous variables are carried as v1 set them."""
+    nproc = spec.get("nprocPerNode")
+    elastic = spec.get("elasticPolicy")
+    if elastic is not None:
+        ep = ctx.typed(elastic, dict, ("spec", "elasticPolicy"), "a mapping")
+        ctx.known(ep, TORCH_ELASTIC_FIELDS, ("spec", "elasticPolicy"), "elasticPolicy")
+        for key in ("minReplicas", "maxReplicas", "rdzvPort", "maxRestarts", "nProcPerNode"):
+            if ep.get(key) is not None:
+                ctx.typed(ep[key], int, ("spec", "elasticPolicy", key), "an integer")
+        for key in ("rdzvHost", "rdzvId", "rdzvBackend"):
+            if ep.get(key) is not None:
+                ctx.typed(ep[key], str, ("spec", "elasticPolicy", key), "a string")
+        if ep.get("rdzvConf") is not None:
+            ctx.typed(ep["rdzvConf"], list, ("spec", "elasticPolicy", "rdzvConf"), "a list")
+        gen.elastic = dict(ep)
+        for key in ep:
+            path = ("spec", "elasticPolicy", key)
+            if key == "nProcPerNode" and nproc is None:
+                nproc = ep[key]
+                continue
+            if key in ("minReplicas", "maxReplicas"):
+                ctx.row(
+                    path,
+                    APPROXIMATED,
+                    "TrainJob spec.trainer.numNodes (fixed)",
+                    "Trainer v2 has no elastic training: JobSet runs the replicas, no fewer and no more "
+                    "(v1 scaled between minReplicas and maxReplicas; PET_NNODES was MIN:MAX)",
+                )
+            elif key in ELASTIC_ENV_OF:
+                ctx.row(path, KEPT, f"env {ELASTIC_ENV_OF[key]}", "torchrun's rendezvous, as v1 set it")
+            elif key == "nProcPerNode":
+                ctx.row(path, DROPPED, "-", "spec.nprocPerNode is set: v1 used that one")
+            else:  # metrics
+                ctx.row(path, DROPPED, "-", "v1 scaled the job with a HorizontalPodAutoscaler; v2 has none")
+    if nproc is not None:
+        where = ("spec", "nprocPerNode") if "nprocPerNode" in spec else ("spec", "elasticPolicy", "nProcPerNode")
+        text = str(nproc)
+        if "nprocPerNode" in spec:
+            gen.nproc_text = text  # v1 passed spec.nprocPerNode on (elasticPolicy's went to elastic.go)
+        if (isinstance(nproc, int) and not isinstance(nproc, bool)) or text.isdigit():
+            gen.nproc = int(text)
+            ctx.row(where, KEPT, "TrainJob spec.trainer.numProcPerNode (PET_NPROC_PER_NODE), WORLD_SIZE")
+        elif text in ("auto", "gpu", "cpu"):
+            ctx.row(
+                where,
+                KEPT if text == "auto" else APPROXIMATED,
+                "TrainJob spec.trainer.numProcPerNode unset (auto)",
+                "v2 auto: one process per GPU, else per CPU of the request"
+                if text != "auto"
+                else "auto is v2's default",
+            )
+        else:
+            raise ctx.error("nprocPerNode must be an integer, auto, cpu or gpu", where)

@@ -59,6 +59,16 @@ def read_roles(ctx: Ctx, info: KindInfo, spec: Obj, api: str) -> list[Role]:
         by_type[rtype] = Role(
             rtype, replicas, restart, without_nulls(template), path, main, default_restart(info, api, rtype)
         )
+    # pkg/apis/kubeflow.org/v1 pytorch_validation.go / xgboost_validation.go: the API server
+    # refused these, and the controllers' env (ranks, MASTER_ADDR) assumes them.
+    master = by_type.get("Master")
+    if info.kind in ("PyTorchJob", "XGBoostJob") and master is not None and master.replicas != 1:
+        raise ctx.error(
+            f"{info.kind} is not valid: there must be only 1 master replica (got {master.replicas})",
+            (*master.path, "replicas"),
+        )
+    if info.kind == "XGBoostJob" and master is None:
+        raise ctx.error("XGBoostJob is not valid: a Master replica spec must be present", ("spec", key))
     return [by_type[t] for t in info.roles if t in by_type]
 
 

@@ -12,15 +12,17 @@ Every v1 field gets a report row: kept, approximated (with why) or dropped (with
 See docs/migrating-from-v1.md for each choice.
 """
 
+import copy
 from typing import Any
 
 from ktrain import constants as c
-from ktrain.convert.bundled import onto_runtime
-from ktrain.convert.common import SERVER_SET_METADATA, Ctx, Obj, Role, Settings, get
+from ktrain.convert.bundled import add_patch, onto_runtime
+from ktrain.convert.common import PATCH_MANAGER, SERVER_SET_METADATA, Ctx, Obj, Role, Settings, get
 from ktrain.convert.generated import Generated
 from ktrain.convert.kinds import KINDS, KindInfo, spec_fields, supported_text
+from ktrain.convert.layout import Plan, host_rows, plan, rewrite_hosts
 from ktrain.convert.policies import kind_fields, run_policy
-from ktrain.convert.report import DROPPED, KEPT, Row
+from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT, Row
 from ktrain.convert.roles import read_roles
 from ktrain.inputs.documents import Document, Path, path_text
 from ktrain.util.structs import field, struct
@@ -80,8 +82,20 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
     ctx.known(data, ("apiVersion", "kind", "metadata", "spec", "status"), (), info.kind)
     meta = ctx.typed(data.get("metadata"), dict, ("metadata",), "a mapping")
     name = meta.get("name")
+    generate = meta.get("generateName")
+    if not name and isinstance(generate, str) and generate:
+        name = derived_name(generate, data.get("spec"))
+        ctx.row(
+            ("metadata", "generateName"),
+            APPROXIMATED,
+            f"TrainJob metadata.name {name}",
+            "the API server would add 5 random characters; ktrain derives them from the spec, so host names "
+            "in the pods' env are known now (the same spec gives the same name)",
+        )
     if not name:
-        raise ctx.error(f"{info.kind} has no metadata.name (ktrain names the TrainJob after it)", ("metadata",))
+        raise ctx.error(
+            f"{info.kind} has no metadata.name or generateName (ktrain names the TrainJob after it)", ("metadata",)
+        )
     ctx.typed(name, str, ("metadata", "name"), "a string")
     namespace = meta.get("namespace")
     if namespace is not None:
@@ -110,6 +124,8 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
                 "as on the v1 job (Kueue reads them there); like v1, not copied to pods",
             )
     for key in meta:
+        if key == "generateName" and "name" not in meta:
+            continue
         if key in SERVER_SET_METADATA:
             ctx.row(("metadata", key), DROPPED, "-", "set by the API server for the v1 object")
         elif key not in ("name", "namespace", "labels", "annotations"):
@@ -121,6 +137,9 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
     settings = Settings()
     run_policy(ctx, info, spec, tj_spec, settings)
     kind_fields(ctx, info, api, spec, tj_spec, settings, roles)
+    the_plan = plan(info, roles)
+    roles = _rewrite_hosts(ctx, roles, name, the_plan)
+    the_plan = plan(info, roles)
 
     trainjob: Obj = {"apiVersion": c.TRAINER_API_VERSION, "kind": c.TRAINJOB_KIND, "metadata": tj_meta, "spec": tj_spec}
     # First try the bundled runtime (or the one asked for): it fits when nothing blocks it.
@@ -128,10 +147,13 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
     if target is not None:
         trial = Ctx(doc, base)
         trial.sources = dict(ctx.sources)
-        blockers = onto_runtime(trial, info, roles, settings, target, trainjob, name)
+        attempt = copy.deepcopy(trainjob)  # a generated runtime starts again from the v1 fields
+        blockers = onto_runtime(trial, info, roles, settings, the_plan, target, attempt, name)
         if not blockers or runtime is not None:
             for b in blockers:
                 trial.row(b[0], DROPPED, "-", f"the runtime {target} decides this ({b[1]})")
+            trainjob = attempt
+            queue_labels(trial, trainjob["metadata"], trainjob["spec"])
             rows = _ordered(ctx.rows + trial.rows)
             return Conversion(
                 info.kind,
@@ -151,8 +173,9 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
         reason = "; ".join(sorted({b[1] for b in blockers}))
     else:
         reason = f"no bundled runtime runs a {info.kind}"
-    gen = Generated(ctx, info, api, roles, name, settings)
+    gen = Generated(ctx, info, api, roles, name, settings, the_plan)
     runtime_obj = gen.build(trainjob, namespace)
+    queue_labels(ctx, trainjob["metadata"], trainjob["spec"])
     return Conversion(
         info.kind,
         api,
@@ -167,7 +190,7 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
         base,
         {**ctx.sources, **gen.sources},
         reason,
-        main=_main_path([gen.trainer_role()]),
+        main=_main_path([the_plan.trainer]),
         runtime_sources=gen.runtime_sources,
     )
 
@@ -200,3 +223,44 @@ def _kind(ctx: Ctx, data: Obj) -> KindInfo:
             ("apiVersion",),
         )
     return info
+
+
+def derived_name(generate_name: str, spec: Any) -> str:
+    """generateName plus 5 characters from the spec's digest (the API server's are random)."""
+    import hashlib
+    import json
+
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
+    return generate_name[:58] + digest[:5]
+
+
+def _rewrite_hosts(ctx: Ctx, roles: list[Role], name: str, the_plan: Plan) -> list[Role]:
+    out = []
+    for role, changes in rewrite_hosts(roles, name, the_plan.layout):
+        for path, known, note in host_rows(role, changes):
+            ctx.row(path, KEPT if known else APPROXIMATED, "host name rewritten" if known else "-", note)
+        out.append(role)
+    return out
+
+
+# Queue and priority labels of the v1 job that a scheduler reads from the object it admits: with
+# `--target jobset` (the default) that is the JobSet, which gets them through the conversion's
+# runtime patch, as `--kueue-queue` labels it through the flags' patch (ENGINE.md §4.1). A JobSet
+# labelled with a Kueue queue stays suspended until Kueue admits it (`job create`, Kueue's webhook).
+QUEUE_LABELS = (c.KUEUE_QUEUE_LABEL, c.KUEUE_PRIORITY_LABEL, "kai.scheduler/queue")
+
+
+def queue_labels(ctx: Ctx, tj_meta: Obj, tj_spec: Obj) -> None:
+    labels = {k: v for k, v in (tj_meta.get("labels") or {}).items() if k in QUEUE_LABELS}
+    if not labels:
+        return
+    add_patch(tj_spec, {"template": {"metadata": {"labels": dict(labels)}}})
+    for key in labels:
+        ctx.row(
+            ("metadata", "labels", key),
+            KEPT,
+            f"TrainJob metadata.labels and JobSet metadata.labels (runtimePatches {PATCH_MANAGER})",
+            "the queue reads it from the JobSet (job create leaves a queued JobSet suspended for Kueue)"
+            if key != "kai.scheduler/queue"
+            else "KAI's pod-grouper reads it from the top owner: the JobSet (or the TrainJob with --target trainjob)",
+        )
