@@ -143,6 +143,13 @@ def onto_runtime(
             blockers.append(((*cpath, "ports"), "a non-default framework port"))
         if gen.tf_sparse:
             trainer.setdefault("env", []).append({"name": "KTRAIN_TF_SPARSE", "value": "1"})
+        if info.kind == "PaddleJob" and "PYTHONUNBUFFERED" in user_env_names(main):
+            ctx.row(
+                (*main.path[:2],),
+                KEPT,
+                "TrainJob spec.trainer.env PYTHONUNBUFFERED",
+                "the user's own PYTHONUNBUFFERED kept as written (v1 appended its value after it, and that one won)",
+            )
     if info.kind in ("PyTorchJob", "XGBoostJob", "JAXJob"):
         torch = Torch(gen.nproc_text, gen.elastic, policy=True)
         full = framework_env(info, roles, name, plan.layout, main.type, torch)

@@ -6,6 +6,7 @@ import difflib
 
 from ktrain.convert.common import RESTART_POLICIES, Ctx, Obj, Role, without_nulls
 from ktrain.convert.kinds import REPLICA_SPEC_FIELDS, V1, KindInfo, default_restart
+from ktrain.convert.podspec import prune
 from ktrain.convert.report import DROPPED
 from ktrain.inputs.documents import Path
 
@@ -39,10 +40,20 @@ def read_roles(ctx: Ctx, info: KindInfo, spec: Obj, api: str) -> list[Role]:
         replicas = ctx.typed(replicas, int, (*path, "replicas"), "an integer")
         if replicas < 0:
             raise ctx.error("replicas must be >= 0", (*path, "replicas"))
+        if replicas > MAX_INT32:
+            raise ctx.error(f"replicas must be at most {MAX_INT32} (an int32 in the v1 API)", (*path, "replicas"))
         restart = rspec.get("restartPolicy")
         if restart is not None and restart not in RESTART_POLICIES:
             raise ctx.error(f"restartPolicy must be one of {', '.join(RESTART_POLICIES)}", (*path, "restartPolicy"))
         template = ctx.typed(rspec.get("template"), dict, (*path, "template"), "a pod template (mapping)")
+        template, pruned = prune(template)
+        for where in pruned:
+            ctx.row(
+                (*path, "template", *where),
+                DROPPED,
+                "-",
+                "not a field of a pod template (core/v1 PodTemplateSpec): the v1 API server pruned it",
+            )
         pod = ctx.typed(template.get("spec"), dict, (*path, "template", "spec"), "a pod spec (mapping)")
         containers = ctx.typed(
             pod.get("containers"), list, (*path, "template", "spec", "containers"), "a list of containers"
@@ -69,7 +80,53 @@ def read_roles(ctx: Ctx, info: KindInfo, spec: Obj, api: str) -> list[Role]:
         )
     if info.kind == "XGBoostJob" and master is None:
         raise ctx.error("XGBoostJob is not valid: a Master replica spec must be present", ("spec", key))
-    return [by_type[t] for t in info.roles if t in by_type]
+    roles = [by_type[t] for t in info.roles if t in by_type]
+    _check_sizes(ctx, info, roles, str(spec_name(ctx)))
+    return roles
+
+
+# The largest object the API server stores (etcd's default --max-request-bytes, 1.5 MiB): a JobSet
+# whose env lists every host of a huge job is refused, so ktrain refuses it first instead of
+# building gigabytes (a 2 KB XGBoostJob with 2^31-1 replicas).
+MAX_OBJECT_BYTES = 1536 * 1024
+MAX_INT32 = 2147483647
+
+
+def spec_name(ctx: Ctx) -> str:
+    meta = ctx.doc.data
+    for part in ctx.base:
+        meta = meta[part]
+    meta = meta.get("metadata") if isinstance(meta, dict) else None
+    name = meta.get("name") or meta.get("generateName") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) else "x" * 63
+
+
+def list_bytes(info: KindInfo, roles: list[Role], name: str) -> int:
+    """About how many bytes of env values list every host of the job once (TF_CONFIG and
+    MX_CONFIG list each host in every role's template, XGBoost's WORKER_ADDRS every worker):
+    `<name>-<step>-<j>-<i>.<name>:<port>` with JSON quoting, host names as `$(KTRAIN_JOBSET)`
+    references in TF and MXNet."""
+    hosts = sum(r.replicas for r in roles)
+    width = 2 * max(len(name), len("$(KTRAIN_JOBSET)")) + len(str(hosts)) + 32
+    if info.kind in ("TFJob", "MXJob"):
+        return hosts * width * len(roles)
+    if info.kind == "XGBoostJob":
+        return max(hosts - 1, 0) * width
+    return 0
+
+
+def _check_sizes(ctx: Ctx, info: KindInfo, roles: list[Role], name: str) -> None:
+    size = list_bytes(info, roles, name)
+    if size <= MAX_OBJECT_BYTES:
+        return
+    biggest = max(roles, key=lambda r: r.replicas)
+    what = {"TFJob": "TF_CONFIG", "MXJob": "MX_CONFIG", "XGBoostJob": "WORKER_ADDRS"}[info.kind]
+    raise ctx.error(
+        f"{sum(r.replicas for r in roles)} replicas: the {what} env values listing every host would take about "
+        f"{size} bytes, more than the {MAX_OBJECT_BYTES} bytes the API server stores in one object",
+        (*biggest.path, "replicas"),
+        hint="the JobSet could not be created; split the job or lower replicas",
+    )
 
 
 def main_container(ctx: Ctx, info: KindInfo, spec: Obj, api: str, rtype: str, containers: list[Obj], path: Path) -> int:

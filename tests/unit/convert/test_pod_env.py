@@ -231,6 +231,181 @@ CASES: dict[str, dict[str, Any]] = {
             }
         },
     },
+    # PaddlePaddle collective: with a command (the wrapper gives rank 0 its pod IP), without one
+    # (plain env: rank 0 names the master by its host name, reported), and PS mode.
+    "paddle-collective-command": {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PaddleJob",
+        "metadata": {"name": "pd"},
+        "spec": {
+            "paddleReplicaSpecs": {
+                "Worker": {
+                    "replicas": 3,
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": "paddle",
+                                    "image": "p:1",
+                                    "command": ["python", "-m", "paddle.distributed.launch", "train.py"],
+                                    "env": [{"name": "PYTHONUNBUFFERED", "value": "1"}],
+                                }
+                            ]
+                        }
+                    },
+                }
+            }
+        },
+    },
+    "paddle-entrypoint": {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PaddleJob",
+        "metadata": {"name": "pd"},
+        "spec": {
+            "paddleReplicaSpecs": {
+                "Worker": {
+                    "replicas": 2,
+                    "restartPolicy": "Never",
+                    "template": {"spec": {"containers": [{"name": "paddle", "image": "p:1"}]}},
+                }
+            }
+        },
+    },
+    "paddle-ps": {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PaddleJob",
+        "metadata": {"name": "pd", "namespace": "ml"},
+        "spec": {
+            "paddleReplicaSpecs": {
+                role: {
+                    "replicas": n,
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": "paddle",
+                                    "image": "p:1",
+                                    "command": ["python", "train.py"],
+                                    "ports": [{"name": "master", "containerPort": port}],
+                                }
+                            ]
+                        }
+                    },
+                }
+                for role, n, port in (("Master", 2, 36600), ("Worker", 2, 36543))
+            }
+        },
+    },
+    "tensorflow-chief-ps-evaluator-sparse": {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "TFJob",
+        "metadata": {"name": "tf", "namespace": "team"},
+        "spec": {
+            "enableDynamicWorker": True,
+            "tfReplicaSpecs": {
+                role: {
+                    "replicas": n,
+                    "template": {
+                        "spec": {"containers": [{"name": "tensorflow", "image": "tf:2", "args": ["--x"]}]}
+                    },
+                }
+                for role, n in (("Chief", 1), ("PS", 2), ("Worker", 3), ("Evaluator", 1))
+            },
+        },
+    },
+    "tensorflow-workers-tf-config-host-in-args": {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "TFJob",
+        "metadata": {"name": "tf"},
+        "spec": {
+            "tfReplicaSpecs": {
+                "Worker": {
+                    "replicas": 2,
+                    "restartPolicy": "Never",
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": "tensorflow",
+                                    "image": "tf:2",
+                                    "command": ["python", "t.py", "--chief=tf-worker-0:2222"],
+                                }
+                            ]
+                        }
+                    },
+                }
+            }
+        },
+    },
+    "mxnet-scheduler-server-worker": {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "MXJob",
+        "metadata": {"name": "mx"},
+        "spec": {
+            "jobMode": "MXTrain",
+            "mxReplicaSpecs": {
+                role: {
+                    "replicas": n,
+                    "template": {"spec": {"containers": [{"name": "mxnet", "image": "mx:1"}]}},
+                }
+                for role, n in (("Scheduler", 1), ("Server", 2), ("Worker", 2))
+            },
+        },
+    },
+    "mpi-v2beta1-entrypoint-workers": {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": {"name": "pi"},
+        "spec": {
+            "slotsPerWorker": 2,
+            "mpiReplicaSpecs": {
+                "Launcher": {
+                    "replicas": 1,
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": "l",
+                                    "image": "mpi:1",
+                                    "command": ["mpirun", "-H", "pi-worker-0.pi-worker:2,pi-worker-1.pi-worker:2", "pi"],
+                                }
+                            ]
+                        }
+                    },
+                },
+                "Worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "w", "image": "mpi:1"}]}}},
+            },
+        },
+    },
+    "mpi-v1-sleeping-workers": {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "MPIJob",
+        "metadata": {"name": "hv"},
+        "spec": {
+            "mpiReplicaSpecs": {
+                "Launcher": {
+                    "replicas": 1,
+                    "template": {"spec": {"containers": [{"name": "mpi", "image": "h:1", "command": ["mpirun", "x"]}]}},
+                },
+                "Worker": {"replicas": 3, "template": {"spec": {"containers": [{"name": "mpi", "image": "h:1"}]}}},
+            }
+        },
+    },
+    "jax-workers": {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "JAXJob",
+        "metadata": {"name": "jx"},
+        "spec": {
+            "jaxReplicaSpecs": {
+                "Worker": {
+                    "replicas": 3,
+                    "template": {
+                        "spec": {"containers": [{"name": "jax", "image": "j:1", "command": ["python", "j.py"]}]}
+                    },
+                }
+            }
+        },
+    },
 }
 # Master and Worker as one template, but the Master's `pytorch-master-0` named in the Workers'
 # args: host names are rewritten to JobSet's.
