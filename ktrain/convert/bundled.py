@@ -154,8 +154,9 @@ def onto_runtime(
         torch = Torch(gen.nproc_text, gen.elastic, policy=True)
         full = framework_env(info, roles, name, plan.layout, main.type, torch)
         v1_env = without_user_set(full, user_env_names(main))
-        if v1_env:
-            _env_rows(ctx, info, main, roles, v1_env, user_kept_note(full, user_env_names(main)), gen.elastic)
+        kept = user_kept_note(full, user_env_names(main))
+        if v1_env or kept:
+            _env_rows(ctx, info, main, roles, v1_env, kept, gen.elastic)
             trainer["env"] = [*trainer.get("env", []), *v1_env]
     if master is not None and command and command[:2] == ROLE_SWITCH[:2]:
         trainer.setdefault("env", []).append(
@@ -234,7 +235,7 @@ def _merge(into: Obj, extra: Obj) -> None:
 def _env_rows(
     ctx: Ctx, info: KindInfo, main: Role, roles: list[Role], env: list[Obj], kept: str, elastic: Obj | None
 ) -> None:
-    names = ", ".join(e["name"] for e in env)
+    names = ", ".join(e["name"] for e in env) or "(none to add)"
     note = "what v1's controller set, with JobSet's host names" + kept
     if elastic is not None:
         note += "; PET_NNODES is the node count (v2's torch policy), where v1 gave MIN:MAX"

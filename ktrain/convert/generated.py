@@ -390,7 +390,7 @@ class Generated:
             torch = Torch(s.nproc_text, s.elastic, policy=self.torch_policy)
             full = framework_env(info, self.roles, self.name, plan.layout, role.type, torch)
             env = without_user_set(full, user_env_names(role))
-            note = "what v1's controller set for these pods, with JobSet's host names"
+            note = base_note = "what v1's controller set for these pods, with JobSet's host names"
             note += user_kept_note(full, user_env_names(role))
             if self.torch_policy and s.elastic is not None:
                 note += "; PET_NNODES is the node count (v2's torch policy), where v1 gave MIN:MAX"
@@ -403,6 +403,7 @@ class Generated:
                 )
             if env:
                 cont["env"] = [*(cont.get("env") or []), *env]
+            if env or note != base_note:
                 ctx.row(
                     (*role.path,),
                     KEPT,

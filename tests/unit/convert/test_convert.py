@@ -63,6 +63,20 @@ def crd_validate(obj: dict[str, Any]) -> None:
             raise error
 
 
+def server_accepts(obj: dict[str, Any]) -> None:
+    """What the API server does to a custom resource on write (tests/apiserver/schema.py, from
+    the CRDs in ../shared): no field the schema does not declare, then the schema holds."""
+    from apiserver.schema import crd_schema
+
+    rel = CRDS.get((obj["apiVersion"], obj["kind"]))
+    if rel is None:
+        return  # a core object (Secret, ConfigMap)
+    schema = crd_schema(UPSTREAM / rel, obj["apiVersion"].split("/")[1])
+    normalised, unknown = schema.normalise(obj)
+    assert unknown == [], f"{obj['kind']} {obj['metadata']['name']}: fields not declared in schema: {unknown}"
+    assert schema.validate(normalised) == [], obj["kind"]
+
+
 def convert_text(text: str, file: str = "job.yaml", runtime: str | None = None):
     return convert_documents(load_documents(text, file), runtime=runtime)
 
@@ -107,6 +121,7 @@ def test_every_upstream_example_converts_renders_and_passes_the_crd_schemas(name
     assert outcome.runtime.runtime.name == conv.runtime_name
     for obj in outcome.result.objects:
         crd_validate(obj)
+        server_accepts(obj)
     # nothing silent: every row says where the field went or why it did not
     assert all(r.status in (KEPT, APPROXIMATED, DROPPED) and (r.target or r.note) for r in conv.rows)
     assert all(r.note for r in conv.rows if r.status != KEPT)

@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import UPSTREAM
+from test_convert import server_accepts
 from v1pods.model import REPLICA_KEY, V1Pod, v1_pods
 from v1pods.pods import Pod, jobset_pods, seen
 
@@ -119,6 +120,9 @@ def check(path: Path) -> int:
     outcome = render_request(request, RuntimeRegistry())
     (conv,) = convert_documents(load_documents(path.read_text(), str(path)))
     jobset = next(o for o in outcome.result.objects if o["kind"] == "JobSet")
+    if UPSTREAM.is_dir():
+        for obj in outcome.result.objects:
+            server_accepts(obj)
     pods = {(p.rjob, p.job_index, p.index): p for p in jobset_pods(jobset)}
     places = layout(job, jobset)
     assert sorted(places.values()) == sorted(pods), "every JobSet pod plays exactly one v1 replica"
@@ -305,9 +309,7 @@ CASES: dict[str, dict[str, Any]] = {
             "tfReplicaSpecs": {
                 role: {
                     "replicas": n,
-                    "template": {
-                        "spec": {"containers": [{"name": "tensorflow", "image": "tf:2", "args": ["--x"]}]}
-                    },
+                    "template": {"spec": {"containers": [{"name": "tensorflow", "image": "tf:2", "args": ["--x"]}]}},
                 }
                 for role, n in (("Chief", 1), ("PS", 2), ("Worker", 3), ("Evaluator", 1))
             },
@@ -367,7 +369,7 @@ CASES: dict[str, dict[str, Any]] = {
                                 {
                                     "name": "l",
                                     "image": "mpi:1",
-                                    "command": ["mpirun", "-H", "pi-worker-0.pi-worker:2,pi-worker-1.pi-worker:2", "pi"],
+                                    "command": ["mpirun", "-H", "pi-worker-0.pi-worker:2,pi-worker-1.pi:2", "pi"],
                                 }
                             ]
                         }
