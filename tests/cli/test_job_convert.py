@@ -217,7 +217,8 @@ def test_convert_refuses_what_render_would_refuse(cli, tmp_path) -> None:
     """Numbers as args: the v1 API server refused them too (args are strings); convert now
     renders what it prints and says where."""
     path = tmp_path / "tf.yaml"
-    path.write_text(TFJOB.replace("command: [python, mnist.py]", "command: [python, mnist.py]\n            args: [1, 2]"))
+    numbers = "command: [python, mnist.py]\n            args: [1, 2]"
+    path.write_text(TFJOB.replace("command: [python, mnist.py]", numbers))
     r = cli("job", "convert", "-f", str(path))
     assert r.exit_code == ExitCode.INVALID, r.stderr
     assert f"{path}:" in r.stderr and "args" in r.stderr
