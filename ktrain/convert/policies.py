@@ -251,11 +251,11 @@ def _pytorch_fields(ctx: Ctx, spec: Obj, gen: Settings) -> None:
         if ep.get("rdzvConf") is not None:
             ctx.typed(ep["rdzvConf"], list, ("spec", "elasticPolicy", "rdzvConf"), "a list")
             for i, item in enumerate(ep["rdzvConf"]):
-                where = ("spec", "elasticPolicy", "rdzvConf", i)
-                ctx.typed(item, dict, where, "a mapping of key and value")
+                at: Path = ("spec", "elasticPolicy", "rdzvConf", i)
+                ctx.typed(item, dict, at, "a mapping of key and value")
                 for k in ("key", "value"):
                     if item.get(k) is not None:
-                        ctx.typed(item[k], str, (*where, k), "a string")
+                        ctx.typed(item[k], str, (*at, k), "a string")
         gen.elastic = dict(ep)
         for key in ep:
             path = ("spec", "elasticPolicy", key)
