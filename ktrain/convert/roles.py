@@ -57,9 +57,9 @@ def read_roles(ctx: Ctx, info: KindInfo, spec: Obj, api: str) -> list[Role]:
         pod = ctx.typed(template.get("spec"), dict, (*path, "template", "spec"), "a pod spec (mapping)")
         if template.get("metadata") is not None:
             meta = ctx.typed(template["metadata"], dict, (*path, "template", "metadata"), "a mapping")
-            for key in ("labels", "annotations"):
-                if meta.get(key) is not None:
-                    ctx.typed(meta[key], dict, (*path, "template", "metadata", key), "a mapping")
+            for mkey in ("labels", "annotations"):
+                if meta.get(mkey) is not None:
+                    ctx.typed(meta[mkey], dict, (*path, "template", "metadata", mkey), "a mapping")
         containers = ctx.typed(
             pod.get("containers"), list, (*path, "template", "spec", "containers"), "a list of containers"
         )
