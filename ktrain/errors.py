@@ -126,6 +126,14 @@ class ValidationFailedError(KtrainError):
         return f"{self.subject} is invalid: [" + ", ".join(str(e) for e in self.errors) + "]"
 
 
+class AlreadyReported(KtrainError):
+    """A failure the command has already described on its own output (e.g. inside a JSON report):
+    only the exit code is left to give."""
+
+    exit_code = ExitCode.INVALID
+    reported = True
+
+
 class ClusterError(KtrainError):
     exit_code = ExitCode.CLUSTER
 

@@ -107,6 +107,21 @@ def _template_object(runtime: TrainingRuntime, final: Obj, spec: Obj) -> Obj:
     return {"apiVersion": final.get("apiVersion"), "kind": final.get("kind"), "metadata": metadata, "spec": spec}
 
 
+def _canonical_quantities(spec: Obj) -> Obj:
+    """The template with its resource quantities as the JobSet builder writes them (`4096Mi` is
+    `4Gi`): a spelling is not a source, so `memory: 4096Mi` stays the template's like its `cpu`."""
+    from ktrain.engine.plugins.jobset import canonical_resources
+
+    for rjob in spec.get("replicatedJobs") or []:
+        pod = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec")
+        if isinstance(pod, dict):
+            try:
+                canonical_resources(pod)
+            except (KtrainError, ValueError):
+                pass  # a quantity the render refuses: the render says so
+    return spec
+
+
 def explain(
     final_objects: list[Obj],
     job: TrainJob,
@@ -133,7 +148,7 @@ def explain(
     layers: list[Layer | None] = []
     jobset = next((o for o in final_objects if o.get("kind") == c.JOBSET_KIND), None)
     if jobset is not None:
-        raw = copy.deepcopy(runtime.spec.template.spec)
+        raw = _canonical_quantities(copy.deepcopy(runtime.spec.template.spec))
         layers.append(Layer(RUNTIME_TEMPLATE, [_template_object(runtime, jobset, raw)]))
         layers.append(Layer(CRD_DEFAULT, [_template_object(runtime, jobset, default_jobset_spec(raw))]))
     layers.append(attempt(JOBSET_PLUGIN, {"runtimeRef": ref}, plain))

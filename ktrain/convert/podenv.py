@@ -83,7 +83,7 @@ for s in $KTRAIN_ROLES; do
   if [ "$role" = worker ]; then worker_rj=$rj; worker_port=$port; fi
   if [ "$rj" = "$KTRAIN_RJOB" ]; then me=$role; fi
 done
-export PYTHONUNBUFFERED=0 PADDLE_JOB_ID="$KTRAIN_JOBSET" PADDLE_NNODES="$total"
+export PYTHONUNBUFFERED="${PYTHONUNBUFFERED-0}" PADDLE_JOB_ID="$KTRAIN_JOBSET" PADDLE_NNODES="$total"
 if [ -z "$master_rj" ]; then
   if [ "$KTRAIN_POD_INDEX" -eq 0 ]; then
     export POD_IP_DUMMY="$KTRAIN_POD_IP" PADDLE_MASTER="$KTRAIN_POD_IP:$worker_port"

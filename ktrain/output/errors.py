@@ -59,6 +59,8 @@ def _caret(source_line: str | None, column: int | None) -> list[str]:
 
 
 def format_error(exc: KtrainError) -> str:
+    if getattr(exc, "reported", False):
+        return ""  # the command already said it (AlreadyReported)
     lines: list[str] = []
     if isinstance(exc, InputError) or exc.file is not None:
         lines.append(f"error: {exc.location}: {bounded(exc.message)}")

@@ -100,6 +100,8 @@ def load_job_input(
                     second.base,
                     hint="split the file, or see them all with `ktrain job convert -f FILE`",
                 )
+            if warnings is not None:
+                warnings += left_out(docs, conversions[0].document)
             return converted_document(conversions[0]), conversions[0]
         if docs:
             raise docs[0].error(
@@ -110,6 +112,25 @@ def load_job_input(
         raise jobs[1].error("more than one TrainJob in this file; ktrain renders one job at a time")
     jobs[0].siblings = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") in c.RUNTIME_KINDS]
     return jobs[0], None
+
+
+def left_out(docs: list[Document], job: Document) -> list[str]:
+    """The documents beside a v1 job that the render does not use (a Service, a Deployment, a
+    scalar): said, not silently dropped."""
+    out = []
+    for i, doc in enumerate(docs):
+        if doc is job or doc.data is None:
+            continue
+        data = doc.data
+        if isinstance(data, dict):
+            name = (data.get("metadata") or {}).get("name", "") if isinstance(data.get("metadata"), dict) else ""
+            what = f"{data.get('kind', 'a document')} {name}".strip()
+        else:
+            what = "a list" if isinstance(data, list) else "a scalar"
+        line = doc.positions.get((), (None,))[0]
+        where = f"{doc.file}:{line}" if line else doc.file
+        out.append(f"{where}: document {i + 1} ({what}) is not part of the job: left out (apply it separately)")
+    return out
 
 
 def reject_template_inputs(

@@ -15,7 +15,7 @@ from ktrain.inputs.registry import RuntimeRegistry
 from ktrain.service.code import code_objects
 from ktrain.service.job import build_job
 from ktrain.service.requests import RenderOutcome, RenderRequest
-from ktrain.service.runtimes import is_runtime_path
+from ktrain.service.runtimes import add_extension_hint, is_runtime_path
 
 TYPE_CHECKING = False
 
@@ -80,6 +80,7 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
     try:
         result = render(job, entry.runtime, ctx)
     except ValidationFailedError as exc:
+        add_extension_hint(exc, entry.runtime, allow_extensions=request.allow_extensions)
         # Runtime schema errors point into the runtime's file, everything else into the job's.
         if doc is not None:
             # JobSet errors name JobSet paths: only metadata.name also exists in the TrainJob.

@@ -116,9 +116,26 @@ def check_runtime(entry: RuntimeEntry, *, allow_extensions: bool) -> None:
     errors = validate_runtime_schema(runtime, allow_extensions=allow_extensions) + validate_runtime_webhook(runtime)
     if errors:
         exc = ValidationFailedError(errors, subject=f"{runtime.kind} {runtime.name}")
+        add_extension_hint(exc, runtime, allow_extensions=allow_extensions)
         if entry.document is not None:
             locate_field_errors(exc, entry.document)
         raise exc
+
+
+MPI_EXTENSIONS = ("Intel", "MPICH")
+
+
+def add_extension_hint(exc: ValidationFailedError, runtime: TrainingRuntime, *, allow_extensions: bool) -> None:
+    """An Intel MPI or MPICH runtime is refused as the Trainer CRD refuses it; ktrain can render
+    it as an extension, and says how."""
+    mpi = runtime.spec.ml_policy.mpi if runtime.spec.ml_policy is not None else None
+    if allow_extensions or mpi is None or mpi.mpi_implementation not in MPI_EXTENSIONS:
+        return
+    if any(e.path == "spec.mlPolicy.mpi.mpiImplementation" for e in exc.errors):
+        exc.hint = (
+            f"{mpi.mpi_implementation} hostfiles are a ktrain extension (the Trainer v2.3 CRD accepts only "
+            "OpenMPI): add --allow-extensions to render, validate or create it"
+        )
 
 
 def is_runtime_path(path: str) -> bool:

@@ -174,3 +174,101 @@ def test_a_long_v1_name_gives_a_valid_runtime_name() -> None:
     text = TFJOB.replace("name: mnist", f"name: {name}").replace("restartPolicy: OnFailure", "restartPolicy: Never")
     (conv,) = convert_documents(load_documents(text, "x.yaml"))
     assert conv.runtime_name == "a" * 59 + "-v1" and len(conv.runtime_name) <= 63
+
+
+# --------------------------------------------------------------------------- issue #26: scripts, Lists, checks
+
+V1BETA1_LIST = {
+    "apiVersion": "v1",
+    "kind": "List",
+    "items": [
+        {"apiVersion": "kubeflow.org/v1beta1", "kind": "TFJob", "metadata": {"name": "old"}, "spec": {}},
+        yaml.safe_load(TFJOB),
+    ],
+}
+
+
+def test_json_report_alone_on_stderr_with_notes_and_failures(cli) -> None:
+    """`-o json --report json`: stderr parses as the report (notes and failures are entries)."""
+    text = yaml.safe_dump(V1BETA1_LIST) + "---\n42\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n"
+    r = cli("job", "convert", "-f", "-", "-o", "json", "--report", "json", stdin=text)
+    assert r.exit_code == ExitCode.INVALID
+    report = json.loads(r.stderr)
+    notes = [e["note"] for e in report if "note" in e]
+    assert any("document 2 is a scalar" in n for n in notes)
+    assert any("(Service s) is not a v1 job" in n for n in notes)
+    failed = [e for e in report if e.get("error")]
+    assert [(e["name"], e["converted"]) for e in failed] == [("old", False)]
+    assert "unsupported apiVersion 'kubeflow.org/v1beta1'" in failed[0]["error"]
+    (converted,) = [e for e in report if "fields" in e]
+    assert converted["name"] == "mnist"
+    out = json.loads(r.stdout)
+    assert [o["kind"] for o in out["items"]] == ["TrainJob", "Service"]
+
+
+def test_one_legacy_item_does_not_stop_the_list(cli) -> None:
+    r = cli("job", "convert", "-f", "-", stdin=yaml.safe_dump(V1BETA1_LIST))
+    assert r.exit_code == ExitCode.INVALID
+    assert [d["metadata"]["name"] for d in yaml.safe_load_all(r.stdout)] == ["mnist"]
+    assert "error: <stdin>:3:15: unsupported apiVersion" in r.stderr and "TFJob ml/mnist -> TrainJob mnist" in r.stderr
+
+
+def test_convert_refuses_what_render_would_refuse(cli, tmp_path) -> None:
+    """Numbers as args: the v1 API server refused them too (args are strings); convert now
+    renders what it prints and says where."""
+    path = tmp_path / "tf.yaml"
+    numbers = "command: [python, mnist.py]\n            args: [1, 2]"
+    path.write_text(TFJOB.replace("command: [python, mnist.py]", numbers))
+    r = cli("job", "convert", "-f", str(path))
+    assert r.exit_code == ExitCode.INVALID, r.stderr
+    assert f"{path}:" in r.stderr and "args" in r.stderr
+    assert r.stdout == ""
+
+
+def test_render_says_which_documents_it_leaves_out(cli, tmp_path) -> None:
+    path = tmp_path / "with-svc.yaml"
+    path.write_text("apiVersion: v1\nkind: Service\nmetadata: {name: svc}\n---\n" + TFJOB)
+    r = cli("job", "render", "-f", str(path))
+    assert r.exit_code == 0, r.stderr
+    assert f"warning: {path}:1: document 1 (Service svc) is not part of the job: left out" in r.stderr
+
+
+def test_render_and_validate_name_allow_extensions_for_intel_mpi(cli, tmp_path) -> None:
+    path = tmp_path / "intel.yaml"
+    path.write_text(
+        "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: pi}\nspec:\n"
+        "  mpiImplementation: Intel\n  mpiReplicaSpecs:\n"
+        "    Launcher:\n      template: {spec: {containers: [{name: l, image: 'i:1', command: [mpirun]}]}}\n"
+        "    Worker:\n      replicas: 2\n      template: {spec: {containers: [{name: w, image: 'i:1'}]}}\n"
+    )
+    for command in ("render", "validate"):
+        r = cli("job", command, "-f", str(path))
+        assert r.exit_code == ExitCode.INVALID
+        assert "hint: Intel hostfiles are a ktrain extension" in r.stderr and "--allow-extensions" in r.stderr
+    assert cli("job", "render", "-f", str(path), "--allow-extensions").exit_code == 0
+
+
+def test_explain_credits_cpu_and_memory_of_one_template_alike(cli, tmp_path) -> None:
+    """`memory: 4096Mi` is written `4Gi` by the JobSet builder: a spelling, not a source."""
+    path = tmp_path / "res.yaml"
+    path.write_text(
+        TFJOB.replace("restartPolicy: OnFailure", "restartPolicy: Never").replace(
+            "command: [python, mnist.py]",
+            "command: [python, mnist.py]\n            resources: {limits: {cpu: '2', memory: 4096Mi}}",
+        )
+    )
+    r = cli("job", "render", "--explain", "-f", str(path))
+    assert r.exit_code == 0, r.stderr
+    sources = {line.split(":")[0].strip(): line.split("#")[1].strip() for line in r.stdout.splitlines() if "#" in line}
+    assert sources["cpu"] == sources["memory"] == "converted from TFJob (generated runtime mnist-v1)"
+
+
+def test_a_queued_v1_job_is_created_suspended_for_kueue(cli, kube, tmp_path) -> None:
+    """Kueue admits the JobSet it finds labelled and resumes it; `job create` leaves it suspended."""
+    path = tmp_path / "q.yaml"
+    path.write_text(TFJOB.replace("  namespace: ml\n", "  labels: {kueue.x-k8s.io/queue-name: team-q}\n"))
+    r = cli("job", "create", *kube.args(), "-f", str(path))
+    assert r.exit_code == 0, r.stderr
+    (jobset,) = kube.srv.objects("jobsets", kube.namespace, "jobset.x-k8s.io")
+    assert jobset["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-q"
+    assert jobset["spec"]["suspend"] is True

@@ -46,18 +46,37 @@ def convert_job(
     if report not in REPORT_FORMATS:
         raise UsageError(f"--report must be table, json or none, got {report!r}")
     outcome = convert_file(filename, runtime)
-    conversions, objects = outcome.conversions, outcome.objects
-    for message in outcome.notes:
-        note(message)
-    if report == "table":
-        for conv in conversions:
-            why = f"\n  runtime generated because: {conv.reason}" if conv.runtime is not None and conv.reason else ""
-            sys.stderr.write(format_table(conv.title() + why, conv.rows) + "\n")
-    elif report == "json":
-        sys.stderr.write(as_json([conv.report() for conv in conversions]))
+    if report == "json":
+        # stderr holds the report alone, so a script can parse it: the notes are entries too.
+        entries = [*({"converted": False, "note": n} for n in outcome.notes), *outcome.entries]
+        sys.stderr.write(as_json(entries))
+    else:
+        from ktrain.output.errors import format_error
+
+        for message in outcome.notes:
+            note(message)
+        if report == "table":
+            from ktrain.service.convert import ConvertFailure
+
+            for item in outcome.items:
+                if isinstance(item, ConvertFailure):
+                    sys.stderr.write(format_error(item.error) + "\n")
+                    continue
+                why = ""
+                if item.runtime is not None and item.reason:
+                    why = f"\n  runtime generated because: {item.reason}"
+                sys.stderr.write(format_table(item.title() + why, item.rows) + "\n")
+        else:
+            for failure in outcome.failures:
+                sys.stderr.write(format_error(failure.error))
     if output == "json":
-        sys.stdout.write(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, indent=2) + "\n")
+        sys.stdout.write(json.dumps({"apiVersion": "v1", "kind": "List", "items": outcome.objects}, indent=2) + "\n")
     else:
         from ktrain.output.yamltext import dump_all
 
-        sys.stdout.write(dump_all(objects))
+        sys.stdout.write(dump_all(outcome.objects))
+    if outcome.failures:
+        from ktrain.errors import AlreadyReported
+
+        n, total = len(outcome.failures), len(outcome.failures) + len(outcome.conversions)
+        raise AlreadyReported(f"{n} of {total} jobs did not convert")

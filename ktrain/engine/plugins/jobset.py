@@ -49,7 +49,7 @@ def _trainer(info: RuntimeInfo, ps: PodSet) -> None:
     upsert_env_vars(container, trainer_env(info))
 
 
-def _canonical_resources(pod_spec: Obj) -> None:
+def canonical_resources(pod_spec: Obj) -> None:
     # Upstream serialises typed quantities, so `0.7` is sent as `700m` and `4` as "4".
     for key in ("initContainers", "containers"):
         for container in pod_spec.get(key) or []:
@@ -199,7 +199,7 @@ class JobSetPlugin(Plugin):
                     meta["labels"] = {**(meta.get("labels") or {}), **info.pod_labels}
                 if info.pod_annotations:
                     meta["annotations"] = {**(meta.get("annotations") or {}), **info.pod_annotations}
-            _canonical_resources(pod_template.setdefault("spec", {}))
+            canonical_resources(pod_template.setdefault("spec", {}))
         info.spec["suspend"] = info.job.spec.suspend
 
         metadata = info.object_meta(info.name)

@@ -63,6 +63,20 @@ def crd_validate(obj: dict[str, Any]) -> None:
             raise error
 
 
+def server_accepts(obj: dict[str, Any]) -> None:
+    """What the API server does to a custom resource on write (tests/apiserver/schema.py, from
+    the CRDs in ../shared): no field the schema does not declare, then the schema holds."""
+    from apiserver.schema import crd_schema
+
+    rel = CRDS.get((obj["apiVersion"], obj["kind"]))
+    if rel is None:
+        return  # a core object (Secret, ConfigMap)
+    schema = crd_schema(UPSTREAM / rel, obj["apiVersion"].split("/")[1])
+    normalised, unknown = schema.normalise(obj)
+    assert unknown == [], f"{obj['kind']} {obj['metadata']['name']}: fields not declared in schema: {unknown}"
+    assert schema.validate(normalised) == [], obj["kind"]
+
+
 def convert_text(text: str, file: str = "job.yaml", runtime: str | None = None):
     return convert_documents(load_documents(text, file), runtime=runtime)
 
@@ -107,6 +121,7 @@ def test_every_upstream_example_converts_renders_and_passes_the_crd_schemas(name
     assert outcome.runtime.runtime.name == conv.runtime_name
     for obj in outcome.result.objects:
         crd_validate(obj)
+        server_accepts(obj)
     # nothing silent: every row says where the field went or why it did not
     assert all(r.status in (KEPT, APPROXIMATED, DROPPED) and (r.target or r.note) for r in conv.rows)
     assert all(r.note for r in conv.rows if r.status != KEPT)
@@ -236,8 +251,10 @@ spec:
 
 
 def test_pytorch_elastic_policy_runs_on_fixed_nodes_on_torch_distributed() -> None:
-    """pytorch envvar.go/elastic.go: without a Master v1 set no MASTER_ADDR/RANK (only
-    PYTHONUNBUFFERED and the elastic PET_* vars, which v2.3 replaces by its own fixed PET_*)."""
+    """pytorch envvar.go setPodEnv (v1.7+): without a Master v1 set no MASTER_ADDR/RANK, only
+    PYTHONUNBUFFERED=1 and elastic.go's rendezvous: PET_RDZV_ENDPOINT = worker 0 (here node 0) at
+    the Worker's pytorchjob-port (23456 by default), PET_RDZV_BACKEND, PET_MAX_RESTARTS. PET_NNODES
+    (v1: MIN:MAX) is the torch policy's node count, reserved for it."""
     conv = one(ELASTIC)
     assert conv.runtime is None and conv.runtime_name == "torch-distributed"
     spec = conv.trainjob["spec"]
@@ -246,7 +263,13 @@ def test_pytorch_elastic_policy_runs_on_fixed_nodes_on_torch_distributed() -> No
         "numProcPerNode": 4,
         "image": "torch:1",
         "command": ["torchrun", "train.py"],
-        "env": [{"name": "LR", "value": "0.1"}, {"name": "PYTHONUNBUFFERED", "value": "0"}],
+        "env": [
+            {"name": "LR", "value": "0.1"},
+            {"name": "PYTHONUNBUFFERED", "value": "1"},
+            {"name": "PET_RDZV_ENDPOINT", "value": "elastic-node-0-0.elastic:23456"},
+            {"name": "PET_RDZV_BACKEND", "value": "c10d"},
+            {"name": "PET_MAX_RESTARTS", "value": "10"},
+        ],
         "resourcesPerNode": {"limits": {"nvidia.com/gpu": 4}},
     }
     patch = spec["runtimePatches"][0]
@@ -258,10 +281,11 @@ def test_pytorch_elastic_policy_runs_on_fixed_nodes_on_torch_distributed() -> No
         "containers": [{"name": "node", "volumeMounts": [{"name": "data", "mountPath": "/data"}]}],
     }
     f = fields(conv)
-    for key in ("rdzvBackend", "maxRestarts", "metrics"):
-        assert f[f"spec.elasticPolicy.{key}"][0] == DROPPED
+    for key in ("rdzvBackend", "maxRestarts"):
+        assert f[f"spec.elasticPolicy.{key}"][0] == KEPT
+    assert f["spec.elasticPolicy.metrics"][0] == DROPPED
     assert f["spec.elasticPolicy.minReplicas"][0] == APPROXIMATED
-    assert f["spec.nprocPerNode"] == (KEPT, "TrainJob spec.trainer.numProcPerNode")
+    assert f["spec.nprocPerNode"] == (KEPT, "TrainJob spec.trainer.numProcPerNode (PET_NPROC_PER_NODE), WORLD_SIZE")
 
 
 FULL_RUN_POLICY = """\
@@ -298,21 +322,36 @@ spec:
 
 def test_full_run_policy() -> None:
     """runPolicy of kubeflow.org/v1 RunPolicy; MASTER_ADDR/WORLD_SIZE/RANK as pytorch envvar.go
-    sets them when a Master exists (rank = index, Master first; port pytorchjob-port default 23456)."""
+    sets them when a Master exists (rank = index, Master first; port pytorchjob-port default 23456).
+    OnFailure (PyTorch's default) restarts up to runPolicy.backoffLimit (common/job.go
+    PastBackoffLimit); a Volcano queue makes the pods name the volcano scheduler (common/pod.go
+    createNewPod, gang scheduling); the Kueue queue label reaches the JobSet."""
     conv = one(FULL_RUN_POLICY)
     assert conv.runtime is not None  # backoffLimit and gang scheduling need a runtime
     spec = conv.trainjob["spec"]
     assert conv.trainjob["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "q"}
     assert spec["activeDeadlineSeconds"] == 3600 and spec["suspend"] is True
     assert spec["managedBy"] == "kueue.x-k8s.io/multikueue"
-    env = {e["name"]: e.get("value") for e in spec["trainer"]["env"]}
-    assert env["MASTER_ADDR"] == "rp-node-0-0.rp" and env["MASTER_PORT"] == "23456" and env["WORLD_SIZE"] == "3"
+    assert spec["runtimePatches"] == [
+        {
+            "manager": "ktrain.io/convert",
+            "trainingRuntimeSpec": {"template": {"metadata": {"labels": {"kueue.x-k8s.io/queue-name": "q"}}}},
+        }
+    ]
     rt = conv.runtime["spec"]
+    assert "torch" not in rt["mlPolicy"]  # with a Master, v1's PET_* values, not the torch policy's
     assert rt["podGroupPolicy"] == {"volcano": {}}
     assert rt["template"]["metadata"] == {"annotations": {"scheduling.volcano.sh/queue-name": "research"}}
     (node,) = rt["template"]["spec"]["replicatedJobs"]
     assert node["template"]["spec"]["backoffLimit"] == 3
-    assert node["template"]["spec"]["template"]["spec"]["priorityClassName"] == "high"
+    pod = node["template"]["spec"]["template"]["spec"]
+    assert pod["priorityClassName"] == "high" and pod["schedulerName"] == "volcano"
+    assert pod["restartPolicy"] == "OnFailure"
+    env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
+    assert env["MASTER_ADDR"] == "rp-node-0-0.rp" and env["MASTER_PORT"] == "23456" and env["WORLD_SIZE"] == "3"
+    assert env["PYTHONUNBUFFERED"] == "1" and env["PET_NNODES"] == "3" and env["PET_MASTER_PORT"] == "23456"
+    # node 0 is the Master: the node Job succeeds with its pod 0, as v1's job with the Master
+    assert node["template"]["spec"]["successPolicy"] == {"rules": [{"succeededIndexes": "0"}]}
     f = fields(conv)
     assert f["spec.runPolicy.cleanPodPolicy"][0] == DROPPED
     assert f["spec.runPolicy.ttlSecondsAfterFinished"][0] == DROPPED
