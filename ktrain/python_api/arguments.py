@@ -38,6 +38,18 @@ def type_name(value: object) -> str:
     return type(value).__name__
 
 
+def shown(value: object, limit: int = 80) -> str:
+    """A value in an error message: its repr, cut to `limit` characters; an integer too long to
+    print, or an object whose repr fails, by what it is (a message never raises)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - any repr may fail; the message must not
+        return f"a {type_name(value)}"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def wrong_type(arg: str, expected: str, value: object) -> ArgumentTypeError:
     return ArgumentTypeError(f"{arg} must be {expected}, not {type_name(value)}")
 
@@ -56,7 +68,7 @@ def integer(value: object, arg: str, *, minimum: int = 0, maximum: int = INT32_M
     if isinstance(value, bool) or not isinstance(value, int):
         raise wrong_type(arg, "an integer", value)
     if not minimum <= value <= maximum:
-        raise UsageError(f"{arg} must be between {minimum} and {maximum}, not {value}")
+        raise UsageError(f"{arg} must be between {minimum} and {maximum}, not {shown(value)}")
     return int(value)
 
 
@@ -83,14 +95,14 @@ def number(value: object, arg: str, *, minimum: float = 0.0, positive: bool = Fa
     except OverflowError:
         as_float = math.inf
     if not math.isfinite(as_float) or as_float < minimum or (positive and as_float <= 0):
-        raise UsageError(f"{arg} must be a finite number {'>' if positive else '>='} {minimum:g}, not {value!r}")
+        raise UsageError(f"{arg} must be a finite number {'>' if positive else '>='} {minimum:g}, not {shown(value)}")
     return as_float
 
 
 def _items(value: object, arg: str, what: str) -> list[Any]:
     """A list or tuple (a bare string is refused: `["numpy"]`, not `"numpy"`)."""
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        hint = f"a list: [{value!r}]" if isinstance(value, str) else None
+        hint = f"a list: [{shown(value)}]" if isinstance(value, str) else None
         raise ArgumentTypeError(f"{arg} must be a list of {what}, not {type_name(value)}", hint=hint)
     return list(value)
 
@@ -121,7 +133,7 @@ def path_list(value: object, arg: str) -> list[str]:
     if value is None:
         return []
     if isinstance(value, os.PathLike):
-        raise ArgumentTypeError(f"{arg} must be a list of paths, not {type_name(value)}", hint=f"[{value!r}]")
+        raise ArgumentTypeError(f"{arg} must be a list of paths, not {type_name(value)}", hint=f"[{shown(value)}]")
     return [path(item, f"{arg}[{i}]") for i, item in enumerate(_items(value, arg, "paths"))]
 
 
@@ -137,7 +149,7 @@ def text_map(value: object, arg: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for key, item in mapping(value, arg).items():
         name = text(key, f"a key of {arg}")
-        out[name] = text(item, f"{arg}[{name!r}]")
+        out[name] = text(item, f"{arg}[{shown(name)}]")
     return out
 
 
@@ -156,9 +168,9 @@ def quantity(value: object, arg: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise wrong_type(arg, "a quantity (a string such as '8Gi', or a number)", value)
     if isinstance(value, float) and not math.isfinite(value):
-        raise UsageError(f"{arg} must be a finite number, not {value!r}")
+        raise UsageError(f"{arg} must be a finite number, not {shown(value)}")
     if isinstance(value, int) and abs(value) > 2**63 - 1:
-        raise UsageError(f"{arg}: {value} is too large for a Kubernetes quantity")
+        raise UsageError(f"{arg}: {shown(value)} is too large for a Kubernetes quantity")
     return str(value)
 
 
@@ -182,7 +194,7 @@ def resources(value: object, arg: str) -> dict[str, str]:
         canonical = RESOURCE_ALIASES.get(canonical, canonical)
         if canonical.startswith("mig-"):
             canonical = MIG_PREFIX + canonical[len("mig-") :]
-        out[canonical] = quantity(amount, f"{arg}[{name!r}]")
+        out[canonical] = quantity(amount, f"{arg}[{shown(name)}]")
     migs = [k for k in out if k.startswith(MIG_PREFIX)]
     if len(migs) > 1:
         raise UsageError(f"{arg}: one MIG resource type per node, not {', '.join(migs)}")
@@ -229,11 +241,11 @@ def tolerations(value: object, arg: str) -> list[Obj]:
             name = text(key, f"a key of {where}")
             kind = TOLERATION_KEYS.get(name)
             if kind is None:
-                raise UsageError(f"{where}: unknown field {name!r}", hint="fields: " + ", ".join(TOLERATION_KEYS))
+                raise UsageError(f"{where}: unknown field {shown(name)}", hint="fields: " + ", ".join(TOLERATION_KEYS))
             if kind is int:
-                toleration[name] = integer(field_value, f"{where}[{name!r}]", minimum=-(2**63), maximum=2**63 - 1)
+                toleration[name] = integer(field_value, f"{where}[{shown(name)}]", minimum=-(2**63), maximum=2**63 - 1)
             else:
-                toleration[name] = text(field_value, f"{where}[{name!r}]")
+                toleration[name] = text(field_value, f"{where}[{shown(name)}]")
         out.append(toleration)
     return out
 
@@ -281,7 +293,7 @@ def enum_value(value: object, arg: str, allowed: dict[str, str]) -> str | None:
         return value
     if value in allowed:
         return allowed[value]
-    raise UsageError(f"{arg} must be one of {', '.join(allowed.values())}, not {value!r}")
+    raise UsageError(f"{arg} must be one of {', '.join(allowed.values())}, not {shown(value)}")
 
 
 def fine_tuning_of(config: object, arg: str) -> Any:
@@ -326,7 +338,7 @@ def _peft_of(lora: object, arg: str) -> Any:
     for module in modules:
         if module not in finetune.ATTENTION_MODULES:
             raise UsageError(
-                f"{arg}.lora_attn_modules: unknown module {module!r}",
+                f"{arg}.lora_attn_modules: unknown module {shown(module)}",
                 hint="modules: " + ", ".join(finetune.ATTENTION_MODULES),
             )
     if not modules:
@@ -334,7 +346,7 @@ def _peft_of(lora: object, arg: str) -> Any:
         raise UsageError(f"{arg}.lora_attn_modules needs at least one attention module")
     dropout = field_of(lora, "lora_dropout")
     if dropout is not None and number(dropout, f"{arg}.lora_dropout") >= 1.0:
-        raise UsageError(f"{arg}.lora_dropout must be in [0, 1), not {dropout!r}")
+        raise UsageError(f"{arg}.lora_dropout must be in [0, 1), not {shown(dropout)}")
     return finetune.Peft(
         kind="lora",
         rank=optional_integer(field_of(lora, "lora_rank"), f"{arg}.lora_rank", minimum=1),
@@ -433,7 +445,7 @@ def job_overrides(
             known = [*table, *EXTRA_KEYWORDS, *also]
             close = difflib.get_close_matches(keyword, known, n=3)
             raise ArgumentTypeError(
-                f"{function}() got an unexpected keyword argument {keyword!r}",
+                f"{function}() got an unexpected keyword argument {shown(keyword)}",
                 hint=("did you mean " + " or ".join(close) + "?") if close else "see docs/python-api.md",
             )
         field, check = table[keyword]

@@ -116,7 +116,8 @@ class Client:
         """`ktrain job get NAME -o json`: the job's state as ktrain derives it."""
         from ktrain.cluster.observe import details_document, get_job
 
-        return details_document(get_job(self.connect(), job_name(name)))
+        checked = job_name(name)
+        return details_document(get_job(self.connect(), checked))
 
     def logs(self, name: object, *, follow: object = False, step: object = None, node: object = None) -> Iterator[str]:
         """`ktrain job logs`: the log lines; with `follow`, streamed as the pods write them until
@@ -173,7 +174,7 @@ class Client:
         checked = job_name(name)
         wanted = a.text(condition, "condition")
         if wanted not in WAIT_CONDITIONS:
-            raise UsageError(f"condition must be one of {', '.join(WAIT_CONDITIONS)}, not {wanted!r}")
+            raise UsageError(f"condition must be one of {', '.join(WAIT_CONDITIONS)}, not {a.shown(wanted)}")
         seconds = None if timeout is None else a.number(timeout, "timeout")
         return str(wait_for_job(self.connect(), checked, wanted, timeout=seconds).state)
 

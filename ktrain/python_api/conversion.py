@@ -111,7 +111,7 @@ def initializer_parts(initializer: object, arg: str = "initializer") -> tuple[Ob
             # given and computes the dataset path as if it had the prefix.
             uri = HF_SCHEME + uri
         if kind.startswith("S3") and not uri.startswith("s3://"):
-            raise UsageError(f"{where}.storage_uri must start with 's3://', got {uri!r}")
+            raise UsageError(f"{where}.storage_uri must start with 's3://', got {a.shown(uri)}")
         env: list[Obj] = []
         for name in INITIALIZER_FIELDS[kind]:
             value = a.field_of(source, name)

@@ -33,13 +33,13 @@ def _plain(value: object, arg: str, depth: int = 0) -> None:
         return
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
-            raise UsageError(f"{arg}: {value!r} is not a value a TrainJob can hold")
+            raise UsageError(f"{arg}: {a.shown(value)} is not a value a TrainJob can hold")
         return
     if isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise a.wrong_type(f"a key of {arg}", "a string", key)
-            _plain(item, f"{arg}[{key!r}]", depth + 1)
+            _plain(item, f"{arg}[{a.shown(key)}]", depth + 1)
         return
     if isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
@@ -135,7 +135,7 @@ def function_source(func: Callable[..., Any], func_args: Mapping[str, Any] | Non
     try:
         source = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError) as exc:
-        raise UsageError(f"cannot read the source of {name!r}: {exc}") from None
+        raise UsageError(f"cannot read the source of {a.shown(name)}: {exc}") from None
     if func_args is None:
         return f"{source}\n{name}()\n"
     args = a.mapping(func_args, "func_args")

@@ -51,11 +51,12 @@ class TrainerClient:
             )
         self.target = a.text(target, "target")
         if self.target not in TARGETS:
-            raise UsageError(f"target must be one of {', '.join(TARGETS)}, not {self.target!r}")
+            raise UsageError(f"target must be one of {', '.join(TARGETS)}, not {a.shown(self.target)}")
+        config_file = getattr(config, "config_file", None)
         self._client = Client(
-            kubeconfig=getattr(config, "config_file", None),
-            context=getattr(config, "context", None),
-            namespace=getattr(config, "namespace", None),
+            kubeconfig=None if config_file is None else a.path(config_file, "backend_config.config_file"),
+            context=a.optional_text(getattr(config, "context", None), "backend_config.context"),
+            namespace=a.optional_text(getattr(config, "namespace", None), "backend_config.namespace"),
         )
         self._client.connect()  # reads the kubeconfig now, as the SDK does; nothing is sent yet
 
@@ -90,7 +91,7 @@ class TrainerClient:
             if entry.runtime.name == wanted:
                 return runtime_of(entry)
         raise RuntimeNotFoundError(
-            f"runtime {wanted!r} not found in namespace {self.namespace} or the cluster",
+            f"runtime {a.shown(wanted)} not found in namespace {self.namespace} or the cluster",
             hint="`ktrain runtime list` shows the runtimes",
         )
 
@@ -202,7 +203,9 @@ class TrainerClient:
         seconds = a.number(timeout, "timeout", positive=True)
         interval = a.number(polling_interval, "polling_interval", positive=True)
         if interval >= seconds:
-            raise UsageError(f"polling_interval must be less than timeout, not {polling_interval!r} >= {timeout!r}")
+            raise UsageError(
+                f"polling_interval must be less than timeout, not {a.shown(polling_interval)} >= {a.shown(timeout)}"
+            )
         hooks = _callbacks(callbacks)
         for _ in range(round(seconds / interval)):
             job = self.get_job(checked)
@@ -224,7 +227,7 @@ def _statuses(value: object) -> set[str]:
         raise a.wrong_type("status", "a set of statuses", value)
     out = {a.text(item, "an item of status") for item in value}
     if not out or not out <= set(STATUSES):
-        raise UsageError(f"status {sorted(out)} must be a non-empty subset of {', '.join(STATUSES)}")
+        raise UsageError(f"status {a.shown(sorted(out))} must be a non-empty subset of {', '.join(STATUSES)}")
     return out
 
 
@@ -309,7 +312,7 @@ def step_selection(step: str, runtime: t.Runtime) -> tuple[str, int]:
         return step, 0
     prefix, _, index = step.rpartition("-")
     if prefix != c.NODE or not index.isdigit():
-        raise UsageError(f"step must be node-N, dataset-initializer or model-initializer, not {step!r}")
+        raise UsageError(f"step must be node-N, dataset-initializer or model-initializer, not {a.shown(step)}")
     rank = int(index)
     if _is_mpi(runtime):
         return (c.LAUNCHER, 0) if rank == 0 else (c.NODE, rank - 1)

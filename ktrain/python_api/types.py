@@ -232,7 +232,9 @@ class S3ModelInitializer(BaseInitializer):
 def _require_scheme(uri: object, scheme: str) -> None:
     # The SDK raises ValueError here; UsageError is one.
     if not isinstance(uri, str) or not uri.startswith(scheme):
-        raise UsageError(f"storage_uri must start with {scheme!r}, got {uri!r}")
+        from ktrain.python_api.arguments import shown
+
+        raise UsageError(f"storage_uri must start with {scheme!r}, got {shown(uri)}")
 
 
 @dataclass
