@@ -99,7 +99,7 @@ def number(value: object, arg: str, *, minimum: float = 0.0, positive: bool = Fa
     return as_float
 
 
-def _items(value: object, arg: str, what: str) -> list[Any]:
+def items_of(value: object, arg: str, what: str) -> list[Any]:
     """A list or tuple (a bare string is refused: `["numpy"]`, not `"numpy"`)."""
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
         hint = f"a list: [{shown(value)}]" if isinstance(value, str) else None
@@ -108,7 +108,7 @@ def _items(value: object, arg: str, what: str) -> list[Any]:
 
 
 def text_list(value: object, arg: str) -> list[str]:
-    return [text(item, f"{arg}[{i}]") for i, item in enumerate(_items(value, arg, "strings"))]
+    return [text(item, f"{arg}[{i}]") for i, item in enumerate(items_of(value, arg, "strings"))]
 
 
 def optional_text_list(value: object, arg: str) -> list[str] | None:
@@ -134,7 +134,7 @@ def path_list(value: object, arg: str) -> list[str]:
         return []
     if isinstance(value, os.PathLike):
         raise ArgumentTypeError(f"{arg} must be a list of paths, not {type_name(value)}", hint=f"[{shown(value)}]")
-    return [path(item, f"{arg}[{i}]") for i, item in enumerate(_items(value, arg, "paths"))]
+    return [path(item, f"{arg}[{i}]") for i, item in enumerate(items_of(value, arg, "paths"))]
 
 
 def mapping(value: object, arg: str) -> Mapping[Any, Any]:
@@ -228,7 +228,7 @@ def tolerations(value: object, arg: str) -> list[Obj]:
     out: list[Obj] = []
     if value is None:
         return out
-    for i, item in enumerate(_items(value, arg, "tolerations (dicts or 'KEY[=VALUE][:EFFECT]')")):
+    for i, item in enumerate(items_of(value, arg, "tolerations (dicts or 'KEY[=VALUE][:EFFECT]')")):
         where = f"{arg}[{i}]"
         if isinstance(item, str):
             try:
@@ -261,7 +261,7 @@ def elastic(value: object, arg: str) -> tuple[int, int] | None:
             return parse_elastic(value)
         except UsageError as exc:
             raise _flag_error(exc, "--elastic", arg) from None
-    pair = _items(value, arg, "two integers (MIN, MAX)")
+    pair = items_of(value, arg, "two integers (MIN, MAX)")
     if len(pair) != 2:
         raise UsageError(f"{arg} must be (MIN, MAX), not {len(pair)} items")
     low = integer(pair[0], f"{arg}[0]", minimum=1)
@@ -298,7 +298,7 @@ def enum_value(value: object, arg: str, allowed: dict[str, str]) -> str | None:
 
 def fine_tuning_of(config: object, arg: str) -> Any:
     """A TorchTuneConfig as ktrain's FineTuning (the fine-tuning flags); its num_nodes and
-    resources_per_node are the caller's (`builtin_keywords`)."""
+    resources_per_node are the trainer's (`ktrain.python_api.conversion.trainer_keywords`)."""
     from ktrain.authoring import finetune
 
     if kind_of(config) != "TorchTuneConfig":
@@ -352,7 +352,7 @@ def _peft_of(lora: object, arg: str) -> Any:
         rank=optional_integer(field_of(lora, "lora_rank"), f"{arg}.lora_rank", minimum=1),
         alpha=optional_integer(field_of(lora, "lora_alpha"), f"{arg}.lora_alpha", minimum=1),
         dropout=dropout,  # as given: the SDK writes the value's own spelling (0 or 0.0)
-        attention_modules=list(dict.fromkeys(modules)),
+        attention_modules=modules,
         mlp=optional_boolean(field_of(lora, "apply_lora_to_mlp"), f"{arg}.apply_lora_to_mlp"),
         output=optional_boolean(field_of(lora, "apply_lora_to_output"), f"{arg}.apply_lora_to_output"),
         quantize_base=optional_boolean(field_of(lora, "quantize_base"), f"{arg}.quantize_base"),

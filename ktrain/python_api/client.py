@@ -68,7 +68,7 @@ class Client:
             self._cluster = connect(self._options())
         return self._cluster
 
-    def submit(self, request: Any, registry: Any, *, target: str = "jobset") -> str:
+    def _submit(self, request: Any, registry: Any, *, target: str = "jobset") -> str:
         """`ktrain job create --target TARGET`: render with the cluster's runtimes preferred, then
         apply with rollback (ktrain.cluster.submission.create_job); returns the job's name."""
         from ktrain.cluster.runtimes import runtime_file_notes
@@ -103,7 +103,7 @@ class Client:
 
         request, registry = prepare(job, options, function="create")
         request.fallback_name = unique_name()
-        return self.submit(request, registry)
+        return self._submit(request, registry)
 
     def list(self, *, selector: object = None) -> list[Obj]:
         """`ktrain job list -o json`: the objects that stand for the jobs (TrainJob, else JobSet)."""

@@ -66,4 +66,4 @@ def train(
         func, func_args, function="train", options={"runtime": a.text(runtime, "runtime"), **options}
     )
     request.fallback_name = unique_name()
-    return client.submit(request, registry)
+    return client._submit(request, registry)

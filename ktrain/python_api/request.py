@@ -107,13 +107,26 @@ def _literal(value: dict[str, Any], arg: str) -> str:
     text = ""
     try:
         text = repr(value)
-        back = ast.literal_eval(text)
-        same = back == value and repr(back) == text
+        same = _literal_types(value) and ast.literal_eval(text) == value
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         same = False
     if not same:  # an object, nan or inf, a subclass with its own repr, an int too long to print
         raise UsageError(f"{arg}: {why}")
     return text
+
+
+LITERAL_TYPES = (str, int, float, bool, type(None), bytes, list, tuple, dict, set)
+
+
+def _literal_types(value: object, depth: int = 0) -> bool:
+    """Every value is of a literal's own type (a subclass could print itself as anything)."""
+    if depth > MAX_JOB_DEPTH or type(value) not in LITERAL_TYPES:
+        return False
+    if isinstance(value, dict):
+        return all(_literal_types(k, depth + 1) and _literal_types(v, depth + 1) for k, v in value.items())
+    if isinstance(value, (list, tuple, set)):
+        return all(_literal_types(item, depth + 1) for item in value)
+    return True
 
 
 def function_source(func: Callable[..., Any], func_args: Mapping[str, Any] | None) -> str:

@@ -140,7 +140,7 @@ class TrainerClient:
         else:
             request, registry = prepare(job, merged, function="train")
         request.fallback_name = unique_name()
-        return self._client.submit(request, registry, target=self.target)
+        return self._client._submit(request, registry, target=self.target)
 
     def list_jobs(self, runtime: object = None) -> list[t.TrainJob]:
         """Every job in the namespace (TrainJobs, and JobSets ktrain submitted), optionally only
@@ -234,7 +234,7 @@ def _statuses(value: object) -> set[str]:
 def _callbacks(value: object) -> list[Callable[[t.TrainJob], None]]:
     if value is None:
         return []
-    hooks = a._items(value, "callbacks", "functions")  # noqa: SLF001 - the same list check
+    hooks = a.items_of(value, "callbacks", "functions")
     for i, hook in enumerate(hooks):
         if not callable(hook):
             raise a.wrong_type(f"callbacks[{i}]", "a function", hook)
