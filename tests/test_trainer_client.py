@@ -106,6 +106,16 @@ def test_train_submits_a_trainjob_with_its_code_and_every_call_is_a_new_job(
         client.train(trainer=trainer, name="mine")
 
 
+def test_a_runtime_the_cluster_lacks_is_a_warning_as_in_the_cli(
+    srv: ApiServerDouble, client: ktrain.TrainerClient
+) -> None:
+    trainer = ktrain.CustomTrainer(func=train_fn, func_args={"lr": 1})
+    with pytest.warns(ktrain.KtrainWarning, match="runtime xgboost-distributed is not on the cluster") as caught:
+        name = client.train(runtime="xgboost-distributed", trainer=trainer)
+    assert caught[0].filename == __file__  # the warning points at the caller's line
+    assert srv.get_object("trainjobs", name, NS) is not None
+
+
 def test_train_with_target_jobset_needs_no_controller(srv: ApiServerDouble, tmp_path: Path) -> None:
     path = srv.write_kubeconfig(tmp_path / "kubeconfig", namespace=NS)
     client = ktrain.TrainerClient(ktrain.KubernetesBackendConfig(config_file=str(path)), target="jobset")
