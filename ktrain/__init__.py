@@ -1,10 +1,42 @@
 """ktrain: author, render and submit Kubeflow Trainer v2 jobs. The Python API (`ktrain.render`,
-`ktrain.validate`, `ktrain.train`, `ktrain.Client`; docs/python-api.md) is loaded on first use,
-so `import ktrain` stays as cheap as the CLI's fast path."""
+`ktrain.validate`, `ktrain.train`, `ktrain.Client`, and the Kubeflow SDK's `ktrain.TrainerClient`,
+`ktrain.CustomTrainer`, ...; docs/python-api.md) is loaded on first use, so `import ktrain` stays
+as cheap as the CLI's fast path."""
 
 __version__ = "0.1.0"
 
-_PYTHON_API = ("render", "validate", "train", "Client")
+# ktrain.python_api.__all__ (less its helpers), spelled out: reading it would load the Python API.
+_PYTHON_API = (
+    "render",
+    "validate",
+    "train",
+    "Client",
+    "KtrainWarning",
+    "TrainerClient",
+    "BuiltinTrainer",
+    "CustomTrainer",
+    "CustomTrainerContainer",
+    "DATASET_PATH",
+    "DataFormat",
+    "DataType",
+    "HuggingFaceDatasetInitializer",
+    "HuggingFaceModelInitializer",
+    "Initializer",
+    "KubernetesBackendConfig",
+    "LoraConfig",
+    "Loss",
+    "MODEL_PATH",
+    "Runtime",
+    "RuntimeKind",
+    "RuntimeTrainer",
+    "S3DatasetInitializer",
+    "S3ModelInitializer",
+    "Step",
+    "TorchTuneConfig",
+    "TorchTuneInstructDataset",
+    "TrainerType",
+    "TrainJob",
+)
 
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]  # PEP 562: lazy attributes

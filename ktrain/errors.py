@@ -1,4 +1,11 @@
-"""The ktrain exception tree and exit codes (httpie's status.py pattern)."""
+"""The ktrain exception tree and exit codes (httpie's status.py pattern).
+
+Each error is also the built-in exception the Kubeflow SDK raises for the same kind of failure, so
+code written against `kubeflow.trainer` keeps its `except` clauses when it moves to ktrain's Python
+API (docs/python-api.md): bad input is a `ValueError` (a wrong type a `TypeError`), a failure on
+the cluster or of the job a `RuntimeError`, a wait that gave up a `TimeoutError`. The CLI catches
+`KtrainError` and does not care.
+"""
 
 from __future__ import annotations
 
@@ -65,11 +72,15 @@ class KtrainError(Exception):
         return ":".join(parts)
 
 
-class UsageError(KtrainError):
+class UsageError(KtrainError, ValueError):
     exit_code = ExitCode.USAGE
 
 
-class NotFoundError(KtrainError):
+class ArgumentTypeError(UsageError, TypeError):
+    """A Python API argument of the wrong type; the message names the argument."""
+
+
+class NotFoundError(KtrainError, RuntimeError):
     exit_code = ExitCode.NOT_FOUND
 
 
@@ -77,7 +88,7 @@ class RuntimeNotFoundError(NotFoundError):
     pass
 
 
-class InputError(KtrainError):
+class InputError(KtrainError, ValueError):
     """A file we were given is malformed; carries file/line/col when known."""
 
     exit_code = ExitCode.INVALID
@@ -109,7 +120,7 @@ class Located:
     source_line: str | None = None
 
 
-class ValidationFailedError(KtrainError):
+class ValidationFailedError(KtrainError, ValueError):
     """Every problem found in a job/runtime, reported together."""
 
     exit_code = ExitCode.INVALID
@@ -134,7 +145,7 @@ class AlreadyReported(KtrainError):
     reported = True
 
 
-class ClusterError(KtrainError):
+class ClusterError(KtrainError, RuntimeError):
     exit_code = ExitCode.CLUSTER
 
 
@@ -173,7 +184,7 @@ class InternalError(KtrainError):
     pass
 
 
-class JobFailedError(KtrainError):
+class JobFailedError(KtrainError, RuntimeError):
     """A job reached a terminal state other than the one awaited (`job wait`)."""
 
     exit_code = ExitCode.ERROR
@@ -183,7 +194,7 @@ class JobFailedError(KtrainError):
         self.summary = summary
 
 
-class WaitTimeoutError(JobFailedError):
+class WaitTimeoutError(JobFailedError, TimeoutError):
     """A job did not reach the awaited state in time."""
 
     exit_code = ExitCode.TIMEOUT

@@ -96,13 +96,35 @@ def get_jobset(custom: client.CustomObjectsApi, name: str) -> JSON:
     return result
 
 
+def with_content_type(call: Any, *args: Any, content_type: str, **kwargs: Any) -> Any:
+    """`call(*args, _content_type=...)` on kubernetes >= 36. Older clients (the Kubeflow SDK in the
+    test extra caps kubernetes below 36) take no `_content_type` and pick the Content-Type
+    themselves, but their default headers win over it (`ApiClient.__call_api`)."""
+    try:
+        return call(*args, _content_type=content_type, **kwargs)
+    except client.ApiTypeError:  # raised before anything is sent
+        api = call.__self__.api_client
+        api.set_default_header("Content-Type", content_type)
+        try:
+            return call(*args, **kwargs)
+        finally:
+            api.default_headers.pop("Content-Type", None)
+
+
+def as_dict(answer: Any) -> JSON:
+    """A Status as a dict: kubernetes >= 36 returns the JSON, older clients a V1Status model."""
+    data: JSON = answer if isinstance(answer, dict) else client.ApiClient().sanitize_for_serialization(answer)
+    return data
+
+
 def apply_configmap(core: client.CoreV1Api, body: JSON, manager: str, **kwargs: Any) -> Any:
-    return core.patch_namespaced_config_map(
+    return with_content_type(
+        core.patch_namespaced_config_map,
         body["metadata"]["name"],
         "default",
         body,
         field_manager=manager,
-        _content_type="application/apply-patch+yaml",
+        content_type="application/apply-patch+yaml",
         **kwargs,
     )
 
@@ -168,7 +190,7 @@ def test_configmap_create_get_list_delete(core: client.CoreV1Api) -> None:
     created = core.create_namespaced_config_map("default", configmap("cfg", k="v"))
     fetched = core.read_namespaced_config_map("cfg", "default")
     listed = core.list_namespaced_config_map("default")
-    deleted = core.delete_namespaced_config_map("cfg", "default")
+    deleted = as_dict(core.delete_namespaced_config_map("cfg", "default"))
     with pytest.raises(client.ApiException) as gone:
         core.read_namespaced_config_map("cfg", "default")
 
@@ -272,14 +294,15 @@ def test_generation_bumps_on_spec_changes_only(custom: client.CustomObjectsApi) 
 def test_strategic_merge_patch_on_custom_resource_is_415(custom: client.CustomObjectsApi) -> None:
     create_jobset(custom, jobset("smp"))
     with pytest.raises(client.ApiException) as err:
-        custom.patch_namespaced_custom_object(
+        with_content_type(
+            custom.patch_namespaced_custom_object,
             JS_GROUP,
             JS_VERSION,
             "default",
             "jobsets",
             "smp",
             {"spec": {"suspend": True}},
-            _content_type="application/strategic-merge-patch+json",
+            content_type="application/strategic-merge-patch+json",
         )
     assert err.value.status == 415
     assert status_of(err.value)["reason"] == "UnsupportedMediaType"
@@ -402,8 +425,12 @@ def test_apply_removes_fields_the_manager_stopped_applying(core: client.CoreV1Ap
 
 def test_apply_without_field_manager_is_rejected(core: client.CoreV1Api) -> None:
     with pytest.raises(client.ApiException) as err:
-        core.patch_namespaced_config_map(
-            "ssa", "default", configmap("ssa"), _content_type="application/apply-patch+yaml"
+        with_content_type(
+            core.patch_namespaced_config_map,
+            "ssa",
+            "default",
+            configmap("ssa"),
+            content_type="application/apply-patch+yaml",
         )
     assert err.value.status == 422
     assert status_of(err.value)["message"] == (
@@ -415,7 +442,8 @@ def test_apply_of_a_jobset_through_custom_objects(custom: client.CustomObjectsAp
     body = jobset("applied")
     # The real server answers 201 when apply creates; CustomObjectsApi maps only 200 to a
     # body, so the created object is only visible through *_with_http_info or a later GET.
-    _, first_code, _ = custom.patch_namespaced_custom_object_with_http_info(
+    _, first_code, _ = with_content_type(
+        custom.patch_namespaced_custom_object_with_http_info,
         JS_GROUP,
         JS_VERSION,
         "default",
@@ -423,11 +451,12 @@ def test_apply_of_a_jobset_through_custom_objects(custom: client.CustomObjectsAp
         "applied",
         body,
         field_manager="ktrain",
-        _content_type="application/apply-patch+yaml",
+        content_type="application/apply-patch+yaml",
     )
     created = get_jobset(custom, "applied")
     body["spec"]["suspend"] = True
-    second, second_code, _ = custom.patch_namespaced_custom_object_with_http_info(
+    second, second_code, _ = with_content_type(
+        custom.patch_namespaced_custom_object_with_http_info,
         JS_GROUP,
         JS_VERSION,
         "default",
@@ -435,7 +464,7 @@ def test_apply_of_a_jobset_through_custom_objects(custom: client.CustomObjectsAp
         "applied",
         body,
         field_manager="ktrain",
-        _content_type="application/apply-patch+yaml",
+        content_type="application/apply-patch+yaml",
     )
     assert (first_code, second_code) == (201, 200)
     assert created["metadata"]["uid"] == second["metadata"]["uid"]

@@ -232,6 +232,32 @@ def test_delete_options_in_an_unknown_media_type_are_refused_415(srv, http) -> N
     assert srv.get_object("configmaps", "x") is None
 
 
+def test_a_custom_resource_float_with_an_integral_value_is_an_integer(srv, http) -> None:
+    from conftest import need_shared
+
+    need_shared()  # custom resources are validated against the CRD schemas under ../shared
+
+    def trainjob(name: str, cpu: float) -> JSON:
+        resources = {"limits": {"cpu": cpu}, "requests": {"cpu": cpu}}
+        return {
+            "apiVersion": "trainer.kubeflow.org/v1alpha1",
+            "kind": "TrainJob",
+            "metadata": {"name": name},
+            "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"resourcesPerNode": resources}},
+        }
+
+    path = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs"
+    r = call(srv, http, "POST", path, content_type="application/json", body=trainjob("whole", 2.0))
+    assert r.status == 201, r.data
+    assert b'"cpu": 2}' in r.data or b'"cpu":2}' in r.data  # read back as the integer 2
+    assert srv.get_object("trainjobs", "whole")["spec"]["trainer"]["resourcesPerNode"]["limits"]["cpu"] == 2
+    body = status_body(
+        call(srv, http, "POST", path, content_type="application/json", body=trainjob("half", 0.5)), 422, "Invalid"
+    )
+    assert "spec.trainer.resourcesPerNode.limits.cpu" in body["message"]
+    assert srv.get_object("trainjobs", "half") is None
+
+
 # --- server-side apply and dry run ----------------------------------------------------------------
 
 

@@ -13,15 +13,15 @@ from cli.test_job_observe import pod
 
 import ktrain
 from ktrain import constants as c
-from ktrain.errors import KtrainError, NotFoundError
+from ktrain.errors import ConflictError, KtrainError, NotFoundError
 
 pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
 
 NS = "team-a"
 
 
-def train_fn(args):  # type: ignore[no-untyped-def]
-    print("learning rate", args["lr"])  # noqa: T201 - runs in the pod
+def train_fn(lr):  # type: ignore[no-untyped-def]
+    print("learning rate", lr)  # noqa: T201 - runs in the pod
 
 
 def _client(kube: Any) -> ktrain.Client:
@@ -38,7 +38,7 @@ def test_train_creates_the_job_with_its_code_and_logs_stream(kube: Any) -> None:
     maps = [m for m in kube.srv.objects("configmaps", NS) if m["metadata"]["name"].startswith("nb-code-")]
     assert len(maps) == 1
     assert maps[0]["metadata"]["ownerReferences"][0]["name"] == "nb"  # collected with the JobSet
-    assert "train_fn(json.loads('{\"lr\": 0.1}'))" in next(iter(maps[0]["data"].values()))
+    assert "train_fn(**{'lr': 0.1})" in next(iter(maps[0]["data"].values()))
 
     client = _client(kube)
     assert [o["metadata"]["name"] for o in client.list()] == ["nb"]
@@ -70,6 +70,29 @@ def test_train_creates_the_job_with_its_code_and_logs_stream(kube: Any) -> None:
     assert not [m for m in kube.srv.objects("configmaps", NS) if m["metadata"]["name"].startswith("nb-code-")]
     with pytest.raises(NotFoundError):
         client.delete("nb")
+
+
+def test_a_rerun_is_a_new_job(kube: Any) -> None:
+    """The same inputs twice are two jobs, named as the Kubeflow SDK names them (issue #24, item 9);
+    a job that names itself (name=, metadata.name) is that one job, and a second is a conflict."""
+    import re
+
+    runs = [
+        ktrain.train(train_fn, runtime="torch-distributed", func_args={"lr": 0.1}, kubeconfig=kube.kubeconfig)
+        for _ in range(2)
+    ]
+    assert runs[0] != runs[1] and all(re.fullmatch(r"[a-z][0-9a-f]{11}", name) for name in runs)
+    assert all(kube.srv.get_object("jobsets", name, NS) is not None for name in runs)
+    client = _client(kube)
+    created = [client.create(runtime="torch-distributed", command=["torchrun", "t.py"]) for _ in range(2)]
+    assert created[0] != created[1]
+    client.create(runtime="torch-distributed", name="fixed", command=["torchrun", "t.py"])
+    with pytest.raises(ConflictError, match="already exists"):
+        client.create(runtime="torch-distributed", name="fixed", command=["torchrun", "t.py"])
+    # render still names a job from its content: the same input, the same objects
+    assert ktrain.render(runtime="torch-distributed", num_nodes=2) == ktrain.render(
+        runtime="torch-distributed", num_nodes=2
+    )
 
 
 def test_client_errors_are_the_cli_errors(kube: Any) -> None:

@@ -38,6 +38,9 @@ class Peft:
     attention_modules: list[str] = field(default_factory=lambda: list(DEFAULT_ATTENTION_MODULES))
     mlp: bool | None = None
     output: bool | None = None
+    # The SDK's quantize_base / use_dora as given from Python (False included); None: what `kind` says.
+    quantize_base: bool | None = None
+    use_dora: bool | None = None
 
 
 @struct
@@ -55,12 +58,14 @@ class FineTuning:
     train_on_input: bool | None = None
     system_prompt: str | None = None
     column_map: dict[str, str] | None = None
+    # An SDK TorchTuneInstructDataset was given (even with no field set): the instruct dataset is used.
+    instruct_dataset: bool = False
 
     def is_empty(self) -> bool:
         return self == FineTuning()
 
     def preprocesses_dataset(self) -> bool:
-        return any(
+        return self.instruct_dataset or any(
             value is not None
             for value in (
                 self.dataset_source,
@@ -178,8 +183,8 @@ def peft_args(peft: Peft) -> list[str]:
         ("model.lora_rank", peft.rank),
         ("model.lora_alpha", peft.alpha),
         ("model.lora_dropout", peft.dropout),
-        ("model.quantize_base", True if peft.kind == "qlora" else None),
-        ("model.use_dora", True if peft.kind == "dora" else None),
+        ("model.quantize_base", peft.quantize_base if peft.quantize_base is not None else peft.kind == "qlora" or None),
+        ("model.use_dora", peft.use_dora if peft.use_dora is not None else peft.kind == "dora" or None),
     )
     args = [f"{name}={_python_str(value)}" for name, value in fields if value is not None]
     if peft.attention_modules:

@@ -283,7 +283,7 @@ def connect(options: ConnectionOptions) -> KubeCluster:
             )
         else:
             transport, server, insecure = kubernetes_transport.from_kubeconfig(
-                existing, selected.context, credentials=bool(user)
+                existing, selected.context, credentials=bool(user), proxy=proxy
             )
     else:
         transport = _stdlib(cluster, user, proxy)

@@ -14,11 +14,12 @@ import contextlib
 import socket
 from typing import Any
 
+import urllib3
 from kubernetes import client, config
 from kubernetes.config.config_exception import ConfigException
 from urllib3 import exceptions as u3
 
-from ktrain.cluster.transport import MAX_BODY_BYTES, TransportError
+from ktrain.cluster.transport import MAX_BODY_BYTES, TransportError, encode_query
 from ktrain.errors import ClusterUnreachableError, UsageError
 
 TYPE_CHECKING = False
@@ -27,10 +28,12 @@ if TYPE_CHECKING:
 
 
 def from_kubeconfig(
-    files: list[str], context: str, *, credentials: bool = True
+    files: list[str], context: str, *, credentials: bool = True, proxy: str | None = None
 ) -> tuple[KubernetesTransport, str, bool]:
     """(transport, server URL, whether TLS verification is off) for `context` of `files`;
-    `credentials=False` drops the user's (a plain-HTTP server: kubectl sends none there)."""
+    `credentials=False` drops the user's (a plain-HTTP server: kubectl sends none there); `proxy`:
+    the one `ktrain.cluster.kube.proxy_of` found, for clients whose loader does not read
+    `proxy-url` (before kubernetes 36)."""
     configuration = client.Configuration()
     joined = ":".join(files)
     try:
@@ -44,6 +47,8 @@ def from_kubeconfig(
         configuration.refresh_api_key_hook = None
         configuration.username = configuration.password = None
         configuration.cert_file = configuration.key_file = None
+    if proxy and not configuration.proxy:
+        configuration.proxy = proxy
     return _finish(configuration)
 
 
@@ -65,7 +70,15 @@ def _finish(configuration: Any) -> tuple[KubernetesTransport, str, bool]:
         import warnings
 
         warnings.filterwarnings("ignore", category=u3.InsecureRequestWarning)
-    return KubernetesTransport(client.ApiClient(configuration)), str(configuration.host), insecure
+    try:
+        api_client = client.ApiClient(configuration)
+    except ValueError as exc:  # urllib3's ProxySchemeUnknown: a client too old for SOCKS proxies
+        scheme = str(configuration.proxy or "").partition("://")[0]  # never the proxy's credentials
+        raise UsageError(
+            f"the kubernetes client cannot use a {scheme}:// proxy: {type(exc).__name__}",
+            hint="kubernetes >= 36 reaches SOCKS proxies: pip install 'kubernetes>=36'",
+        ) from None
+    return KubernetesTransport(api_client), str(configuration.host), insecure
 
 
 class KubernetesTransport:
@@ -83,17 +96,30 @@ class KubernetesTransport:
         body: Any,
         timeout: Timeout,
     ) -> _Response:
+        # Straight to the client's urllib3 pool (proxies, TLS and client certificates as its
+        # kubeconfig loader set them up), not through `ApiClient.call_api`: that changed shape at
+        # kubernetes 36 (`param_serialize`), and before it raised on any status outside 2xx and
+        # JSON-encoded every body again. This path is the same for every client ktrain supports.
         api = self.api_client
-        params = api.param_serialize(
-            method=method,
-            resource_path=path,
-            query_params=query,
-            header_params=dict(headers),
-            body=body,
-            auth_settings=["BearerToken"],
-        )
+        configuration = api.configuration
+        sent = {**api.default_headers, **headers}
+        auth = configuration.auth_settings().get("BearerToken")  # refreshes an auth-provider token
+        if auth and auth.get("value"):
+            sent[auth["key"]] = auth["value"]
+        payload = None
+        if body is not None:
+            from ktrain.util.jsondata import dumps
+
+            payload = dumps(body).encode("utf-8")
+        url = str(configuration.host) + path + encode_query(query)
+        if isinstance(timeout, tuple):
+            limit = urllib3.Timeout(connect=timeout[0], read=timeout[1])
+        else:
+            limit = urllib3.Timeout(total=timeout)
         try:
-            answer = api.call_api(*params, _request_timeout=timeout)
+            raw = api.rest_client.pool_manager.request(
+                method, url, body=payload, headers=sent, preload_content=False, timeout=limit, retries=False
+            )
         except ValueError as exc:
             if "header" in str(exc).lower():  # http.client's message quotes the value: never show it
                 raise UsageError(
@@ -102,7 +128,7 @@ class KubernetesTransport:
             raise transport_error(exc) from None
         except Exception as exc:  # noqa: BLE001 - every transport failure is mapped
             raise transport_error(exc) from None
-        return _Response(answer.response)
+        return _Response(raw)
 
 
 def transport_error(exc: BaseException) -> BaseException:

@@ -84,3 +84,22 @@ def code_objects(request: RenderRequest, job_name: str, namespace: str) -> list[
     from ktrain.inputs import code_bundle
 
     return code_bundle.config_maps(request.code_bundle, job_name, namespace)
+
+
+MPI_HOSTFILE = "/etc/mpi/hostfile"  # where the Trainer's MPI plugin mounts the hostfile
+
+
+def launcher_command(runtime: TrainingRuntime, entry_file: str) -> list[str]:
+    """How the Python API's function file runs on `runtime`, as the Kubeflow SDK's CustomTrainer
+    runs it (`get_runtime_trainer`: torchrun for torch, mpirun for MPI, python otherwise)."""
+    if is_torchtune_runtime(runtime):
+        raise UsageError(
+            f"a function cannot run on {runtime.name}: a torchtune runtime runs its own recipe",
+            hint="fine-tune with BuiltinTrainer(config=TorchTuneConfig(...)), or run the function on a torch runtime",
+        )
+    policy = runtime.spec.ml_policy
+    if policy is not None and policy.torch is not None:
+        return ["torchrun", entry_file]
+    if policy is not None and policy.mpi is not None:
+        return ["mpirun", "--hostfile", MPI_HOSTFILE, "python3", entry_file]
+    return ["python3", entry_file]

@@ -11,7 +11,7 @@ from ktrain.inputs.documents import (
     parse_model,
 )
 from ktrain.inputs.registry import RuntimeEntry, RuntimeRegistry
-from ktrain.service.code import apply_code
+from ktrain.service.code import apply_code, launcher_command
 from ktrain.service.conversion import conversion_note, converted_runtime_entry
 from ktrain.service.job_file import load_job_input, reject_template_inputs, same_file_runtimes
 from ktrain.service.naming import derive_name
@@ -123,8 +123,10 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         data = apply_runtime_aware_flags(data, ov, entry, registry)
     meta = data["metadata"]
     if not meta.get("name"):
-        meta["name"] = derive_name(entry.runtime, data)
+        meta["name"] = request.fallback_name or derive_name(entry.runtime, data)
     meta.setdefault("namespace", request.default_namespace)
+    if request.entry_file is not None:
+        ensure(data["spec"], "trainer")["command"] = launcher_command(entry.runtime, request.entry_file)
     if ov.code or ov.pip or request.code_bundle is not None:
         data = apply_code(data, request, entry)
     if doc is not None:

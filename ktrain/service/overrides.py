@@ -209,7 +209,7 @@ def apply_runtime_aware_flags(data: Obj, ov: JobOverrides, entry: RuntimeEntry, 
     runtime = entry.runtime
     template: Obj = {"spec": dict(runtime.spec.template.spec or {})}
     spec = data["spec"]
-    if ov.fine_tuning is not None and not ov.fine_tuning.is_empty():
+    if ov.fine_tuning is not None:  # empty too: the SDK's BuiltinTrainer(TorchTuneConfig()) is a fine-tuning job
         from ktrain.authoring import finetune
 
         if not is_torchtune_runtime(runtime):

@@ -78,9 +78,15 @@ class RenderRequest:
     runtime_snapshot: bool = False
     # When neither -n nor the file names one: the kubeconfig context's namespace for `job create`.
     default_namespace: str = "default"
+    # When neither --name nor the file names the job: this name (the Python API's submissions,
+    # one per call, as the Kubeflow SDK names them); None derives one from the content (naming.py).
+    fallback_name: str | None = None
     # The files of overrides.code, once read (job_document reads them on first use); the Python
     # API passes its own (ktrain.train's function).
     code_bundle: CodeBundle | None = None
+    # The Python API's function: the file of `code_bundle` the trainer runs, under the resolved
+    # runtime's launcher (torchrun, mpirun, python3: service/code.py, launcher_command).
+    entry_file: str | None = None
     # The job file's text when it does not come from a file (the Python API); `file` labels it.
     text: str | None = None
     # A TrainJob already parsed (an item of a KRM function's ResourceList): used as the job file's

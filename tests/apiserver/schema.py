@@ -105,6 +105,25 @@ def _to_jsonschema(node: Any) -> Any:
     return out
 
 
+# Go's largest exactly representable integer in a float64 (go-openapi swag.IsFloat64AJSONInteger's bound).
+_MAX_JSON_INTEGER = 2**53 - 1
+
+
+def _json_numbers(value: Any) -> Any:
+    """A custom resource's numbers as the real server keeps them: decoded into float64 unless
+    written as integers, validated with go-openapi's rule that a float with an integral value is
+    an `integer` (kube-openapi `validate/type.go`: `isFloatInt`, `swag.IsFloat64AJSONInteger`),
+    and written back by encoding/json, which prints float64(2) as `2`. So `2.0` is the integer 2
+    here; `0.5` stays a number (and fails an integer or int-or-string field)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= _MAX_JSON_INTEGER:
+        return int(value)
+    if isinstance(value, list):
+        return [_json_numbers(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _json_numbers(item) for key, item in value.items()}
+    return value
+
+
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"
@@ -135,7 +154,7 @@ class CrdSchema:
 
     def normalise(self, obj: JSON) -> tuple[JSON, list[str]]:
         """Return (pruned and defaulted copy, unknown field paths)."""
-        result = copy.deepcopy(obj)
+        result = _json_numbers(copy.deepcopy(obj))
         unknown: list[str] = []
         props = self.openapi.get("properties", {})
         for key in list(result):

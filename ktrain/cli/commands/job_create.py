@@ -92,21 +92,12 @@ def submit_job(
 
     from ktrain.cluster.kube import connect
     from ktrain.cluster.runtimes import runtime_file_notes
-    from ktrain.cluster.submission import TARGET_TRAINJOB, create_job, record_runtime, trainjob_to_submit
-    from ktrain.inputs.code_bundle import is_code
-    from ktrain.service.render import render_resolving, require_admissible
+    from ktrain.cluster.submission import TARGET_TRAINJOB, create_job
+    from ktrain.service.render import render_resolving
+    from ktrain.service.submit import controller_runtime_note, objects_for_target, refuse_for_target
 
     request = job_input.render_request()
-    if target == "trainjob":
-        from ktrain.authoring.scheduling import refuse_for_trainjob
-
-        ov = request.overrides
-        refuse_for_trainjob(priority_class=ov.priority_class, scheduler=ov.scheduler)
-        if ov.elastic is not None:
-            raise UsageError(
-                "--elastic cannot travel in a TrainJob (the controller sets torchrun's node count)",
-                hint="use --target jobset",
-            )
+    refuse_for_target(request.overrides, target)
     cluster = connect(job_input.connection(request_timeout))
     request.default_namespace = cluster.namespace
     outcome, notes = render_resolving(
@@ -114,27 +105,18 @@ def submit_job(
     )
     job = outcome.job
     notes += runtime_file_notes(outcome.runtime, for_controller=target == TARGET_TRAINJOB)
-    if target != TARGET_TRAINJOB:  # the Trainer controller reports this itself, as a Warning event
-        require_admissible(outcome.result)
+    objects = objects_for_target(outcome, request, target)
     for message in request.notes:
         note(message)
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
     if target == TARGET_TRAINJOB:
-        if outcome.runtime.source != "cluster":
-            warn(
-                f"runtime {outcome.runtime.runtime.name} is not on the cluster (it comes from "
-                f"{outcome.runtime.origin}); the Trainer controller will not find it"
-            )
+        missing = controller_runtime_note(outcome)
+        if missing:
+            warn(missing)
         if show_render:
             sys.stdout.write(format_objects(_mask_secrets(outcome.result.objects), "yaml"))
             sys.stdout.write("---\n")
-        overrides = request.overrides
-        objects = [trainjob_to_submit(job.to_dict(), outcome.result.objects, overrides.labels, overrides.annotations)]
-        # --code: the ConfigMaps the TrainJob's runtime patch mounts, owned by the TrainJob.
-        objects += [o for o in outcome.result.objects if o.get("kind") == "ConfigMap" and is_code(o)]
-    else:
-        objects = record_runtime(outcome.result.objects, outcome.runtime.runtime.name)
     result = create_job(
         cluster,
         objects,

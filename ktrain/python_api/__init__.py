@@ -1,0 +1,78 @@
+"""ktrain from Python (docs/python-api.md), beside the CLI and on the same use cases.
+
+- `ktrain.render`, `ktrain.validate`, `ktrain.train` (`functions`): the job commands as functions,
+  with the command line's job options as keyword arguments (`arguments`);
+- `ktrain.Client` (`client`): the cluster commands as methods;
+- `ktrain.TrainerClient` and the Kubeflow SDK's types (`trainer_client`, `types`, `conversion`):
+  the SDK's interface, so a notebook moves over by changing its import.
+
+Results and errors are the CLI's (`ktrain.errors.KtrainError` and its subclasses, which are also
+the built-in exceptions the SDK raises). `import ktrain` loads none of this; the first use does.
+"""
+
+from __future__ import annotations
+
+from ktrain.python_api.client import Client, KtrainWarning
+from ktrain.python_api.functions import render, train, train_request, validate
+from ktrain.python_api.request import function_source
+from ktrain.python_api.trainer_client import TrainerClient
+from ktrain.python_api.types import (
+    DATASET_PATH,
+    MODEL_PATH,
+    BuiltinTrainer,
+    CustomTrainer,
+    CustomTrainerContainer,
+    DataFormat,
+    DataType,
+    HuggingFaceDatasetInitializer,
+    HuggingFaceModelInitializer,
+    Initializer,
+    KubernetesBackendConfig,
+    LoraConfig,
+    Loss,
+    Runtime,
+    RuntimeKind,
+    RuntimeTrainer,
+    S3DatasetInitializer,
+    S3ModelInitializer,
+    Step,
+    TorchTuneConfig,
+    TorchTuneInstructDataset,
+    TrainerType,
+    TrainJob,
+)
+
+# What `ktrain.NAME` gives (ktrain/__init__.py spells the same list): ktrain's own, then the SDK's names.
+__all__ = [
+    "DATASET_PATH",
+    "MODEL_PATH",
+    "BuiltinTrainer",
+    "Client",
+    "CustomTrainer",
+    "CustomTrainerContainer",
+    "DataFormat",
+    "DataType",
+    "HuggingFaceDatasetInitializer",
+    "HuggingFaceModelInitializer",
+    "Initializer",
+    "KtrainWarning",
+    "KubernetesBackendConfig",
+    "LoraConfig",
+    "Loss",
+    "Runtime",
+    "RuntimeKind",
+    "RuntimeTrainer",
+    "S3DatasetInitializer",
+    "S3ModelInitializer",
+    "Step",
+    "TorchTuneConfig",
+    "TorchTuneInstructDataset",
+    "TrainJob",
+    "TrainerClient",
+    "TrainerType",
+    "function_source",
+    "render",
+    "train",
+    "train_request",
+    "validate",
+]

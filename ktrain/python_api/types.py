@@ -1,0 +1,256 @@
+"""The Kubeflow SDK's types (`kubeflow.trainer`, SDK 0.5), with the same names, fields, defaults and
+order, so that code written against the SDK builds the same values with `from ktrain import ...`.
+
+Source: kubeflow/sdk `kubeflow/trainer/types/types.py`, `kubeflow/trainer/constants/constants.py`,
+`kubeflow/common/types.py`. What ktrain does with them is in `ktrain.python_api.conversion`
+(checked there, where they enter a call, not when they are built: as in the SDK, building one
+never fails, except the S3 initializers' scheme check, which the SDK makes too). Two differences:
+the secrets (`access_token`, `secret_access_key`) are left out of `repr()`, and
+`RuntimeTrainer.command` is the launcher ktrain runs a function with.
+"""
+
+from __future__ import annotations
+
+import abc
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from ktrain.errors import UsageError
+
+UNKNOWN = "Unknown"  # SDK common constants.UNKNOWN
+WORKSPACE_PATH = "/workspace"
+DATASET_PATH = os.path.join(WORKSPACE_PATH, "dataset")  # where the dataset initializer writes
+MODEL_PATH = os.path.join(WORKSPACE_PATH, "model")  # where the model initializer writes
+# The SDK reads these from the environment too.
+DEFAULT_PIP_INDEX_URLS = os.getenv("DEFAULT_PIP_INDEX_URLS", "https://pypi.org/simple").split(",")
+DEFAULT_TRAINING_RUNTIME = os.getenv("DEFAULT_TRAINING_RUNTIME", "torch-distributed")
+INITIALIZER_DEFAULT_IGNORE_PATTERNS = ["*.msgpack", "*.h5", "*.bin", "*.pt", "*.pth"]
+
+# TrainJob statuses (SDK constants TRAINJOB_*).
+TRAINJOB_CREATED = "Created"
+TRAINJOB_RUNNING = "Running"
+TRAINJOB_COMPLETE = "Complete"
+TRAINJOB_FAILED = "Failed"
+
+
+@dataclass
+class CustomTrainer:
+    """Run `func(**func_args)` on every training node (docs/python-api.md)."""
+
+    func: Callable[..., Any]
+    func_args: dict[str, Any] | None = None
+    image: str | None = None
+    packages_to_install: list[str] | None = None
+    pip_index_urls: list[str] = field(default_factory=lambda: list(DEFAULT_PIP_INDEX_URLS))
+    num_nodes: int | None = None
+    resources_per_node: dict[str, Any] | None = None
+    env: dict[str, str] | None = None
+
+
+@dataclass
+class CustomTrainerContainer:
+    """Run an image that holds the whole training (its own command)."""
+
+    image: str
+    num_nodes: int | None = None
+    resources_per_node: dict[str, Any] | None = None
+    env: dict[str, str] | None = None
+
+
+class RuntimeKind(Enum):
+    CLUSTER_TRAINING_RUNTIME = "ClusterTrainingRuntime"
+    TRAINING_RUNTIME = "TrainingRuntime"
+
+
+class Loss(Enum):
+    """Loss function for the TorchTune LLM Trainer."""
+
+    CEWithChunkedOutputLoss = "torchtune.modules.loss.CEWithChunkedOutputLoss"
+
+
+class DataType(Enum):
+    """Data type for the TorchTune LLM Trainer."""
+
+    BF16 = "bf16"
+    FP32 = "fp32"
+
+
+class DataFormat(Enum):
+    """Data file type for the TorchTune LLM Trainer."""
+
+    JSON = "json"
+    CSV = "csv"
+    PARQUET = "parquet"
+    ARROW = "arrow"
+    TEXT = "text"
+    XML = "xml"
+
+
+@dataclass
+class TorchTuneInstructDataset:
+    """torchtune's instruct dataset: prompts and responses in columns (`column_map` renames them)."""
+
+    source: DataFormat | None = None
+    split: str | None = None
+    train_on_input: bool | None = None
+    new_system_prompt: str | None = None
+    column_map: dict[str, str] | None = None
+
+
+@dataclass
+class LoraConfig:
+    """LoRA / QLoRA (`quantize_base`) / DoRA (`use_dora`)."""
+
+    apply_lora_to_mlp: bool | None = None
+    apply_lora_to_output: bool | None = None
+    lora_attn_modules: list[str] = field(default_factory=lambda: ["q_proj", "v_proj", "output_proj"])
+    lora_rank: int | None = None
+    lora_alpha: int | None = None
+    lora_dropout: float | None = None
+    quantize_base: bool | None = None
+    use_dora: bool | None = None
+
+
+@dataclass
+class TorchTuneConfig:
+    """Fine-tuning with a torchtune runtime's recipe: what `ktrain job render --epochs ... --lora ...` sets."""
+
+    dtype: DataType | None = None
+    batch_size: int | None = None
+    epochs: int | None = None
+    loss: Loss | None = None
+    num_nodes: int | None = None
+    peft_config: LoraConfig | None = None
+    dataset_preprocess_config: TorchTuneInstructDataset | None = None
+    resources_per_node: dict[str, Any] | None = None
+
+
+@dataclass
+class BuiltinTrainer:
+    """A runtime's built-in trainer (torchtune), configured."""
+
+    config: TorchTuneConfig
+
+
+class TrainerType(Enum):
+    CUSTOM_TRAINER = CustomTrainer.__name__
+    BUILTIN_TRAINER = BuiltinTrainer.__name__
+
+
+@dataclass
+class RuntimeTrainer:
+    trainer_type: TrainerType
+    framework: str
+    image: str
+    num_nodes: int = 1
+    device: str = UNKNOWN
+    device_count: str = UNKNOWN
+    __command: tuple[str, ...] = field(init=False, repr=False, default=())
+
+    @property
+    def command(self) -> tuple[str, ...]:
+        return self.__command
+
+    def set_command(self, command: tuple[str, ...]) -> None:
+        self.__command = command
+
+
+@dataclass
+class Runtime:
+    name: str
+    trainer: RuntimeTrainer
+    kind: RuntimeKind
+    pretrained_model: str | None = None
+
+
+@dataclass
+class Step:
+    name: str
+    status: str | None
+    pod_name: str
+    device: str = UNKNOWN
+    device_count: str = UNKNOWN
+
+
+@dataclass
+class TrainJob:
+    name: str
+    runtime: Runtime
+    steps: list[Step]
+    num_nodes: int
+    creation_timestamp: datetime
+    status: str = UNKNOWN
+
+
+@dataclass
+class BaseInitializer(abc.ABC):  # the SDK's: an abstract base without abstract methods
+    storage_uri: str
+
+
+@dataclass
+class HuggingFaceDatasetInitializer(BaseInitializer):
+    ignore_patterns: list[str] | None = None
+    access_token: str | None = field(default=None, repr=False)
+
+
+@dataclass
+class S3DatasetInitializer(BaseInitializer):
+    ignore_patterns: list[str] | None = None
+    endpoint: str | None = None
+    access_key_id: str | None = None
+    secret_access_key: str | None = field(default=None, repr=False)
+    region: str | None = None
+    role_arn: str | None = None
+
+    def __post_init__(self) -> None:
+        _require_scheme(self.storage_uri, "s3://")
+
+
+@dataclass
+class HuggingFaceModelInitializer(BaseInitializer):
+    ignore_patterns: list[str] | None = field(default_factory=lambda: list(INITIALIZER_DEFAULT_IGNORE_PATTERNS))
+    access_token: str | None = field(default=None, repr=False)
+
+
+@dataclass
+class S3ModelInitializer(BaseInitializer):
+    ignore_patterns: list[str] | None = field(default_factory=lambda: list(INITIALIZER_DEFAULT_IGNORE_PATTERNS))
+    endpoint: str | None = None
+    access_key_id: str | None = None
+    secret_access_key: str | None = field(default=None, repr=False)
+    region: str | None = None
+    role_arn: str | None = None
+
+    def __post_init__(self) -> None:
+        _require_scheme(self.storage_uri, "s3://")
+
+
+def _require_scheme(uri: object, scheme: str) -> None:
+    # The SDK raises ValueError here; UsageError is one.
+    if not isinstance(uri, str) or not uri.startswith(scheme):
+        from ktrain.python_api.arguments import shown
+
+        raise UsageError(f"storage_uri must start with {scheme!r}, got {shown(uri)}")
+
+
+@dataclass
+class Initializer:
+    dataset: HuggingFaceDatasetInitializer | S3DatasetInitializer | None = None
+    model: HuggingFaceModelInitializer | S3ModelInitializer | None = None
+
+
+@dataclass
+class KubernetesBackendConfig:
+    """Where `TrainerClient` connects: a kubeconfig file (`config_file`, else $KUBECONFIG and
+    ~/.kube/config, else the in-cluster service account), `context`, `namespace` (else the
+    context's). `client_configuration` (a kubernetes client Configuration) is the SDK's; ktrain
+    connects as kubectl does and refuses one."""
+
+    namespace: str | None = None
+    config_file: str | None = None
+    context: str | None = None
+    client_configuration: Any = None

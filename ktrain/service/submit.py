@@ -1,0 +1,71 @@
+"""`job create`'s target: what a TrainJob cannot carry, and which objects go to the cluster.
+
+`ktrain job create` and the Python API (`ktrain.Client`, `ktrain.train`, `ktrain.TrainerClient`)
+both submit through these, so the two targets mean the same from either:
+
+- `jobset`: the rendered objects (JobSet, ConfigMaps, Secrets, ...), the JobSet labelled with its
+  runtime; no Trainer controller needed;
+- `trainjob`: the TrainJob for the Trainer controller, with the `--code` ConfigMaps its runtime
+  patch mounts.
+"""
+
+from __future__ import annotations
+
+from ktrain.errors import UsageError
+from ktrain.service.requests import JobOverrides, RenderOutcome, RenderRequest
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    Obj = dict[str, Any]
+
+TARGET_JOBSET = "jobset"
+TARGET_TRAINJOB = "trainjob"
+TARGETS = (TARGET_JOBSET, TARGET_TRAINJOB)
+
+
+def refuse_for_target(overrides: JobOverrides, target: str) -> None:
+    """What the target cannot carry, refused before anything is rendered or sent."""
+    if target not in TARGETS:
+        raise UsageError(f"--target must be jobset or trainjob, got {target!r}")
+    if target != TARGET_TRAINJOB:
+        return
+    from ktrain.authoring.scheduling import refuse_for_trainjob
+
+    refuse_for_trainjob(priority_class=overrides.priority_class, scheduler=overrides.scheduler)
+    if overrides.elastic is not None:
+        raise UsageError(
+            "--elastic cannot travel in a TrainJob (the controller sets torchrun's node count)",
+            hint="use --target jobset",
+        )
+
+
+def objects_for_target(outcome: RenderOutcome, request: RenderRequest, target: str) -> list[Obj]:
+    """The objects to submit for `target`. For `jobset`, what JobSet's webhook would refuse is an
+    error first (for `trainjob` the Trainer controller reports it itself, as a Warning event)."""
+    if target == TARGET_TRAINJOB:
+        from ktrain.cluster.submission import trainjob_to_submit
+        from ktrain.inputs.code_bundle import is_code
+
+        rendered = outcome.result.objects
+        overrides = request.overrides
+        objects = [trainjob_to_submit(outcome.job.to_dict(), rendered, overrides.labels, overrides.annotations)]
+        # --code: the ConfigMaps the TrainJob's runtime patch mounts, owned by the TrainJob.
+        return objects + [o for o in rendered if o.get("kind") == "ConfigMap" and is_code(o)]
+    from ktrain.cluster.submission import record_runtime
+    from ktrain.service.render import require_admissible
+
+    require_admissible(outcome.result)
+    return record_runtime(outcome.result.objects, outcome.runtime.runtime.name)
+
+
+def controller_runtime_note(outcome: RenderOutcome) -> str | None:
+    """For `trainjob`: a runtime the cluster does not have, which the controller will not find."""
+    if outcome.runtime.source == "cluster":
+        return None
+    return (
+        f"runtime {outcome.runtime.runtime.name} is not on the cluster (it comes from "
+        f"{outcome.runtime.origin}); the Trainer controller will not find it"
+    )
