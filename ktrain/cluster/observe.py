@@ -52,60 +52,52 @@ DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container"
 POLL_INTERVAL = 1.0
 
 
-def _loads(response: Any) -> Obj:
-    data = k.read_json(response)
-    return data if isinstance(data, dict) else {}
-
-
 # --- reading objects ------------------------------------------------------------------------------
 
 
 # Reads go to REST paths through `open_get`: the typed API classes cost far more to import than a
 # whole `job list` takes otherwise (see ktrain.cluster.client.open_get). Paths come from
-# `Resource.path`, which checks and encodes namespaces and names.
+# `Resource.path`, which checks and encodes namespaces and names. Lists are read in pages
+# (`k.list_pages`); every answer is checked for the shape asked for before it is used.
 
 
 def _list_custom(cluster: KubeCluster, resource: k.Resource, namespace: str | None, selector: str | None) -> list[Obj]:
     what = f"{resource.plural}.{resource.group}" + (f" in {namespace}" if namespace is not None else "")
-    response = cluster.call(open_get, cluster, resource.path(namespace), query={"labelSelector": selector}, what=what)
-    return list(_loads(response).get("items") or [])
+    items, _ = k.list_pages(cluster, resource.path(namespace), {"labelSelector": selector}, what=what)
+    return items
 
 
 def _get_custom(cluster: KubeCluster, resource: k.Resource, namespace: str, name: str) -> Obj | None:
     """The object, or None when it (or its whole API) is not there."""
     path = resource.path(namespace, name)
+    what = f"{resource.plural}.{resource.group} {namespace}/{name}"
     try:
-        response = cluster.call(open_get, cluster, path, what=f"{resource.plural}.{resource.group} {namespace}/{name}")
+        data = cluster.call(_get_json, cluster, path, what=what)
     except ApiNotFoundError:
         return None
-    return _loads(response)
+    return k.object_or_error(cluster, data, resource.kind, what)
+
+
+def _get_json(cluster: KubeCluster, path: str, *, _request_timeout: Any = None) -> Any:
+    return k.read_json(open_get(cluster, path, _request_timeout=_request_timeout))
 
 
 def _list_pods_document(cluster: KubeCluster, namespace: str | None, selector: str) -> Obj:
-    """The PodList (items and metadata.resourceVersion, to watch from)."""
-    response = cluster.call(
-        open_get,
-        cluster,
-        k.POD.path(namespace),
-        query={"labelSelector": selector},
-        what="pods" if namespace is None else f"pods in {namespace}",
-    )
-    return _loads(response)
+    """The pods as one PodList (items, and metadata.resourceVersion to watch from)."""
+    what = "pods" if namespace is None else f"pods in {namespace}"
+    items, meta = k.list_pages(cluster, k.POD.path(namespace), {"labelSelector": selector}, what=what)
+    return {"items": items, "metadata": meta}
 
 
 def list_pods(cluster: KubeCluster, namespace: str | None, selector: str) -> list[Obj]:
-    return list(_list_pods_document(cluster, namespace, selector).get("items") or [])
+    return list(_list_pods_document(cluster, namespace, selector)["items"])
 
 
 def list_warning_events(cluster: KubeCluster, namespace: str) -> list[Obj]:
-    response = cluster.call(
-        open_get,
-        cluster,
-        k.EVENT.path(namespace),
-        query={"fieldSelector": "type=Warning"},
-        what=f"events in {namespace}",
+    items, _ = k.list_pages(
+        cluster, k.EVENT.path(namespace), {"fieldSelector": "type=Warning"}, what=f"events in {namespace}"
     )
-    return list(_loads(response).get("items") or [])
+    return items
 
 
 def list_jobs(

@@ -1,0 +1,25 @@
+"""Text that came from elsewhere (an API server, a plugin), made safe to print on a terminal."""
+
+from __future__ import annotations
+
+# C0 controls, DEL and C1 controls: what a terminal may act on (ESC starts a sequence that can
+# clear the screen, retitle the window or write to the clipboard; C1's CSI does the same alone).
+_CONTROL = frozenset(range(0x20)) | {0x7F} | frozenset(range(0x80, 0xA0))
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: str) -> str:
+    """`text` with every control character escaped (`\\x1b`, `\\n`, `\\u009b`), the rest as is.
+
+    For one-line values: server messages, names, reasons. A string without control characters
+    comes back unchanged (and fast)."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if code in _CONTROL:
+            out.append(_NAMED.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"))
+        else:
+            out.append(ch)
+    return "".join(out)
