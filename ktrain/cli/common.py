@@ -31,8 +31,10 @@ def registry_from(runtime_files: list[str] | None, runtimes_dirs: list[str] | No
 
 def warn(message: str) -> None:
     from ktrain.output.errors import bounded
+    from ktrain.util.text import printable
 
-    sys.stderr.write(f"warning: {bounded(message)}\n")
+    # a warning may quote the server (a 403's message): its control characters are shown escaped
+    sys.stderr.write("".join(f"warning: {printable(line)}\n" for line in bounded(message).split("\n")))
 
 
 def note(message: str) -> None:

@@ -228,6 +228,9 @@ def checked_items(data: Any) -> tuple[list[Obj], str]:
     that each have a string metadata.name; else a "shape" TransportError."""
     if not isinstance(data, dict):
         raise _shape(f"{_json_type(data)}, not a list")
+    kind = data.get("kind")
+    if not isinstance(kind, str) or not kind.endswith("List"):  # JobSetList, PodList, List...
+        raise _shape("an object that is not a list (no kind ...List)")
     items = data.get("items")
     if items is None:
         items = []

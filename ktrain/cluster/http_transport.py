@@ -586,7 +586,7 @@ def _connect_failure(exc: BaseException) -> BaseException:
     if isinstance(exc, _TunnelRefused):
         return TransportError("proxy", str(exc), sent=False)
     if isinstance(exc, (http.client.HTTPException, ValueError)):
-        return TransportError("proxy", f"a broken answer to CONNECT: {_protocol_detail(exc)}", sent=False)
+        return TransportError("proxy", f"a broken answer to CONNECT: {protocol_detail(exc)}", sent=False)
     if isinstance(exc, OSError):
         return TransportError("unreachable", exc.strerror or type(exc).__name__, sent=False)
     if isinstance(exc, Exception):
@@ -594,7 +594,7 @@ def _connect_failure(exc: BaseException) -> BaseException:
     return exc  # KeyboardInterrupt and friends
 
 
-def _protocol_detail(exc: BaseException) -> str:
+def protocol_detail(exc: BaseException) -> str:
     """What broke, in words that quote nothing the server sent (a status line, a chunk size)."""
     if isinstance(exc, http.client.IncompleteRead):
         return "the connection closed before the whole body"
@@ -618,7 +618,7 @@ def _sent_failure(exc: BaseException) -> BaseException:
     if isinstance(exc, _CLOSED_BEFORE_ANSWER):
         return TransportError("closed", type(exc).__name__, sent=True)
     if isinstance(exc, (http.client.HTTPException, ValueError)):
-        return TransportError("protocol", _protocol_detail(exc), sent=True)
+        return TransportError("protocol", protocol_detail(exc), sent=True)
     if isinstance(exc, OSError):
         return TransportError("closed", type(exc).__name__, sent=True)
     if isinstance(exc, Exception):

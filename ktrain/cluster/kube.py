@@ -74,11 +74,15 @@ class KubeCluster:
 
     def call(self, fn: Callable[..., T], *args: Any, what: str = "", stream: bool = False, **kwargs: Any) -> T:
         """Call a request function; failures come back as KtrainErrors. `what` names the object
-        for messages (e.g. "JobSet default/my-job"). Streaming calls get no read timeout."""
+        for messages (e.g. "JobSet default/my-job"). A request must be done within the request
+        timeout (connect, head and body, as kubectl's --request-timeout); a stream's head too, and
+        its body then only may not go STREAM_IDLE_SECONDS without a byte."""
         if not stream:
             kwargs.setdefault("_request_timeout", self.request_timeout)
         else:
-            kwargs.setdefault("_request_timeout", (self.request_timeout, None))
+            from ktrain.cluster.transport import STREAM_IDLE_SECONDS
+
+            kwargs.setdefault("_request_timeout", (self.request_timeout, STREAM_IDLE_SECONDS))
         try:
             return fn(*args, **kwargs)
         except (StatusError, TransportError) as exc:

@@ -486,7 +486,9 @@ def describe_pod(pod: Obj) -> str:
         text += f": {s.reason}"
         if s.message:
             text += f" - {s.message}"
-    return text
+    from ktrain.util.text import printable
+
+    return printable(text)  # the server's words, printed: control characters escaped
 
 
 class _LogLine:

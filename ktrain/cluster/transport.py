@@ -65,6 +65,9 @@ if TYPE_CHECKING:  # typing costs the cluster commands a few ms to import
 # times its size in Python objects: this cap keeps one command's memory near 200 MB at worst.
 MAX_BODY_BYTES = 32 * 1024 * 1024
 LIST_CHUNK = 500
+# A stream (`job logs -f`, a watch) may last for ever, but not this long without a byte: the
+# connection is then taken for dead (a log follower reconnects and goes on where it was).
+STREAM_IDLE_SECONDS = 300.0
 
 
 class StatusError(Exception):

@@ -63,9 +63,10 @@ def _section(title: str, header: list[str], rows: list[list[str]], empty: str = 
 
 def format_details(details: Any, now: dt.datetime) -> str:
     from ktrain.cluster import job_state as status
+    from ktrain.util.text import printable
 
     s = details.summary
-    out = [
+    out = [  # printable() below: the server's words, with control characters escaped
         f"Name:       {s.name}",
         f"Namespace:  {s.namespace}",
         f"Kind:       {s.kind}",
@@ -135,7 +136,7 @@ def format_details(details: Any, now: dt.datetime) -> str:
     )
     out += _section("Pods", ["NAME", "STEP", "RANK", "PHASE", "NODE", "RESTARTS", "REASON"], pods)
     out += _section("Warning events", ["AGE", "OBJECT", "REASON", "MESSAGE"], warnings)
-    return "\n".join(out) + "\n"
+    return "\n".join(printable(line) for line in "\n".join(out).split("\n")) + "\n"
 
 
 @command("job", "get", fast=True)
