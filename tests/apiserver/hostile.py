@@ -175,7 +175,7 @@ def _read_request(conn: socket.socket) -> HostileRequest | None:
         data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
-    method, target, _ = (lines[0].split(" ", 2) + ["", ""])[:3]
+    method, target, _ = [*lines[0].split(" ", 2), "", ""][:3]
     headers = {}
     for line in lines[1:]:
         name, _, value = line.partition(":")

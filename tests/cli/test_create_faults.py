@@ -192,7 +192,7 @@ def test_a_write_slower_than_the_request_timeout_is_named_as_possibly_stored(cli
     assert "did not answer within 1s" in r.stderr and "Traceback" not in r.stderr
     assert "nothing was left" not in r.stderr
     job = args[args.index("--name") + 1]
-    _, resource, name = writes[0]
+    name = writes[0][2]
     assert "may still be stored in namespace team-a" in r.stderr
     assert f"/{name} got no answer" in r.stderr
     assert f"`ktrain job delete {job} -n {NS}`" in r.stderr
