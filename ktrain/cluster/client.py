@@ -9,7 +9,7 @@ transport (auth, TLS, proxies as `kube.connect` configured them), and every fail
 from __future__ import annotations
 
 from ktrain import constants as c
-from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
+from ktrain.cluster.kube import ApiNotFoundError, BrokenAnswerError, KubeCluster
 from ktrain.cluster.names import check_name, check_namespace
 from ktrain.cluster.transport import LIST_CHUNK, StatusError, TransportError, percent_encode
 from ktrain.errors import InternalError
@@ -199,7 +199,9 @@ def read_json(response: Response) -> Any:
     if not data:
         return None
     try:
-        return loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        del data  # one copy less at the peak: a page may be 16 MiB
+        return loads(text)
     except (ValueError, RecursionError) as exc:
         raise TransportError("garbled", type(exc).__name__, sent=True) from None
 
@@ -273,9 +275,16 @@ def list_pages(cluster: KubeCluster, path: str, query: dict[str, Any], *, what: 
     items: list[Obj] = []
     first: Obj | None = None
     token = ""
+    chunk = LIST_CHUNK
     for _ in range(MAX_LIST_PAGES):
-        page_query = {**query, "limit": LIST_CHUNK, "continue": token or None}
-        (page, meta), next_token = cluster.call(_read_list_page, cluster, path, page_query, what=what)
+        page_query = {**query, "limit": chunk, "continue": token or None}
+        try:
+            (page, meta), next_token = cluster.call(_read_list_page, cluster, path, page_query, what=what)
+        except BrokenAnswerError as exc:
+            if exc.kind != "too-large" or chunk <= 10:
+                raise
+            chunk //= 5  # large objects: the same page in smaller pieces (a server ignoring limit fails)
+            continue
         items.extend(page)
         if first is None:
             first = meta
@@ -292,6 +301,8 @@ def _read_list_page(
 ) -> tuple[tuple[list[Obj], Obj], str]:
     data = read_json(open_get(cluster, path, query=query, _request_timeout=_request_timeout))
     items, token = checked_items(data)
+    if len(items) > int(query["limit"]):  # kube-apiserver honours `limit` for every kind ktrain lists
+        raise _shape(f"{len(items)} objects where at most {query['limit']} were asked for")
     meta = data.get("metadata") if isinstance(data, dict) else None
     return (items, meta if isinstance(meta, dict) else {}), token
 

@@ -40,7 +40,9 @@ class ApiNotFoundError(ApiError):
 
 class BrokenAnswerError(ClusterUnreachableError):
     """The server answered something ktrain cannot use: not HTTP, not JSON, not the shape asked
-    for, or too large. A write answered so may have been carried out."""
+    for, or too large (`kind`: the TransportError's). A write answered so may have been carried out."""
+
+    kind = ""
 
 
 class NotSentError(ClusterUnreachableError):
@@ -114,12 +116,14 @@ class KubeCluster:
                 "protocol": "a broken HTTP answer",
                 "too-large": "an answer too large to read",
             }[kind]
-            return BrokenAnswerError(
+            broken = BrokenAnswerError(
                 f"{where} answered {asked} with {said}" + (f" ({detail})" if detail else ""),
                 hint="too large: narrow it with -n or -l"
                 if kind == "too-large"
                 else "is the server URL an API server's, not a proxy's or a dashboard's? `kubectl cluster-info`",
             )
+            broken.kind = kind
+            return broken
         if kind == "closed":
             # The request went out and the connection broke before an answer (reset, closed, or
             # the server died): whether it was carried out is unknown.

@@ -352,6 +352,18 @@ SCENARIOS: dict[str, Scenario] = {
     "huge-chunked": huge(240 * MiB, chunked=True),
 }
 
+
+def dense_page(total: int = 15 * MiB) -> Scenario:
+    """A list just under the body cap, of small dense objects (the most Python objects per byte a
+    plausible list makes), answered whatever `limit` asked for."""
+    item = json.dumps(
+        {"metadata": {"name": "n", "labels": {f"k{i}": f"v{i}" for i in range(20)}}, "spec": {"a": [1, {"b": "c"}] * 5}}
+    )
+    count = total // (len(item) + 1)
+    body = ('{"kind": "JobSetList", "metadata": {}, "items": [' + ",".join([item] * count) + "]}").encode()
+    return raw(_ok(body), close=False)
+
+
 # Scenarios whose failure takes the client's whole deadline (the rest fail at once).
 SLOW = ("interim-forever", "silent", "drip-head", "drip-body")
 # Scenarios that send hundreds of MB (run in a subprocess, its memory measured).
