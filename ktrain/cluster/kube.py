@@ -146,6 +146,24 @@ class KubeCluster:
         )
 
 
+def server_shaped(fn: Callable[..., T]) -> Callable[..., T]:
+    """For a function reading objects a server sent (its first argument: the KubeCluster): a
+    field of the wrong type deep inside them (`spec: 5`, `labels: []`) is the server's broken
+    answer (BrokenAnswerError, exit 5), not ktrain's internal error. The 2xx answers' top level is
+    checked where they are read (`client.checked_object`, `client.checked_items`)."""
+    import functools
+
+    @functools.wraps(fn)
+    def guarded(cluster: KubeCluster, *args: Any, **kwargs: Any) -> T:
+        try:
+            return fn(cluster, *args, **kwargs)
+        except (AttributeError, TypeError, KeyError, ValueError, IndexError) as exc:
+            shape = TransportError("shape", f"a field of an unexpected type: {type(exc).__name__}", sent=True)
+            raise cluster.translate(shape) from exc
+
+    return guarded
+
+
 def api_error(exc: Any, what: str, where: str) -> ApiError:
     """An ApiError from an ApiException, keeping the server's Status message and causes."""
     status = int(getattr(exc, "status", 0) or 0)

@@ -19,7 +19,7 @@ from ktrain import constants as c
 from ktrain.cluster import client as k
 from ktrain.cluster import job_state as status
 from ktrain.cluster.client import ACCEPT_LOG, open_get
-from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
+from ktrain.cluster.kube import ApiNotFoundError, KubeCluster, server_shaped
 from ktrain.cluster.names import check_name
 from ktrain.cluster.transport import TransportError
 from ktrain.errors import (
@@ -63,7 +63,9 @@ POLL_INTERVAL = 1.0
 
 def _list_custom(cluster: KubeCluster, resource: k.Resource, namespace: str | None, selector: str | None) -> list[Obj]:
     what = f"{resource.plural}.{resource.group}" + (f" in {namespace}" if namespace is not None else "")
-    items, _ = k.list_pages(cluster, resource.path(namespace), {"labelSelector": selector}, what=what)
+    items, _ = k.list_pages(
+        cluster, resource.path(namespace), {"labelSelector": selector}, what=what, managed_fields=False
+    )
     return items
 
 
@@ -85,7 +87,9 @@ def _get_json(cluster: KubeCluster, path: str, *, _request_timeout: Any = None) 
 def _list_pods_document(cluster: KubeCluster, namespace: str | None, selector: str) -> Obj:
     """The pods as one PodList (items, and metadata.resourceVersion to watch from)."""
     what = "pods" if namespace is None else f"pods in {namespace}"
-    items, meta = k.list_pages(cluster, k.POD.path(namespace), {"labelSelector": selector}, what=what)
+    items, meta = k.list_pages(
+        cluster, k.POD.path(namespace), {"labelSelector": selector}, what=what, managed_fields=False
+    )
     return {"items": items, "metadata": meta}
 
 
@@ -95,11 +99,16 @@ def list_pods(cluster: KubeCluster, namespace: str | None, selector: str) -> lis
 
 def list_warning_events(cluster: KubeCluster, namespace: str) -> list[Obj]:
     items, _ = k.list_pages(
-        cluster, k.EVENT.path(namespace), {"fieldSelector": "type=Warning"}, what=f"events in {namespace}"
+        cluster,
+        k.EVENT.path(namespace),
+        {"fieldSelector": "type=Warning"},
+        what=f"events in {namespace}",
+        managed_fields=False,
     )
     return items
 
 
+@server_shaped
 def list_jobs(
     cluster: KubeCluster,
     *,
@@ -230,6 +239,7 @@ def details_document(details: JobDetails) -> Obj:
     }
 
 
+@server_shaped
 def get_job(cluster: KubeCluster, name: str, namespace: str | None = None, *, events: bool = True) -> JobDetails:
     ns = namespace or cluster.namespace
     trainjob, jobset = find_job(cluster, name, ns)
@@ -238,6 +248,7 @@ def get_job(cluster: KubeCluster, name: str, namespace: str | None = None, *, ev
     return JobDetails(status.summarize(trainjob, jobset, pods), trainjob, jobset, warnings)
 
 
+@server_shaped
 def job_summary(cluster: KubeCluster, name: str, namespace: str | None = None) -> status.JobSummary:
     trainjob, jobset = find_job(cluster, name, namespace)
     return status.summarize(trainjob, jobset, job_pods(cluster, name, namespace))
@@ -246,6 +257,7 @@ def job_summary(cluster: KubeCluster, name: str, namespace: str | None = None) -
 # --- waiting --------------------------------------------------------------------------------------
 
 
+@server_shaped
 def wait_for_job(
     cluster: KubeCluster,
     name: str,
@@ -504,13 +516,21 @@ class _LogLine:
             self.stamp, self.text = "", raw
 
 
+# A log line longer than this is passed on in pieces of this size: a container that prints
+# without newlines must not make ktrain hold its whole output (kubelet itself splits at 16 KiB).
+MAX_LOG_LINE = 1024 * 1024
+
+
 def _iter_lines(response: Any) -> Any:
     pending = b""
-    for chunk in response.chunks(4096):
+    for chunk in response.chunks(65536):
         pending += chunk
         *lines, pending = pending.split(b"\n")
         for line in lines:
             yield line.decode("utf-8", "replace")
+        while len(pending) > MAX_LOG_LINE:
+            yield pending[:MAX_LOG_LINE].decode("utf-8", "replace")
+            pending = pending[MAX_LOG_LINE:]
     if pending:
         yield pending.decode("utf-8", "replace")
 
@@ -565,6 +585,7 @@ def _emit_lines(cluster: KubeCluster, emit: Emit, pod: Obj, response: Any, times
         response.close()
 
 
+@server_shaped
 def stream_logs(
     cluster: KubeCluster,
     name: str,

@@ -13,7 +13,7 @@ from typing import Any
 
 from ktrain import constants as c
 from ktrain.cluster import client as k
-from ktrain.cluster.kube import KubeCluster, NotSentError
+from ktrain.cluster.kube import KubeCluster, NotSentError, server_shaped
 from ktrain.cluster.names import check_name
 from ktrain.engine.plugins.flux import CURVE_SUFFIX, ENTRYPOINT_SUFFIX
 from ktrain.engine.plugins.mpi import HOSTFILE_SUFFIX, SSH_AUTH_SECRET_SUFFIX
@@ -119,6 +119,7 @@ def owned_by_job(obj: Obj, job_name: str) -> bool:
     return False
 
 
+@server_shaped
 def existing_objects(cluster: KubeCluster, name: str, namespace: str, objects: list[Obj]) -> list[Written]:
     """What already exists of a job: its JobSet and TrainJob, and any object we are about to write."""
     seen: list[Written] = []
@@ -283,6 +284,7 @@ def _submit(
         owner.obj = resume(cluster, k.JOBSET, owner.name, owner.namespace)
 
 
+@server_shaped
 def set_suspended(cluster: KubeCluster, name: str, namespace: str, suspend: bool) -> tuple[Written, bool]:
     """`job suspend` / `job resume`: set spec.suspend of the job's TrainJob (its controller passes
     it on to the JobSet), else of its JobSet. Returns (what was patched, whether it changed)."""
@@ -444,6 +446,7 @@ def _looks_like_trainer_jobset(obj: Obj) -> bool:
 Seen = dict[tuple[k.Resource, str], Obj | None]
 
 
+@server_shaped
 def plain_jobsets(cluster: KubeCluster, names: list[str], namespace: str, seen: Seen | None = None) -> list[str]:
     """Which of `names` are JobSets that `job list` does not show (no TrainJob, no Trainer
     runtime shape, not made by ktrain): someone else's JobSets. What it read goes into `seen`
@@ -462,6 +465,7 @@ def plain_jobsets(cluster: KubeCluster, names: list[str], namespace: str, seen: 
     return plain
 
 
+@server_shaped
 def select_jobs(cluster: KubeCluster, namespace: str, label_selector: str | None) -> list[str]:
     """Names of the jobs (Trainer-shaped JobSets and TrainJobs) matching a selector (None: all)."""
     from ktrain.cluster.kube import ApiNotFoundError
@@ -476,6 +480,7 @@ def select_jobs(cluster: KubeCluster, namespace: str, label_selector: str | None
     return sorted(names)
 
 
+@server_shaped
 def delete_job(
     cluster: KubeCluster,
     name: str,

@@ -186,3 +186,37 @@ def test_more_than_five_interim_answers_are_refused_and_five_are_not(cli, tmp_pa
     with HostileServer(raw(b"HTTP/1.1 103 Early Hints\r\n\r\n" * 6 + ok)) as srv:
         six, _ = run_against(cli, tmp_path, srv, ["job", "list"])
     assert six.exit_code == ExitCode.CLUSTER and "more than 5 interim (1xx) answers" in six.stderr
+
+
+def test_a_stream_has_no_total_deadline_but_an_idle_limit(tmp_path, kube_transport) -> None:
+    """A log follow or watch may last for ever (exempt from --request-timeout), but a stream that
+    goes silent is cut after the idle limit: here a chunk every 0.3 s for 2 s outlives a 1 s
+    deadline, and then 1 s of silence ends it."""
+    from apiserver.hostile import CLOSE
+
+    from ktrain.cluster import client as k
+    from ktrain.cluster.connection import ConnectionOptions
+    from ktrain.cluster.kube import connect
+    from ktrain.cluster.transport import TransportError
+
+    def trickle(_):  # type: ignore[no-untyped-def]
+        yield b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        for _ in range(7):
+            yield b"2\r\nx\n\r\n"
+            yield 0.3
+        yield 5.0  # silence
+        yield CLOSE
+
+    with HostileServer(trickle) as srv:
+        kc = srv.write_kubeconfig(tmp_path / "kc")
+        cluster = connect(ConnectionOptions(kubeconfig=str(kc), request_timeout=1.0))
+        started = time.monotonic()
+        response = k.open_get(cluster, "/api/v1/namespaces/team-a/pods/p/log", _request_timeout=(1.0, 1.0))
+        got = b""
+        with pytest.raises(TransportError) as info:
+            for piece in response.chunks(4096):
+                got += piece
+        took = time.monotonic() - started
+    assert got == b"x\n" * 7
+    assert info.value.kind == "read-timeout"
+    assert 2.0 < took < 2.1 + 1.0 + 1.0, took
