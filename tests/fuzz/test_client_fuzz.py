@@ -23,7 +23,7 @@ from ktrain.errors import ExitCode, KtrainError
 
 pytestmark = pytest.mark.both_transports
 
-EXAMPLES = int(os.environ.get("KTRAIN_CLIENT_FUZZ_EXAMPLES", "120"))
+EXAMPLES = int(os.environ.get("KTRAIN_CLIENT_FUZZ_EXAMPLES", "300"))
 DEADLINE = 1.0
 
 json_values = st.recursive(
