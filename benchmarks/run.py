@@ -56,8 +56,10 @@ TARGETS = {
     "renders_per_second_torch4": 1000.0,
     "mpi_8192_seconds": 1.0,
     "local_run_seconds": 0.5,  # issue #27: render + spawn of 4 ranks, the user's code excluded
+    "job_list_10000_jobsets_rss_mib": 100.0,  # issue #25: lists are read in pages, never whole
 }
 LOCAL_RUN_ROW = "job run --local, 4 ranks of true"
+MANY_JOBSETS = 10_000
 
 # Issue #17: each ktrain command's median over its kubectl counterpart's, both fresh processes
 # measured in the same rounds. The local commands are held to kubectl's client dry run (the
@@ -525,6 +527,45 @@ def seed_job(server: Any, name: str, namespace: str, *, trainjob: bool, log_line
     return pod
 
 
+def many_jobsets(
+    count: int, rounds: int, args: argparse.Namespace, env: dict[str, str], workdir: Path
+) -> dict[str, Any]:
+    """`ktrain job list` over `count` JobSets (a bare API-server double, no schema checks, so that
+    seeding takes seconds), beside `kubectl get jobsets`: wall time and peak memory of fresh
+    processes. ktrain reads the list in pages of 500 (issue #25)."""
+    sys.path.insert(0, str(REPO / "tests"))
+    try:
+        from apiserver import ApiServerDouble
+    except Exception as exc:  # noqa: BLE001 - e.g. an install without the tests folder
+        return {"status": f"n/a (API server double unavailable: {type(exc).__name__})"}
+    from ktrain.inputs.registry import RuntimeRegistry
+    from ktrain.service import JobOverrides, RenderRequest, render_request
+
+    overrides = JobOverrides(runtime="torch-distributed", name="many", nodes=2, namespace=CLUSTER_NS)
+    objects = render_request(RenderRequest(overrides=overrides), RuntimeRegistry()).result.objects
+    template = next(o for o in objects if o["kind"] == "JobSet")
+    out: dict[str, Any] = {"jobsets": count, "status": "ok"}
+    with ApiServerDouble(validate_schemas=False) as server:
+        server.add_namespace(CLUSTER_NS)
+        for i in range(count):
+            server.put_object({**template, "metadata": {**template["metadata"], "name": f"job-{i:05d}"}})
+        kubeconfig = str(server.write_kubeconfig(workdir / "many-kubeconfig", namespace=CLUSTER_NS))
+        runs = {"ktrain job list": [*ktrain_command(), "job", "list", "--kubeconfig", kubeconfig]}
+        if args.kubectl_bin:
+            runs["kubectl get jobsets"] = [args.kubectl_bin, "--kubeconfig", kubeconfig, "get", "jobsets"]
+        for name, argv in runs.items():
+            samples = [run_once(argv, env) for _ in range(max(1, rounds))]
+            codes = {code for _, _, code in samples}
+            if codes != {0}:
+                out[name] = {"status": f"exit {sorted(codes)}"}
+                continue
+            out[name] = {
+                "median_ms": round(statistics.median(t for t, _, _ in samples) * 1000, 1),
+                "peak_rss_mib": round(max(rss for _, rss, _ in samples) / 1024, 1),
+            }
+    return out
+
+
 def cluster_figures(args: argparse.Namespace, env: dict[str, str], workdir: Path) -> dict[str, Any]:
     """The cluster commands, each interleaved with its kubectl counterpart, against one double.
 
@@ -768,6 +809,15 @@ def check_targets(result: dict[str, Any]) -> list[str]:
         lines.append(
             f"{verdict(secs <= TARGETS['local_run_seconds'])} local run start-up (4 ranks) <= 0.5 s: {secs:.3f} s"
         )
+    many = result.get("many_jobsets") or {}
+    listed = many.get("ktrain job list") or {}
+    if "peak_rss_mib" in listed:
+        rss, target = listed["peak_rss_mib"], TARGETS["job_list_10000_jobsets_rss_mib"]
+        theirs = (many.get("kubectl get jobsets") or {}).get("peak_rss_mib")
+        lines.append(
+            f"{verdict(rss < target)} job list over {many['jobsets']:,} JobSets under {target:.0f} MiB: {rss} MiB, "
+            f"{listed['median_ms']:.0f} ms" + (f" (kubectl get jobsets: {theirs} MiB)" if theirs else "")
+        )
     rate = result["in_process"]["torch 4 nodes"]["renders_per_second"]
     lines.append(f"{verdict(rate >= TARGETS['renders_per_second_torch4'])} >= 1,000 renders/s (torch 4 nodes): {rate}")
     scale = result["scaling"]
@@ -849,6 +899,9 @@ def main(argv: list[str] | None = None) -> int:
         result["scaling"] = scaling(node_counts, 0.3 if args.quick else 2.0)
         result["job_create"] = job_create(1 if args.quick else 5, env, workdir)
         result["cluster"] = cluster_figures(args, env, workdir)
+        result["many_jobsets"] = many_jobsets(
+            1000 if args.quick else MANY_JOBSETS, 1 if args.quick else 3, args, env, workdir
+        )
     stop_spawner()
     absent = "--no-kubectl" if args.no_kubectl else (None if args.kubectl_bin else "kubectl not on PATH")
     result["ratios"] = ratio_rows(result, absent)

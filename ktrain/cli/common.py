@@ -31,8 +31,10 @@ def registry_from(runtime_files: list[str] | None, runtimes_dirs: list[str] | No
 
 def warn(message: str) -> None:
     from ktrain.output.errors import bounded
+    from ktrain.util.text import printable
 
-    sys.stderr.write(f"warning: {bounded(message)}\n")
+    # a warning may quote the server (a 403's message): its control characters are shown escaped
+    sys.stderr.write("".join(f"warning: {printable(line)}\n" for line in bounded(message).split("\n")))
 
 
 def note(message: str) -> None:
@@ -41,7 +43,7 @@ def note(message: str) -> None:
 
 def stall_notice(reason: str) -> None:
     """While waiting: why the job is not moving (once per new reason), on stderr."""
-    from ktrain.output.terminal import printable
+    from ktrain.util.text import printable
 
     sys.stderr.write(f"waiting: {printable(reason)}\n")
 

@@ -87,5 +87,7 @@ def info_of(func: Any) -> CommandInfo | None:
 KUBECONFIG = Option("--kubeconfig", help="Path to the kubeconfig file(s) (default: $KUBECONFIG, ~/.kube/config).")
 CONTEXT = Option("--context", help="The kubeconfig context to use.")
 NAMESPACE = Option("-n", "--namespace", help="Namespace (default: the context's, else default).")
-REQUEST_TIMEOUT = Option("--request-timeout", help="Seconds to wait for each API request.")
+REQUEST_TIMEOUT = Option(
+    "--request-timeout", help="Seconds each API request may take in all (connect, answer, body); -f: until it starts."
+)
 JOB_NAME = Argument(help="The job (TrainJob or JobSet) name.")

@@ -9,9 +9,9 @@ transport (auth, TLS, proxies as `kube.connect` configured them), and every fail
 from __future__ import annotations
 
 from ktrain import constants as c
-from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
+from ktrain.cluster.kube import ApiNotFoundError, BrokenAnswerError, KubeCluster
 from ktrain.cluster.names import check_name, check_namespace
-from ktrain.cluster.transport import StatusError, TransportError, percent_encode
+from ktrain.cluster.transport import LIST_CHUNK, StatusError, TransportError, percent_encode
 from ktrain.errors import InternalError
 from ktrain.util.jsondata import loads
 from ktrain.util.structs import struct
@@ -205,19 +205,138 @@ def read_json(response: Response) -> Any:
     if not data:
         return None
     try:
-        return loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        del data  # one copy less at the peak: a page may be 16 MiB
+        return loads(text)
     except (ValueError, RecursionError) as exc:
         raise TransportError("garbled", type(exc).__name__, sent=True) from None
+
+
+def _shape(why: str) -> TransportError:
+    """A 2xx answer whose JSON is not what was asked for (KubeCluster.translate says so)."""
+    return TransportError("shape", why, sent=True)
+
+
+def checked_object(data: Any, kind: str | None) -> Obj:
+    """`data` when it is a JSON object of `kind` (any kind when None); else a "shape" TransportError.
+    A server answering `5`, `[]`, `null` or another kind to a GET must not become a made-up object."""
+    if not isinstance(data, dict):
+        raise _shape(f"{_json_type(data)}, not {'a ' + kind if kind else 'an object'}")
+    if kind is not None and data.get("kind") != kind:
+        got = data.get("kind")
+        raise _shape(f"an object of kind {got!s:.60}, not a {kind}" if isinstance(got, str) else f"not a {kind}")
+    meta = data.get("metadata")
+    if meta is not None and not isinstance(meta, dict):
+        raise _shape("its metadata is not an object")
+    return data
+
+
+def checked_items(data: Any) -> tuple[list[Obj], str]:
+    """(items, continue token) of a list answer: a JSON object whose `items` is a list of objects
+    that each have a string metadata.name; else a "shape" TransportError."""
+    if not isinstance(data, dict):
+        raise _shape(f"{_json_type(data)}, not a list")
+    kind = data.get("kind")
+    if not isinstance(kind, str) or not kind.endswith("List"):  # JobSetList, PodList, List...
+        raise _shape("an object that is not a list (no kind ...List)")
+    items = data.get("items")
+    if items is None:
+        items = []
+    if not isinstance(items, list):
+        raise _shape(f"its items are {_json_type(items)}, not a list")
+    for item in items:
+        meta = item.get("metadata") if isinstance(item, dict) else None
+        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
+            raise _shape("an item that is not an object with a metadata.name")
+    meta = data.get("metadata")
+    token = meta.get("continue") if isinstance(meta, dict) else None
+    if token is not None and not isinstance(token, str):
+        raise _shape("its metadata.continue is not a string")
+    return items, token or ""
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+# A list is read in pages of LIST_CHUNK objects; one that does not end after this many pages
+# (100,000 objects) is refused, as a server sending `continue` tokens for ever would be.
+MAX_LIST_PAGES = 200
+
+
+def list_pages(
+    cluster: KubeCluster, path: str, query: dict[str, Any], *, what: str, managed_fields: bool = True
+) -> tuple[list[Obj], Obj]:
+    """Every item of a list, read in pages of LIST_CHUNK (`limit` and `continue`, as kubectl's
+    --chunk-size) so that no one answer is large; (items, the first page's metadata, whose
+    resourceVersion a watch can start from). Failures come out as KtrainErrors.
+    `managed_fields=False` drops each item's metadata.managedFields as its page arrives (often a
+    third of an object; what `kubectl get` hides too): a list of 10,000 jobs then fits in less."""
+    items: list[Obj] = []
+    first: Obj | None = None
+    token = ""
+    chunk = LIST_CHUNK
+    for _ in range(MAX_LIST_PAGES):
+        page_query = {**query, "limit": chunk, "continue": token or None}
+        try:
+            (page, meta), next_token = cluster.call(_read_list_page, cluster, path, page_query, what=what)
+        except BrokenAnswerError as exc:
+            if exc.kind != "too-large" or chunk <= 10:
+                raise
+            chunk //= 5  # large objects: the same page in smaller pieces (a server ignoring limit fails)
+            continue
+        if not managed_fields:
+            for item in page:
+                item["metadata"].pop("managedFields", None)
+        items.extend(page)
+        if first is None:
+            first = meta
+        if not next_token:
+            return items, first
+        if next_token == token:
+            raise cluster.translate(_shape("the same continue token twice"), what)
+        token = next_token
+    raise cluster.translate(_shape(f"more than {MAX_LIST_PAGES * LIST_CHUNK} objects"), what)
+
+
+def _read_list_page(
+    cluster: KubeCluster, path: str, query: dict[str, Any], *, _request_timeout: Timeout = None
+) -> tuple[tuple[list[Obj], Obj], str]:
+    data = read_json(open_get(cluster, path, query=query, _request_timeout=_request_timeout))
+    items, token = checked_items(data)
+    if len(items) > int(query["limit"]):  # kube-apiserver honours `limit` for every kind ktrain lists
+        raise _shape(f"{len(items)} objects where at most {query['limit']} were asked for")
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    return (items, meta if isinstance(meta, dict) else {}), token
 
 
 def get(cluster: KubeCluster, resource: Resource, name: str, namespace: str | None = None) -> Obj | None:
     """The object, or None when it does not exist."""
     ns = namespace or cluster.namespace
+    what = describe(resource, name, ns)
     try:
-        data, _ = cluster.call(_request, cluster, "GET", resource.path(ns, name), what=describe(resource, name, ns))
+        data, _ = cluster.call(_request, cluster, "GET", resource.path(ns, name), what=what)
     except ApiNotFoundError:
         return None
-    return dict(data)
+    return dict(object_or_error(cluster, data, resource.kind, what))
+
+
+def object_or_error(cluster: KubeCluster, data: Any, kind: str | None, what: str) -> Obj:
+    """`checked_object`, its failure as the KtrainError that names `what`."""
+    try:
+        return checked_object(data, kind)
+    except TransportError as exc:
+        raise cluster.translate(exc, what) from None
 
 
 def list_objects(
@@ -229,14 +348,10 @@ def list_objects(
     field_selector: str | None = None,
 ) -> list[Obj]:
     ns = None if all_namespaces or not resource.namespaced else (namespace or cluster.namespace)
-    path = resource.path(ns)
-    query = [("labelSelector", label_selector)] if label_selector else []
-    if field_selector:
-        query.append(("fieldSelector", field_selector))
-    data, _ = cluster.call(
-        _request, cluster, "GET", path, query=query, what=f"{resource.kind} list" + (f" in {ns}" if ns else "")
-    )
-    return [dict(item) for item in (data or {}).get("items") or []]
+    what = f"{resource.kind} list" + (f" in {ns}" if ns else "")
+    query = {"labelSelector": label_selector, "fieldSelector": field_selector}
+    items, _ = list_pages(cluster, resource.path(ns), query, what=what)
+    return items
 
 
 def _write(
@@ -282,7 +397,7 @@ def apply(
     data, status = _write(
         cluster, "PATCH", resource, name, ns, obj, APPLY_CONTENT_TYPE, dry_run=dry_run, field_manager=field_manager
     )
-    return dict(data), status == 201
+    return dict(object_or_error(cluster, data, resource.kind, describe(resource, name, ns))), status == 201
 
 
 def merge_patch(
@@ -309,7 +424,7 @@ def merge_patch(
         dry_run=dry_run,
         field_manager=field_manager,
     )
-    return dict(data)
+    return dict(object_or_error(cluster, data, resource.kind, describe(resource, name, ns)))
 
 
 def create(cluster: KubeCluster, obj: Obj, *, dry_run: bool = False, field_manager: str = c.FIELD_MANAGER) -> Obj:
@@ -318,7 +433,7 @@ def create(cluster: KubeCluster, obj: Obj, *, dry_run: bool = False, field_manag
     data, _ = _write(
         cluster, "POST", resource, name, ns, obj, "application/json", dry_run=dry_run, field_manager=field_manager
     )
-    return dict(data)
+    return dict(object_or_error(cluster, data, resource.kind, describe(resource, name, ns)))
 
 
 def delete(
@@ -355,11 +470,15 @@ def delete(
 def served_kinds(cluster: KubeCluster, api_version: str) -> set[str] | None:
     """The kinds a group/version serves (discovery), or None when the version is not served."""
     path = f"/apis/{api_version}" if "/" in api_version else f"/api/{api_version}"
+    what = f"API discovery of {api_version}"
     try:
-        data, _ = cluster.call(_request, cluster, "GET", path, what=f"API discovery of {api_version}")
+        data, _ = cluster.call(_request, cluster, "GET", path, what=what)
     except ApiNotFoundError:
         return None
-    return {str(r.get("kind")) for r in (data or {}).get("resources") or [] if "/" not in str(r.get("name"))}
+    resources = object_or_error(cluster, data, "APIResourceList", what).get("resources") or []
+    if not isinstance(resources, list) or not all(isinstance(r, dict) for r in resources):
+        raise cluster.translate(_shape("its resources are not a list of objects"), what)
+    return {str(r.get("kind")) for r in resources if "/" not in str(r.get("name"))}
 
 
 def owner_reference(owner: Obj) -> Obj:

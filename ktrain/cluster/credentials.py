@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 TOKEN_FILE_PERIOD = 60.0  # seconds a token file's contents are trusted (client-go: one minute)
 EXEC_TIMEOUT = 300.0  # a non-interactive plugin that has not answered in five minutes never will
+EXEC_INTERACTIVE_TIMEOUT = 1800.0  # one that asks the user (a browser login) gets half an hour
 MAX_PLUGIN_OUTPUT = 1024 * 1024
 EXEC_API_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
 EXEC_EXPIRY_SLACK = 5.0  # refresh a little before the plugin's expiry, not after a refused request
@@ -75,8 +76,15 @@ def _b64(value: Any, what: str) -> bytes:
 
 
 def _read_secret_file(path: str, what: str) -> bytes:
+    """The file's bytes (at most 1 MiB). Only a regular file: a FIFO or a device would block the
+    command for ever (opened without blocking, then checked before a byte is read)."""
+    import stat
+
     try:
-        with open(path, "rb") as fh:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        with open(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise UsageError(f"the kubeconfig's {what} {path} is not a regular file")
             data = fh.read(MAX_PLUGIN_OUTPUT + 1)
     except OSError as exc:
         raise UsageError(f"cannot read the kubeconfig's {what} {path}: {exc.strerror or exc}") from None
@@ -293,14 +301,15 @@ class ExecPlugin:
         env["KUBERNETES_EXEC_INFO"] = self._exec_info(interactive)
         argv = [command, *(str(a) for a in self.config.get("args") or [])]
         try:
-            done = subprocess.run(
+            proc = subprocess.Popen(
                 argv,
                 env=env,
                 stdin=None if interactive else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=None,  # the plugin talks to the user (prompts, errors) as under kubectl
-                timeout=None if interactive else EXEC_TIMEOUT,
-                check=False,
+                # its own process group, so that a timeout kills what it started too (not when it
+                # needs the terminal: a new session would lose it)
+                start_new_session=not interactive,
             )
         except FileNotFoundError:
             hint = str(self.config.get("installHint") or "").strip() or None
@@ -310,16 +319,23 @@ class ExecPlugin:
             ) from None
         except PermissionError:
             raise ClusterError(f"the exec credential plugin {command!r} is not executable") from None
-        except subprocess.TimeoutExpired:
+        limit = EXEC_INTERACTIVE_TIMEOUT if interactive else EXEC_TIMEOUT
+        try:
+            output = _read_bounded(proc, time.monotonic() + limit)
+        except _PluginTooLong:
             raise ClusterError(
-                f"the exec credential plugin {command!r} did not answer within {EXEC_TIMEOUT:g}s"
+                f"the exec credential plugin {command!r} did not answer within {limit:g}s (it was stopped)"
             ) from None
-        if done.returncode != 0:
+        except _PluginTooChatty:
             raise ClusterError(
-                f"the exec credential plugin {command!r} failed (exit {done.returncode})",
+                f"the exec credential plugin {command!r} printed more than 1 MiB (it was stopped)"
+            ) from None
+        if proc.returncode != 0:
+            raise ClusterError(
+                f"the exec credential plugin {command!r} failed (exit {proc.returncode})",
                 hint="its own message is above; run it by hand to log in again",
             )
-        return self._parse(done.stdout, command)
+        return self._parse(output, command)
 
     def _parse(self, output: bytes, command: str) -> ExecCredential:
         import json
@@ -354,9 +370,69 @@ class ExecPlugin:
         stamp = status.get("expirationTimestamp")
         if stamp:
             expires = _rfc3339(str(stamp))
-            if expires is None:
-                raise bad(f"an expirationTimestamp that is not RFC 3339 ({stamp!r})")
+            if expires is None:  # never quoted: a confused plugin may have put the token there
+                raise bad("an expirationTimestamp that is not an RFC 3339 time")
         return ExecCredential(str(token) if token else None, cert, expires)
+
+
+class _PluginTooLong(Exception):
+    pass
+
+
+class _PluginTooChatty(Exception):
+    pass
+
+
+def _read_bounded(proc: Any, deadline: float) -> bytes:
+    """The plugin's standard output, read as it comes: at most MAX_PLUGIN_OUTPUT bytes, and
+    until `deadline`; past either the plugin (and its process group) is killed. Then its exit."""
+    import selectors
+
+    parts: list[bytes] = []
+    total = 0
+    fd = proc.stdout.fileno()
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise _PluginTooLong
+                if not selector.select(left):
+                    continue
+                data = os.read(fd, 65536)
+                if not data:
+                    break
+                total += len(data)
+                if total > MAX_PLUGIN_OUTPUT:
+                    raise _PluginTooChatty
+                parts.append(data)
+        try:
+            proc.wait(max(0.0, deadline - time.monotonic()))
+        except Exception:  # noqa: BLE001 - subprocess.TimeoutExpired: it closed its output, kept running
+            raise _PluginTooLong from None
+    except BaseException:
+        _kill(proc)
+        raise
+    finally:
+        proc.stdout.close()
+    return b"".join(parts)
+
+
+def _kill(proc: Any) -> None:
+    import signal
+
+    try:
+        if proc.pid == os.getpgid(proc.pid):  # its own group (start_new_session): all of it
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except OSError:
+        pass
+    try:
+        proc.wait(5)
+    except Exception:  # noqa: BLE001 - a process that survives SIGKILL is left to the OS
+        pass
 
 
 def _rfc3339(text: str) -> float | None:

@@ -1,5 +1,5 @@
-"""HTTPS/JSON to the API server with the standard library (`socket`, `ssl`; HTTP/1.1 framing in
-`ktrain.cluster.http_wire`).
+"""HTTPS/JSON to the API server with the standard library (`socket`, `ssl`, and `http.client`
+for the HTTP/1.1 framing of requests and answers).
 
 Why not the `kubernetes` package here: importing it costs 0.3-0.5 s (its pydantic models,
 urllib3, requests-oauthlib), several times what `kubectl get` takes in all; a `job list` needs
@@ -17,17 +17,31 @@ one or two GETs. This module does what those requests need, with client-go's rul
   same); nothing else is retried.
 - A 401 refreshes what can be refreshed (a token file, an exec plugin's credential) and sends
   the request once more, as a new client-go request would.
+- Deadlines as Go's `http.Client.Timeout` (kubectl's `--request-timeout`): one deadline for the
+  whole request (connect, TLS handshake, sending, the head and the body), checked on every read,
+  so a server that drip-feeds an answer is cut when the time is up; at most `MAX_INTERIM` 1xx
+  answers before the real one (Go allows 5). Streams (log follows, watches) have a deadline for
+  their head and then an idle limit on each read instead of a total.
+- Bounded answers: a body is read whole only up to `transport.MAX_BODY_BYTES`.
+
+Why `http.client` although it imports the `email` package (about 16 ms of every cluster
+command): ktrain once framed HTTP itself to save that, and met the bugs a well-kept parser fixed
+long ago (`str.isdigit` taking `²00`, a 5,000-digit Content-Length, errors inside a body). On top
+of `http.client` only what Go's client is stricter about: a Content-Length must be one plain
+number, and 1xx answers are counted.
 
 Failures come out as `StatusError` / `TransportError` (`ktrain.cluster.transport`).
 """
 
 from __future__ import annotations
 
+import http.client
+import io
 import os
 import socket
 import threading
+import time
 
-from ktrain.cluster import http_wire
 from ktrain.cluster.transport import MAX_BODY_BYTES, TransportError, encode_query
 from ktrain.errors import UsageError
 
@@ -41,7 +55,9 @@ if TYPE_CHECKING:
     from ktrain.cluster.transport import Timeout
 
 _IDEMPOTENT = ("GET", "HEAD")
-_CLOSED_BEFORE_ANSWER = (http_wire.ClosedBeforeAnswer, BrokenPipeError, ConnectionResetError)
+# What a reused connection that the server had closed meets: a GET is then sent once more.
+_CLOSED_BEFORE_ANSWER = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
+MAX_INTERIM = 5  # 1xx answers before the final one (Go's net/http: 5)
 
 
 def _user_agent() -> str:
@@ -248,10 +264,140 @@ class _pem_file:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
 
 
-def _split_timeout(timeout: Timeout) -> tuple[float | None, float | None]:
+# --- the connection: one socket, one buffered reader, every read within the request's time ------
+
+
+class _Raw(io.RawIOBase):
+    """The socket as http.client reads it. Every read waits at most until the request's deadline
+    (and at most `idle` seconds on a stream), so a server that drip-feeds an answer is cut when the
+    request's time is up, not when it stops sending."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.deadline: float | None = None
+        self.idle: float | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        wait = self.idle
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the request's time is up")
+            wait = left if wait is None else min(wait, left)
+        self.sock.settimeout(wait)
+        return self.sock.recv_into(buffer)
+
+
+class _Reader(io.BufferedReader):
+    """One buffered reader for the connection's life: http.client closes the reader of every
+    answer it has read, while the next answer on a kept-alive connection (or after a 1xx) reads on
+    from the same buffer. `_Conn.close` closes it for real."""
+
+    def close(self) -> None:
+        pass
+
+    def flush(self) -> None:  # http.client flushes a reader it closes, maybe after `release`
+        pass
+
+    def release(self) -> None:
+        super().close()
+
+
+class _Conn:
+    """A connected (maybe TLS) socket, as http.client's HTTPConnection and HTTPResponse use it."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.raw = _Raw(sock)
+        self.reader = _Reader(self.raw, 65536)
+        self.http = http.client.HTTPConnection("localhost")  # never connects: `sock` is set
+        self.http.auto_open = 0
+        self.http.response_class = _Answer
+        self.http.sock = self  # what it needs of a socket: sendall, makefile, close
+
+    def makefile(self, mode: str) -> _Reader:
+        return self.reader
+
+    def sendall(self, data: bytes) -> None:
+        deadline = self.raw.deadline
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the request's time is up")
+            self.sock.settimeout(left)  # sendall's timeout bounds the whole call
+        self.sock.sendall(data)
+
+    def close(self) -> None:
+        try:
+            self.reader.release()
+        finally:
+            self.sock.close()
+
+
+class _Answer(http.client.HTTPResponse):
+    """http.client's answer, with what Go's client is stricter about: at most MAX_INTERIM 1xx
+    answers (http.client skips any number of `100 Continue` and takes 102/103 as final), and a
+    Content-Length that is one plain number (http.client reads a bad one as "until the close")."""
+
+    _interim = 0
+
+    def _read_status(self) -> tuple[str, int, str]:
+        while True:
+            version, status, reason = super()._read_status()  # type: ignore[misc]
+            if not 100 <= status < 200 or status == 101:  # 101: final (an upgrade, never asked for)
+                return version, status, reason
+            self._interim += 1
+            if self._interim > MAX_INTERIM:
+                raise http.client.HTTPException(f"more than {MAX_INTERIM} interim (1xx) answers")
+            if status == 100:
+                return version, status, reason  # begin() skips its headers and reads on
+            http.client.parse_headers(self.fp)  # 102, 103: skip its headers, read on
+
+    def begin(self) -> None:
+        super().begin()
+        lengths = self.headers.get_all("content-length") or []
+        if lengths and not self.chunked:
+            values = {v.strip() for value in lengths for v in value.split(",")}
+            if len(values) != 1 or not all(v.isascii() and v.isdigit() and len(v) <= 18 for v in values):
+                raise http.client.HTTPException("a Content-Length that is not one number")
+
+
+def _deadline(seconds: float | None) -> float | None:
+    return None if seconds is None else time.monotonic() + seconds
+
+
+def _split_timeout(timeout: Timeout) -> tuple[float | None, float | None, bool]:
+    """(seconds for the whole request, or for a stream's head; a stream's idle limit; stream?)"""
     if isinstance(timeout, tuple):
-        return timeout[0], timeout[1]
-    return timeout, timeout
+        return timeout[0], timeout[1], True
+    return timeout, None, False
+
+
+def _handshake(sock: ssl.SSLSocket, deadline: float | None) -> None:
+    """The TLS handshake within the deadline as a whole (a blocking handshake bounds each read
+    only, and a server can drip its certificate a byte at a time)."""
+    import select
+    import ssl
+
+    sock.setblocking(False)
+    try:
+        while True:
+            try:
+                sock.do_handshake()
+                return
+            except ssl.SSLWantReadError:
+                want: tuple[list[Any], list[Any]] = ([sock], [])
+            except ssl.SSLWantWriteError:
+                want = ([], [sock])
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError("the TLS handshake took too long")
+            select.select(want[0], want[1], [], left)
+    finally:
+        sock.setblocking(True)
 
 
 class HttpTransport:
@@ -271,7 +417,7 @@ class HttpTransport:
         self.server_hostname = tls_server_name or endpoint.host
         self._context: ssl.SSLContext | None = None
         self._context_cert: ClientCert | None = None
-        self._idle: list[http_wire.Connection] = []
+        self._idle: list[_Conn] = []
         # ASCII names as bytes: ssl then skips the `idna` codec (and its unicodedata import)
         name = self.server_hostname
         self._sni: str | bytes = name.encode("ascii") if name.isascii() else name
@@ -289,37 +435,38 @@ class HttpTransport:
                 conn.close()
         return self._context
 
-    def _new_connection(self, connect_timeout: float | None, cert: ClientCert | None) -> http_wire.Connection:
-        """TCP (through the proxy's CONNECT tunnel, if any), then TLS, within `connect_timeout`."""
+    def _new_connection(self, deadline: float | None, cert: ClientCert | None) -> _Conn:
+        """TCP (through the proxy's CONNECT tunnel, if any), then TLS, before the deadline."""
         ep = self.endpoint
         host, port = ep.proxy or (ep.host, ep.port)
-        sock: socket.socket | None = None
+        sock: Any = None
         try:
             # an ASCII name as bytes: getaddrinfo then skips the `idna` codec (and its imports)
             name = host.encode("ascii") if host.isascii() else host
-            sock = socket.create_connection((name, port), connect_timeout)  # type: ignore[arg-type]  # bytes work
+            left = None if deadline is None else max(0.001, deadline - time.monotonic())
+            sock = socket.create_connection((name, port), left)  # type: ignore[arg-type]  # bytes work
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if ep.proxy and ep.scheme == "https":
-                plain = http_wire.Connection(sock)
-                http_wire.connect_tunnel(plain, f"{_bracketed(ep.host)}:{ep.port}", ep.proxy_auth)
-                plain.reader.close()  # nothing is buffered: the server speaks only after the ClientHello
+                _tunnel(sock, f"{_bracketed(ep.host)}:{ep.port}", ep.proxy_auth, deadline)
             if ep.scheme == "https":
-                sock = self._tls(cert).wrap_socket(sock, server_hostname=self._sni)
+                sock = self._tls(cert).wrap_socket(sock, server_hostname=self._sni, do_handshake_on_connect=False)
+                _handshake(sock, deadline)
         except BaseException as exc:
             if sock is not None:
                 sock.close()
             raise _connect_failure(exc) from None
-        return http_wire.Connection(sock)
+        return _Conn(sock)
 
-    def _checkout(self, connect_timeout: float | None, cert: ClientCert | None) -> tuple[http_wire.Connection, bool]:
+    def _checkout(self, deadline: float | None, cert: ClientCert | None) -> tuple[_Conn, bool]:
         if self.endpoint.scheme == "https":
             self._tls(cert)  # a new client certificate (exec plugin) retires the idle connections
         with self._lock:
             if self._idle:
                 return self._idle.pop(), True
-        return self._new_connection(connect_timeout, cert), False
+        return self._new_connection(deadline, cert), False
 
-    def _checkin(self, conn: http_wire.Connection) -> None:
+    def _checkin(self, conn: _Conn) -> None:
+        conn.raw.deadline = conn.raw.idle = None
         with self._lock:
             if len(self._idle) < 4:
                 self._idle.append(conn)
@@ -354,40 +501,73 @@ class HttpTransport:
     def _send(
         self, method: str, target: str, headers: dict[str, str], payload: bytes | None, timeout: Timeout
     ) -> _Response:
-        connect_timeout, read_timeout = _split_timeout(timeout)
         auth, cert = self.credentials.for_request()
-        pairs = [("User-Agent", self._agent), *headers.items(), *auth]
+        seconds, idle, stream = _split_timeout(timeout)
+        deadline = _deadline(seconds)  # after the credentials: an exec plugin has its own bound
+        pairs = [("Host", self.endpoint.authority), ("User-Agent", self._agent), *headers.items(), *auth]
         if self.endpoint.proxy and self.endpoint.scheme == "http" and self.endpoint.proxy_auth:
             pairs.append(("Proxy-Authorization", self.endpoint.proxy_auth))
+        if payload is not None:
+            pairs.append(("Content-Length", str(len(payload))))
         for name, value in pairs:
             if any(ch in value for ch in "\r\n\0"):  # never echo the value: it may be a token
                 raise UsageError(f"the {name} header ktrain would send holds a line break (check the kubeconfig)")
-        head = http_wire.request_head(
-            method, target, self.endpoint.authority, pairs, None if payload is None else len(payload)
-        )
         for attempt in (0, 1):
-            conn, reused = self._checkout(connect_timeout, cert)
+            conn, reused = self._checkout(deadline, cert)
+            conn.raw.deadline, conn.raw.idle = deadline, None
             try:
-                conn.sock.settimeout(read_timeout)
-                conn.send(head + payload if payload is not None else head)
-                status, reason, answer_headers, http10 = http_wire.read_head(conn.reader)
-                empty = method == "HEAD" or status in (204, 304)
-                body = http_wire.Body(conn.reader, answer_headers, empty=empty, http10=http10)
+                h = conn.http
+                h.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
+                for name, value in pairs:
+                    h.putheader(name, value)
+                h.endheaders(payload)
+                answer: Any = h.getresponse()  # an _Answer (response_class)
             except _CLOSED_BEFORE_ANSWER as exc:
                 conn.close()
                 if reused and attempt == 0 and method in _IDEMPOTENT:
                     continue  # the server closed an idle connection: try a new one, once
-                name = "RemoteDisconnected" if isinstance(exc, http_wire.ClosedBeforeAnswer) else type(exc).__name__
-                raise TransportError("closed", name, sent=True) from None
-            except BaseException as exc:
+                raise TransportError("closed", type(exc).__name__, sent=True) from None
+            except Exception as exc:  # noqa: BLE001 - every failure of the exchange is mapped
                 conn.close()
                 raise _sent_failure(exc) from None
-            return _Response(self, conn, status, reason, body)
+            except BaseException:  # Ctrl-C: the connection is in an unknown state
+                conn.close()
+                raise
+            if stream:
+                conn.raw.deadline, conn.raw.idle = None, idle  # a stream: no total, an idle limit
+            return _Response(self, conn, answer)
         raise AssertionError("unreachable")
+
+
+def _tunnel(sock: socket.socket, authority: str, proxy_auth: str | None, deadline: float | None) -> None:
+    """Ask an HTTP proxy for a tunnel to `authority` (host:port); `_TunnelRefused` when it refuses."""
+    plain = _Conn(sock)
+    plain.raw.deadline = deadline
+    h = plain.http
+    h.putrequest("CONNECT", authority, skip_host=True, skip_accept_encoding=True)
+    h.putheader("Host", authority)
+    if proxy_auth:
+        h.putheader("Proxy-Authorization", proxy_auth)
+    h.endheaders()
+    answer = _Answer(plain, method="CONNECT")  # type: ignore[arg-type]
+    answer.begin()  # not getresponse(): a 200 to CONNECT has no length, and http.client would close
+    if answer.status != 200:
+        raise _TunnelRefused(f"{answer.status} {_printable(answer.reason)}".strip())
+    # Nothing is buffered past the head: the server speaks only after the ClientHello.
+
+
+class _TunnelRefused(Exception):
+    """The proxy answered CONNECT with something else than 200."""
 
 
 def _bracketed(host: str) -> str:
     return f"[{host}]" if ":" in host else host
+
+
+def _printable(text: str) -> str:
+    from ktrain.util.text import printable
+
+    return printable(text)
 
 
 def _connect_failure(exc: BaseException) -> BaseException:
@@ -403,50 +583,87 @@ def _connect_failure(exc: BaseException) -> BaseException:
         return TransportError("dns", sent=False)
     if isinstance(exc, TimeoutError):
         return TransportError("connect-timeout", sent=False)
-    if isinstance(exc, http_wire.TunnelRefused):
+    if isinstance(exc, _TunnelRefused):
         return TransportError("proxy", str(exc), sent=False)
-    if isinstance(exc, http_wire.WireError):
-        return TransportError("proxy", f"a broken answer to CONNECT: {exc}", sent=False)
+    if isinstance(exc, (http.client.HTTPException, ValueError)):
+        return TransportError("proxy", f"a broken answer to CONNECT: {protocol_detail(exc)}", sent=False)
     if isinstance(exc, OSError):
         return TransportError("unreachable", exc.strerror or type(exc).__name__, sent=False)
-    return exc
+    if isinstance(exc, Exception):
+        return TransportError("unreachable", type(exc).__name__, sent=False)
+    return exc  # KeyboardInterrupt and friends
+
+
+def protocol_detail(exc: BaseException) -> str:
+    """What broke, in words that quote nothing the server sent (a status line, a chunk size)."""
+    if isinstance(exc, http.client.IncompleteRead):
+        return "the connection closed before the whole body"
+    if isinstance(exc, http.client.LineTooLong):
+        return "a line longer than 64 KiB"
+    if isinstance(exc, http.client.UnknownProtocol):
+        return "an HTTP version ktrain does not speak"
+    if isinstance(exc, http.client.BadStatusLine):
+        return "not an HTTP/1.x status line"
+    if isinstance(exc, ValueError):  # http.client's chunk reader (a chunk size that is not hex)
+        return "malformed framing"
+    if type(exc) is http.client.HTTPException and exc.args:  # ours and http.client's fixed texts
+        return str(exc.args[0])
+    return type(exc).__name__
 
 
 def _sent_failure(exc: BaseException) -> BaseException:
+    """A failure after the request may have gone out, as a TransportError."""
     if isinstance(exc, TimeoutError):
         return TransportError("read-timeout", sent=True)
-    if isinstance(exc, http_wire.WireError):
-        return TransportError("closed", f"a broken answer: {exc}", sent=True)
+    if isinstance(exc, _CLOSED_BEFORE_ANSWER):
+        return TransportError("closed", type(exc).__name__, sent=True)
+    if isinstance(exc, (http.client.HTTPException, ValueError)):
+        return TransportError("protocol", protocol_detail(exc), sent=True)
     if isinstance(exc, OSError):
         return TransportError("closed", type(exc).__name__, sent=True)
-    return exc
+    if isinstance(exc, Exception):
+        return TransportError("protocol", type(exc).__name__, sent=True)
+    return exc  # KeyboardInterrupt and friends
 
 
 class _Response:
     """One answer; its connection goes back to the transport once the body is read to its end."""
 
-    def __init__(
-        self, transport: HttpTransport, conn: http_wire.Connection, status: int, reason: str, body: http_wire.Body
-    ) -> None:
+    def __init__(self, transport: HttpTransport, conn: _Conn, answer: _Answer) -> None:
         self._transport = transport
-        self._conn: http_wire.Connection | None = conn
+        self._conn: _Conn | None = conn
         self._sock = conn.sock
-        self._body = body
-        self.status = status
-        self.reason = reason
+        self._answer = answer
+        self._done = False  # the body was read to its end
+        self.status = answer.status
+        self.reason = _printable(answer.reason or "")
 
     def read(self) -> bytes:
-        try:
-            data = self._body.read(MAX_BODY_BYTES)
-        except BaseException as exc:
+        """The whole body, refused past MAX_BODY_BYTES (a Content-Length over it before a byte of it)."""
+        announced = self._answer.length
+        if announced is not None and announced > MAX_BODY_BYTES:
             self._drop()
-            raise _sent_failure(exc) from None
-        self.close()
-        return data
+            raise _too_large(f"{announced} bytes")
+        parts: list[bytes] = []
+        total = 0
+        for piece in self.chunks(65536):
+            total += len(piece)
+            if total > MAX_BODY_BYTES:
+                self._drop()
+                raise _too_large(f"more than {MAX_BODY_BYTES} bytes")
+            parts.append(piece)
+        return b"".join(parts)
 
     def chunks(self, size: int) -> Iterator[bytes]:
+        answer = self._answer
         try:
-            yield from self._body.pieces(size)
+            while True:
+                piece = answer.read1(size)
+                if not piece:
+                    break
+                yield piece
+            if answer.length:  # http.client ends a short Content-Length body quietly
+                raise http.client.IncompleteRead(b"", answer.length)
         except GeneratorExit:
             self._drop()
             raise
@@ -456,13 +673,16 @@ class _Response:
             if error is exc:
                 raise
             raise error from None
+        self._done = True
         self.close()
 
     def close(self) -> None:
         conn, self._conn = self._conn, None
         if conn is None:
             return
-        if self._body.done and self._body.reusable:
+        reusable = self._done and not self._answer.will_close
+        self._answer.close()
+        if reusable:
             self._transport._checkin(conn)
         else:
             conn.close()
@@ -477,3 +697,7 @@ class _Response:
             self._sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+
+
+def _too_large(size: str) -> TransportError:
+    return TransportError("too-large", f"{size}; ktrain reads at most {MAX_BODY_BYTES // (1024 * 1024)} MiB", sent=True)

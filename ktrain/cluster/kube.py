@@ -15,7 +15,7 @@ import os
 from ktrain.cluster.connection import ConnectionOptions
 from ktrain.cluster.names import check_namespace
 from ktrain.cluster.transport import StatusError, TransportError
-from ktrain.errors import ApiError, ClusterError, ClusterUnreachableError, ConflictError, ExitCode, UsageError
+from ktrain.errors import ApiError, ClusterUnreachableError, ConflictError, ExitCode, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,6 +36,13 @@ class ApiNotFoundError(ApiError):
     """The server answered 404."""
 
     exit_code = ExitCode.NOT_FOUND
+
+
+class BrokenAnswerError(ClusterUnreachableError):
+    """The server answered something ktrain cannot use: not HTTP, not JSON, not the shape asked
+    for, or too large (`kind`: the TransportError's). A write answered so may have been carried out."""
+
+    kind = ""
 
 
 class NotSentError(ClusterUnreachableError):
@@ -69,11 +76,15 @@ class KubeCluster:
 
     def call(self, fn: Callable[..., T], *args: Any, what: str = "", stream: bool = False, **kwargs: Any) -> T:
         """Call a request function; failures come back as KtrainErrors. `what` names the object
-        for messages (e.g. "JobSet default/my-job"). Streaming calls get no read timeout."""
+        for messages (e.g. "JobSet default/my-job"). A request must be done within the request
+        timeout (connect, head and body, as kubectl's --request-timeout); a stream's head too, and
+        its body then only may not go STREAM_IDLE_SECONDS without a byte."""
         if not stream:
             kwargs.setdefault("_request_timeout", self.request_timeout)
         else:
-            kwargs.setdefault("_request_timeout", (self.request_timeout, None))
+            from ktrain.cluster.transport import STREAM_IDLE_SECONDS
+
+            kwargs.setdefault("_request_timeout", (self.request_timeout, STREAM_IDLE_SECONDS))
         try:
             return fn(*args, **kwargs)
         except (StatusError, TransportError) as exc:
@@ -89,22 +100,37 @@ class KubeCluster:
             return api_error(exc, what, where)
         if not isinstance(exc, TransportError):
             return exc if isinstance(exc, Exception) else RuntimeError(str(exc))
-        kind, detail = exc.kind, exc.detail
+        from ktrain.util.text import printable
+
+        kind, detail = exc.kind, printable(exc.detail)
+        asked = what or "the request"
         if kind in ("connect-timeout", "read-timeout"):
             return (NotSentError if kind == "connect-timeout" else ClusterUnreachableError)(
-                f"{where} did not answer within {self.request_timeout:g}s",
-                hint="check the network path to the cluster (VPN, proxy), or retry",
+                f"{where} did not answer within {self.request_timeout:g}s" + (f" ({what})" if what else ""),
+                hint="check the network path to the cluster (VPN, proxy), or retry with a longer --request-timeout",
             )
-        if kind == "garbled":  # a 2xx whose body is not JSON: a proxy's page, or not an API server
-            return ClusterError(
-                f"{where} answered {what or 'the request'} with something that is not JSON ({detail})",
-                hint="is the server URL an API server's, not a proxy's or a dashboard's? `kubectl cluster-info`",
+        if kind in ("garbled", "shape", "protocol", "too-large"):
+            said = {
+                "garbled": "something that is not JSON",
+                "shape": "JSON that is not what was asked for",
+                "protocol": "a broken HTTP answer",
+                "too-large": "an answer too large to read",
+            }[kind]
+            broken = BrokenAnswerError(
+                f"{where} answered {asked} with {said}" + (f" ({detail})" if detail else ""),
+                hint="too large: narrow it with -n or -l"
+                if kind == "too-large"
+                else "is the server URL an API server's, not a proxy's or a dashboard's? `kubectl cluster-info`",
             )
+            broken.kind = kind
+            return broken
         if kind == "closed":
             # The request went out and the connection broke before an answer (reset, closed, or
             # the server died): whether it was carried out is unknown.
             return ClusterUnreachableError(
-                f"{where} closed the connection without answering ({detail or 'EOF'}): "
+                f"{where} closed the connection without answering ({detail or 'EOF'}"
+                + (f"; {what}" if what else "")
+                + "): "
                 "the request may or may not have been carried out",
                 hint="is the cluster (or a proxy in front of it) restarting? `kubectl cluster-info` shows the same",
             )
@@ -120,6 +146,24 @@ class KubeCluster:
         )
 
 
+def server_shaped(fn: Callable[..., T]) -> Callable[..., T]:
+    """For a function reading objects a server sent (its first argument: the KubeCluster): a
+    field of the wrong type deep inside them (`spec: 5`, `labels: []`) is the server's broken
+    answer (BrokenAnswerError, exit 5), not ktrain's internal error. The 2xx answers' top level is
+    checked where they are read (`client.checked_object`, `client.checked_items`)."""
+    import functools
+
+    @functools.wraps(fn)
+    def guarded(cluster: KubeCluster, *args: Any, **kwargs: Any) -> T:
+        try:
+            return fn(cluster, *args, **kwargs)
+        except (AttributeError, TypeError, KeyError, ValueError, IndexError) as exc:
+            shape = TransportError("shape", f"a field of an unexpected type: {type(exc).__name__}", sent=True)
+            raise cluster.translate(shape) from exc
+
+    return guarded
+
+
 def api_error(exc: Any, what: str, where: str) -> ApiError:
     """An ApiError from an ApiException, keeping the server's Status message and causes."""
     status = int(getattr(exc, "status", 0) or 0)
@@ -133,11 +177,17 @@ def api_error(exc: Any, what: str, where: str) -> ApiError:
             body = parsed
     except (TypeError, ValueError, RecursionError):
         pass
-    reason = str(body.get("reason") or getattr(exc, "reason", "") or "")
-    message = str(body.get("message") or getattr(exc, "reason", "") or f"HTTP {status}")
+    from ktrain.util.text import printable
+
+    # The server's words are printed: control characters escaped (a message holding `\x1b[2J`
+    # must not clear the user's screen), and a Status of the wrong shape read as far as it goes.
+    reason = printable(str(body.get("reason") or getattr(exc, "reason", "") or ""))
+    message = printable(str(body.get("message") or getattr(exc, "reason", "") or f"HTTP {status}"))
+    details = body.get("details")
+    raw_causes = details.get("causes") if isinstance(details, dict) else None
     causes = [
-        {k: str(v) for k, v in cause.items()}
-        for cause in ((body.get("details") or {}).get("causes") or [])
+        {printable(str(k)): printable(str(v)) for k, v in cause.items()}
+        for cause in (raw_causes if isinstance(raw_causes, list) else [])
         if isinstance(cause, dict)
     ]
     prefix = f"{what}: " if what else ""
@@ -241,7 +291,7 @@ def connect(options: ConnectionOptions) -> KubeCluster:
     paths = kubeconfig_paths(options.kubeconfig)
     existing = [p for p in paths if os.path.isfile(p)]
     context_name: str | None = None
-    namespace = options.namespace
+    namespace = options.namespace or None  # `-n ''` means the context's namespace, as in kubectl
     selected: Selected | None = None
     if not existing:
         if options.kubeconfig or options.context or not _in_cluster_available():

@@ -6,12 +6,21 @@ It sends the same requests through the client's `ApiClient` (auth, TLS, proxies 
 kubeconfig loader configures them) and maps urllib3's failures to the same `TransportError`
 kinds, so messages do not depend on the path taken. Importing it costs 0.3-0.5 s: it is
 imported only when chosen.
+
+Deadlines as the standard-library transport keeps them, as far as urllib3 allows: urllib3 bounds
+each socket read, not a whole request, so the request and its answer's head run in a worker
+thread the caller waits for until the deadline (a server that drip-feeds a head, or sends 1xx
+answers for ever, is given up on then), and a watchdog shuts the socket down when the deadline
+passes while the body is read. Bodies are capped at `MAX_BODY_BYTES` as there.
 """
 
 from __future__ import annotations
 
 import contextlib
+import http.client
 import socket
+import threading
+import time
 from typing import Any
 
 import urllib3
@@ -70,15 +79,7 @@ def _finish(configuration: Any) -> tuple[KubernetesTransport, str, bool]:
         import warnings
 
         warnings.filterwarnings("ignore", category=u3.InsecureRequestWarning)
-    try:
-        api_client = client.ApiClient(configuration)
-    except ValueError as exc:  # urllib3's ProxySchemeUnknown: a client too old for SOCKS proxies
-        scheme = str(configuration.proxy or "").partition("://")[0]  # never the proxy's credentials
-        raise UsageError(
-            f"the kubernetes client cannot use a {scheme}:// proxy: {type(exc).__name__}",
-            hint="kubernetes >= 36 reaches SOCKS proxies: pip install 'kubernetes>=36'",
-        ) from None
-    return KubernetesTransport(api_client), str(configuration.host), insecure
+    return KubernetesTransport(client.ApiClient(configuration)), str(configuration.host), insecure
 
 
 class KubernetesTransport:
@@ -112,23 +113,64 @@ class KubernetesTransport:
 
             payload = dumps(body).encode("utf-8")
         url = str(configuration.host) + path + encode_query(query)
-        if isinstance(timeout, tuple):
-            limit = urllib3.Timeout(connect=timeout[0], read=timeout[1])
+        seconds: float | None
+        if isinstance(timeout, tuple):  # a stream: the deadline covers its head, then each read
+            seconds, stream, limit = timeout[0], True, urllib3.Timeout(connect=timeout[0], read=timeout[1])
         else:
-            limit = urllib3.Timeout(total=timeout)
-        try:
-            raw = api.rest_client.pool_manager.request(
+            seconds, stream, limit = timeout, False, urllib3.Timeout(total=timeout)
+        deadline = None if seconds is None else time.monotonic() + seconds
+        pool = api.rest_client.pool_manager
+        raw = _within(
+            deadline,
+            lambda: pool.request(
                 method, url, body=payload, headers=sent, preload_content=False, timeout=limit, retries=False
-            )
-        except ValueError as exc:
-            if "header" in str(exc).lower():  # http.client's message quotes the value: never show it
-                raise UsageError(
-                    "a header ktrain would send holds a line break (check the kubeconfig's token or token file)"
-                ) from None
-            raise transport_error(exc) from None
-        except Exception as exc:  # noqa: BLE001 - every transport failure is mapped
-            raise transport_error(exc) from None
-        return _Response(raw)
+            ),
+        )
+        return _Response(raw, None if stream else deadline)
+
+
+def _within(deadline: float | None, send: Any) -> Any:
+    """`send()`'s answer (its head read), or TransportError("read-timeout") once the deadline
+    passes first: urllib3 bounds each read of the socket, not the whole head."""
+    if deadline is None:
+        return _sent(send)
+    outcome: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def work() -> None:
+        try:
+            result = _sent(send)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            result, outcome["error"] = None, exc
+        with lock:
+            outcome["answer"] = result
+            late = outcome.get("abandoned")
+        if late and result is not None:
+            result.close()  # the caller has given up: the connection is not reused
+
+    worker = threading.Thread(target=work, name="ktrain-request", daemon=True)
+    worker.start()
+    worker.join(max(0.0, deadline - time.monotonic()))
+    with lock:
+        if "answer" not in outcome:
+            outcome["abandoned"] = True
+            raise TransportError("read-timeout", sent=True)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["answer"]
+
+
+def _sent(send: Any) -> Any:
+    try:
+        return send()
+    except ValueError as exc:
+        if "header" in str(exc).lower():  # http.client's message quotes the value: never show it
+            raise UsageError(
+                "a header ktrain would send holds a line break (check the kubeconfig's token or token file)"
+            ) from None
+        raise transport_error(exc) from None
+    except Exception as exc:  # noqa: BLE001 - every transport failure is mapped
+        raise transport_error(exc) from None
 
 
 def transport_error(exc: BaseException) -> BaseException:
@@ -171,41 +213,90 @@ def transport_error(exc: BaseException) -> BaseException:
         return TransportError("refused", sent=False)
     if isinstance(reason, (u3.ProtocolError, ConnectionError)):
         inner = reason.args[1] if isinstance(reason, u3.ProtocolError) and len(reason.args) > 1 else reason
+        if isinstance(inner, (http.client.HTTPException, ValueError)) and not isinstance(inner, ConnectionError):
+            from ktrain.cluster.http_transport import protocol_detail
+
+            return TransportError("protocol", protocol_detail(inner), sent=True)
         return TransportError("closed", type(inner).__name__, sent=True)
+    if isinstance(reason, (u3.ProtocolError, u3.DecodeError, u3.InvalidHeader, u3.ResponseError)):
+        return TransportError("protocol", type(reason).__name__, sent=True)
     if isinstance(reason, u3.HTTPError):
         return TransportError("unreachable", type(reason).__name__, sent=False)
+    if isinstance(reason, Exception) and not isinstance(reason, TransportError):
+        # http.client's own (BadStatusLine, LineTooLong, IncompleteRead...) and whatever else
+        # a broken answer makes a client raise: never an internal error
+        return TransportError("protocol", type(reason).__name__, sent=True)
     return exc
 
 
 class _Response:
     """urllib3's unread answer behind the transport's Response interface."""
 
-    def __init__(self, raw: Any) -> None:
+    def __init__(self, raw: Any, deadline: float | None) -> None:
         self._raw = raw
         self.status = int(raw.status)
-        self.reason = str(raw.reason or "")
+        from ktrain.util.text import printable
+
+        self.reason = printable(str(raw.reason or ""))
+        self._deadline = deadline
         self._done = False  # read to the end: the connection may go back to the pool
 
+    def _watchdog(self) -> threading.Timer | None:
+        """A timer that shuts the socket down when the deadline passes (urllib3 bounds each read
+        only, and a server may drip-feed the body)."""
+        if self._deadline is None:
+            return None
+        timer = threading.Timer(max(0.0, self._deadline - time.monotonic()), self.abort)
+        timer.daemon = True
+        timer.start()
+        return timer
+
+    def _failure(self, exc: BaseException) -> BaseException:
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            return TransportError("read-timeout", sent=True)
+        return transport_error(exc)
+
     def read(self) -> bytes:
-        try:
-            data = self._raw.read(MAX_BODY_BYTES + 1, decode_content=True)
-        except Exception as exc:  # noqa: BLE001
-            self._raw.release_conn()
-            raise transport_error(exc) from None
-        if len(data) > MAX_BODY_BYTES:
+        announced = str(self._raw.headers.get("content-length") or "").strip()
+        if announced.isascii() and announced.isdigit() and len(announced) < 19 and int(announced) > MAX_BODY_BYTES:
             self._raw.close()
-            raise TransportError("closed", "an answer larger than 256 MiB", sent=True)
+            raise _too_large(f"{int(announced)} bytes")
+        parts: list[bytes] = []
+        total = 0
+        timer = self._watchdog()
+        try:
+            while True:
+                piece = self._raw.read(65536, decode_content=True)
+                if not piece:
+                    break
+                total += len(piece)
+                if total > MAX_BODY_BYTES:
+                    self._raw.close()
+                    raise _too_large(f"more than {MAX_BODY_BYTES} bytes")
+                parts.append(piece)
+        except TransportError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            self._raw.close()
+            self._raw.release_conn()
+            raise self._failure(exc) from None
+        finally:
+            if timer is not None:
+                timer.cancel()
         self._done = True
         self._raw.release_conn()
-        return bytes(data)
+        return b"".join(parts)
 
     def chunks(self, size: int) -> Any:
+        timer = self._watchdog()
         try:
             yield from self._raw.stream(size, decode_content=False)
             self._done = True
         except Exception as exc:  # noqa: BLE001
-            raise transport_error(exc) from None
+            raise self._failure(exc) from None
         finally:
+            if timer is not None:
+                timer.cancel()
             self.close()
 
     def close(self) -> None:
@@ -223,3 +314,7 @@ class _Response:
         with contextlib.suppress(OSError):
             if sock is not None:
                 sock.shutdown(socket.SHUT_RDWR)
+
+
+def _too_large(size: str) -> TransportError:
+    return TransportError("too-large", f"{size}; ktrain reads at most {MAX_BODY_BYTES // (1024 * 1024)} MiB", sent=True)

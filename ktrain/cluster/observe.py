@@ -19,7 +19,7 @@ from ktrain import constants as c
 from ktrain.cluster import client as k
 from ktrain.cluster import job_state as status
 from ktrain.cluster.client import ACCEPT_LOG, open_get
-from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
+from ktrain.cluster.kube import ApiNotFoundError, KubeCluster, server_shaped
 from ktrain.cluster.names import check_name
 from ktrain.cluster.transport import TransportError
 from ktrain.errors import (
@@ -52,62 +52,63 @@ DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container"
 POLL_INTERVAL = 1.0
 
 
-def _loads(response: Any) -> Obj:
-    data = k.read_json(response)
-    return data if isinstance(data, dict) else {}
-
-
 # --- reading objects ------------------------------------------------------------------------------
 
 
 # Reads go to REST paths through `open_get`: the typed API classes cost far more to import than a
 # whole `job list` takes otherwise (see ktrain.cluster.client.open_get). Paths come from
-# `Resource.path`, which checks and encodes namespaces and names.
+# `Resource.path`, which checks and encodes namespaces and names. Lists are read in pages
+# (`k.list_pages`); every answer is checked for the shape asked for before it is used.
 
 
 def _list_custom(cluster: KubeCluster, resource: k.Resource, namespace: str | None, selector: str | None) -> list[Obj]:
     what = f"{resource.plural}.{resource.group}" + (f" in {namespace}" if namespace is not None else "")
-    response = cluster.call(open_get, cluster, resource.path(namespace), query={"labelSelector": selector}, what=what)
-    return list(_loads(response).get("items") or [])
+    items, _ = k.list_pages(
+        cluster, resource.path(namespace), {"labelSelector": selector}, what=what, managed_fields=False
+    )
+    return items
 
 
 def _get_custom(cluster: KubeCluster, resource: k.Resource, namespace: str, name: str) -> Obj | None:
     """The object, or None when it (or its whole API) is not there."""
     path = resource.path(namespace, name)
+    what = f"{resource.plural}.{resource.group} {namespace}/{name}"
     try:
-        response = cluster.call(open_get, cluster, path, what=f"{resource.plural}.{resource.group} {namespace}/{name}")
+        data = cluster.call(_get_json, cluster, path, what=what)
     except ApiNotFoundError:
         return None
-    return _loads(response)
+    return k.object_or_error(cluster, data, resource.kind, what)
+
+
+def _get_json(cluster: KubeCluster, path: str, *, _request_timeout: Any = None) -> Any:
+    return k.read_json(open_get(cluster, path, _request_timeout=_request_timeout))
 
 
 def _list_pods_document(cluster: KubeCluster, namespace: str | None, selector: str) -> Obj:
-    """The PodList (items and metadata.resourceVersion, to watch from)."""
-    response = cluster.call(
-        open_get,
-        cluster,
-        k.POD.path(namespace),
-        query={"labelSelector": selector},
-        what="pods" if namespace is None else f"pods in {namespace}",
+    """The pods as one PodList (items, and metadata.resourceVersion to watch from)."""
+    what = "pods" if namespace is None else f"pods in {namespace}"
+    items, meta = k.list_pages(
+        cluster, k.POD.path(namespace), {"labelSelector": selector}, what=what, managed_fields=False
     )
-    return _loads(response)
+    return {"items": items, "metadata": meta}
 
 
 def list_pods(cluster: KubeCluster, namespace: str | None, selector: str) -> list[Obj]:
-    return list(_list_pods_document(cluster, namespace, selector).get("items") or [])
+    return list(_list_pods_document(cluster, namespace, selector)["items"])
 
 
 def list_warning_events(cluster: KubeCluster, namespace: str) -> list[Obj]:
-    response = cluster.call(
-        open_get,
+    items, _ = k.list_pages(
         cluster,
         k.EVENT.path(namespace),
-        query={"fieldSelector": "type=Warning"},
+        {"fieldSelector": "type=Warning"},
         what=f"events in {namespace}",
+        managed_fields=False,
     )
-    return list(_loads(response).get("items") or [])
+    return items
 
 
+@server_shaped
 def list_jobs(
     cluster: KubeCluster,
     *,
@@ -261,6 +262,7 @@ def _why_document(verdict: Any) -> Obj:
     return {"running": verdict.ok, **document(verdict)}
 
 
+@server_shaped
 def get_job(
     cluster: KubeCluster, name: str, namespace: str | None = None, *, events: bool = True, explain: bool = False
 ) -> JobDetails:
@@ -279,6 +281,7 @@ def get_job(
     return JobDetails(status.summarize(trainjob, jobset, pods), trainjob, jobset, warnings, verdict)
 
 
+@server_shaped
 def job_summary(cluster: KubeCluster, name: str, namespace: str | None = None) -> status.JobSummary:
     trainjob, jobset = find_job(cluster, name, namespace)
     return status.summarize(trainjob, jobset, job_pods(cluster, name, namespace))
@@ -287,6 +290,7 @@ def job_summary(cluster: KubeCluster, name: str, namespace: str | None = None) -
 # --- waiting --------------------------------------------------------------------------------------
 
 
+@server_shaped
 def wait_for_job(
     cluster: KubeCluster,
     name: str,
@@ -575,7 +579,9 @@ def describe_pod(pod: Obj) -> str:
         text += f": {s.reason}"
         if s.message:
             text += f" - {s.message}"
-    return text
+    from ktrain.util.text import printable
+
+    return printable(text)  # the server's words, printed: control characters escaped
 
 
 class _LogLine:
@@ -591,13 +597,21 @@ class _LogLine:
             self.stamp, self.text = "", raw
 
 
+# A log line longer than this is passed on in pieces of this size: a container that prints
+# without newlines must not make ktrain hold its whole output (kubelet itself splits at 16 KiB).
+MAX_LOG_LINE = 1024 * 1024
+
+
 def _iter_lines(response: Any) -> Any:
     pending = b""
-    for chunk in response.chunks(4096):
+    for chunk in response.chunks(65536):
         pending += chunk
         *lines, pending = pending.split(b"\n")
         for line in lines:
             yield line.decode("utf-8", "replace")
+        while len(pending) > MAX_LOG_LINE:
+            yield pending[:MAX_LOG_LINE].decode("utf-8", "replace")
+            pending = pending[MAX_LOG_LINE:]
     if pending:
         yield pending.decode("utf-8", "replace")
 
@@ -652,6 +666,7 @@ def _emit_lines(cluster: KubeCluster, emit: Emit, pod: Obj, response: Any, times
         response.close()
 
 
+@server_shaped
 def stream_logs(
     cluster: KubeCluster,
     name: str,
@@ -933,6 +948,7 @@ def _refusal(exc: KtrainError) -> str:
     return exc.message
 
 
+@server_shaped
 def job_facts(
     cluster: KubeCluster,
     name: str,
@@ -975,6 +991,7 @@ def job_facts(
     return facts
 
 
+@server_shaped
 def diagnose_job(cluster: KubeCluster, facts: Any, now: Any = None) -> Any:
     """The verdict on the job `facts` hold (ktrain.cluster.diagnosis.Verdict), reading what it needs."""
     import datetime as dt

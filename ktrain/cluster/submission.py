@@ -13,7 +13,7 @@ from typing import Any
 
 from ktrain import constants as c
 from ktrain.cluster import client as k
-from ktrain.cluster.kube import KubeCluster, NotSentError
+from ktrain.cluster.kube import KubeCluster, NotSentError, server_shaped
 from ktrain.cluster.names import check_name
 from ktrain.engine.plugins.flux import CURVE_SUFFIX, ENTRYPOINT_SUFFIX
 from ktrain.engine.plugins.mpi import HOSTFILE_SUFFIX, SSH_AUTH_SECRET_SUFFIX
@@ -67,6 +67,10 @@ class Written:
     # False for a write whose answer never came (connection lost, 5xx, Ctrl-C in flight): the
     # server may have stored it, so a rollback deletes it by name, and a 404 then is no error.
     confirmed: bool = True
+    # For an unconfirmed write: no answer came at all (a timeout, a lost connection, Ctrl-C, a
+    # 504). The server may still be storing it, after the rollback's DELETE found nothing (a 404
+    # there proves nothing), so it counts as possibly stored until shown otherwise (issue #25).
+    unanswered: bool = False
 
     @property
     def ref(self) -> str:
@@ -115,6 +119,7 @@ def owned_by_job(obj: Obj, job_name: str) -> bool:
     return False
 
 
+@server_shaped
 def existing_objects(cluster: KubeCluster, name: str, namespace: str, objects: list[Obj]) -> list[Written]:
     """What already exists of a job: its JobSet and TrainJob, and any object we are about to write."""
     seen: list[Written] = []
@@ -279,6 +284,7 @@ def _submit(
         owner.obj = resume(cluster, k.JOBSET, owner.name, owner.namespace)
 
 
+@server_shaped
 def set_suspended(cluster: KubeCluster, name: str, namespace: str, suspend: bool) -> tuple[Written, bool]:
     """`job suspend` / `job resume`: set spec.suspend of the job's TrainJob (its controller passes
     it on to the JobSet), else of its JobSet. Returns (what was patched, whether it changed)."""
@@ -355,8 +361,17 @@ def _apply_tracked(
     except BaseException as exc:
         if not dry_run and possibly_applied(exc):
             meta = obj["metadata"]
+            unanswered = not isinstance(exc, ApiError) or exc.status in (0, 504)
             written.append(
-                Written(k.resource_of(obj), str(meta["name"]), meta.get("namespace"), obj, True, confirmed=False)
+                Written(
+                    k.resource_of(obj),
+                    str(meta["name"]),
+                    meta.get("namespace"),
+                    obj,
+                    True,
+                    confirmed=False,
+                    unanswered=unanswered,
+                )
             )
         raise
     written.append(done)
@@ -374,29 +389,40 @@ def _roll_back(cluster: KubeCluster, created: list[Written], dry_run: bool, *, n
     removed, lost_but_stored = 0, []
     failed: list[str] = []
     left: list[str] = []
+    in_flight: list[str] = []  # unanswered writes the DELETE did not find: maybe still being stored
     for i, (resource, obj_name, obj_ns) in enumerate(pending):
+        key = (resource, obj_name, obj_ns)
+        writes = [w for w in created if (w.resource, w.name, w.namespace) == key]
         try:
             gone = k.delete(cluster, resource, obj_name, obj_ns, propagation="Background")
         except ClusterUnreachableError:
             left = [refs[key] for key in pending[i:]]  # no answer: stop asking, report the rest
             break
         except KtrainError as exc:
-            failed.append(f"{refs[(resource, obj_name, obj_ns)]} ({exc.message})")
+            failed.append(f"{refs[key]} ({exc.message})")
             continue
         if gone:
             removed += 1
-            if not any(
-                w.confirmed for w in created if (w.resource, w.name, w.namespace) == (resource, obj_name, obj_ns)
-            ):
-                lost_but_stored.append(refs[(resource, obj_name, obj_ns)])
+            if not any(w.confirmed for w in writes):
+                lost_but_stored.append(refs[key])
+        elif not any(w.confirmed for w in writes) and any(w.unanswered for w in writes):
+            in_flight.append(refs[key])
     command = f"ktrain job delete {name} -n {namespace}"
     if left or failed:
-        what = ", ".join(left + failed)
+        what = ", ".join(left + failed + in_flight)
         why = "the cluster stopped answering" if left else "rolling back also failed"
         return (
             f"{why}: these objects may be left in namespace {namespace}: {what}; "
             f"remove them once the cluster answers with `{command}`"
         )
+    if in_flight:
+        note = (
+            f"{', '.join(in_flight)} got no answer and may still be stored in namespace {namespace} "
+            "(the server may store it after the rollback looked)"
+        )
+        if removed:
+            note += f"; rolled back {removed} created object(s)"
+        return f"{note}; check with `ktrain job get {name} -n {namespace}` and remove it with `{command}`"
     if not removed:
         return "nothing was left on the cluster (the write had not been stored)"
     note = f"nothing was left on the cluster (rolled back {removed} created object(s))"
@@ -420,6 +446,7 @@ def _looks_like_trainer_jobset(obj: Obj) -> bool:
 Seen = dict[tuple[k.Resource, str], Obj | None]
 
 
+@server_shaped
 def plain_jobsets(cluster: KubeCluster, names: list[str], namespace: str, seen: Seen | None = None) -> list[str]:
     """Which of `names` are JobSets that `job list` does not show (no TrainJob, no Trainer
     runtime shape, not made by ktrain): someone else's JobSets. What it read goes into `seen`
@@ -438,6 +465,7 @@ def plain_jobsets(cluster: KubeCluster, names: list[str], namespace: str, seen: 
     return plain
 
 
+@server_shaped
 def select_jobs(cluster: KubeCluster, namespace: str, label_selector: str | None) -> list[str]:
     """Names of the jobs (Trainer-shaped JobSets and TrainJobs) matching a selector (None: all)."""
     from ktrain.cluster.kube import ApiNotFoundError
@@ -452,6 +480,7 @@ def select_jobs(cluster: KubeCluster, namespace: str, label_selector: str | None
     return sorted(names)
 
 
+@server_shaped
 def delete_job(
     cluster: KubeCluster,
     name: str,

@@ -22,6 +22,9 @@ if TYPE_CHECKING:  # typing costs the cluster commands a few ms to import
     from collections.abc import Iterator
     from typing import Protocol
 
+    # A float: the whole request (connect, head and body) must be done within that many seconds,
+    # as Go's http.Client.Timeout. A tuple (head, idle): a stream, whose head must come within
+    # `head` seconds and whose body may then last for ever, but not go `idle` seconds without a byte.
     Timeout = float | tuple[float, float | None] | None
 
     class Response(Protocol):
@@ -56,9 +59,16 @@ if TYPE_CHECKING:  # typing costs the cluster commands a few ms to import
             """Send one request; any status comes back as a Response (StatusError is the caller's)."""
 
 
-# A JSON answer larger than this is refused rather than read into memory: the largest list
-# ktrain asks for (all pods of all jobs in a namespace) is a few MiB; etcd caps an object at 1.5 MiB.
-MAX_BODY_BYTES = 256 * 1024 * 1024
+# A JSON answer larger than this is refused rather than read into memory. Lists come in pages of
+# LIST_CHUNK objects (kubectl's --chunk-size), so the largest legitimate answer is a page: 500
+# pods or JobSets of 10-30 KiB each (etcd caps one object at 1.5 MiB); a page over the cap is asked
+# for again in smaller pages (`client.list_pages`). Decoded, dense JSON takes up to ten times its
+# size in Python objects: this cap keeps one answer's memory under about 150 MB at worst.
+MAX_BODY_BYTES = 16 * 1024 * 1024
+LIST_CHUNK = 500
+# A stream (`job logs -f`, a watch) may last for ever, but not this long without a byte: the
+# connection is then taken for dead (a log follower reconnects and goes on where it was).
+STREAM_IDLE_SECONDS = 300.0
 
 
 class StatusError(Exception):
@@ -76,8 +86,11 @@ class TransportError(Exception):
 
     - "refused", "dns", "tls", "connect-timeout", "unreachable": no connection was made, so the
       request was surely not carried out (`sent` is False);
-    - "read-timeout": sent, no answer in time;
-    - "closed": sent, and the connection broke before a whole answer.
+    - "read-timeout": sent, no whole answer in time (the request's deadline, or a stream's idle limit);
+    - "closed": sent, and the connection broke before a whole answer;
+    - "protocol": sent, and what came back is not HTTP (a bad status line, framing, too many 1xx);
+    - "too-large": sent, and the answer is larger than MAX_BODY_BYTES;
+    - "garbled": a 2xx answer that is not JSON; "shape": JSON, but not what was asked for.
     `detail` is for --debug: an exception type or the TLS library's reason, never a header.
     """
 

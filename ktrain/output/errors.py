@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ktrain.errors import InputError, KtrainError, ValidationFailedError
+from ktrain.util.text import printable
 
 # An echoed source line is cut to this many characters around the column (a 1 MB line would
 # otherwise be 1 MB on stderr), and a message line to MAX_MESSAGE_LINE.
@@ -81,4 +82,6 @@ def format_error(exc: KtrainError) -> str:
         lines.append(f"error: {bounded(exc.message)}")
     if exc.hint:
         lines.append(f"hint: {bounded(exc.hint)}")
-    return "\n".join(_clip(line, MAX_MESSAGE_LINE) for line in "\n".join(lines).split("\n")) + "\n"
+    # A message may quote a server's words (a Status message, a pod's reason): any control
+    # character left in a line is shown escaped, never sent to the terminal (issue #25).
+    return "\n".join(printable(_clip(line, MAX_MESSAGE_LINE)) for line in "\n".join(lines).split("\n")) + "\n"

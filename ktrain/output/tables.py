@@ -5,9 +5,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from ktrain.util.text import printable
+
 
 def plain_table(headers: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "") -> str:
-    """Columns padded to their widest cell and separated by three spaces, as kubectl prints."""
+    """Columns padded to their widest cell and separated by three spaces, as kubectl prints.
+    Cells often come from a server (names, reasons, messages): control characters are escaped."""
+    rows = [[printable(cell) for cell in row] for row in rows]
     widths = [len(h) for h in headers]
     for row in rows:
         for i, cell in enumerate(row):
@@ -26,10 +30,11 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(box=None, pad_edge=False, header_style="bold")
     for header in headers:
         table.add_column(header, overflow="fold")
-    for row in rows:
-        table.add_row(*row)
+    for row in rows:  # Text: a server's `[bold]` is not markup; control characters escaped
+        table.add_row(*(Text(printable(cell)) for cell in row))
     Console(soft_wrap=False).print(table)

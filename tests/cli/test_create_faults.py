@@ -176,3 +176,30 @@ def test_only_a_write_that_may_have_reached_the_server_counts_as_possibly_stored
     assert possibly_applied(KeyboardInterrupt())
     assert not possibly_applied(NotSentError("connection refused"))  # never sent
     assert not any(possibly_applied(ApiError("no", status=code)) for code in (400, 403, 404, 409, 422))
+
+
+@pytest.mark.parametrize("scenario", ["mpi", "trainjob"])
+def test_a_write_slower_than_the_request_timeout_is_named_as_possibly_stored(cli, kube, tmp_path, scenario) -> None:
+    """Issue #25: the first write outlasts --request-timeout; the rollback's DELETE finds nothing
+    (the server has not stored it yet) and the server stores it afterwards. A write whose answer
+    never came is possibly stored: the message names it and the command that removes it."""
+    import time
+
+    args, writes = scenario_args(scenario, tmp_path)
+    kube.srv.inject(verb="apply", nth=1, delay=2.0, dry_run=False)
+    r = cli("job", "create", *kube.args(), *args, "--request-timeout", "1")
+    assert r.exit_code == ExitCode.CLUSTER, r.stderr
+    assert "did not answer within 1s" in r.stderr and "Traceback" not in r.stderr
+    assert "nothing was left" not in r.stderr
+    job = args[args.index("--name") + 1]
+    name = writes[0][2]
+    assert "may still be stored in namespace team-a" in r.stderr
+    assert f"/{name} got no answer" in r.stderr
+    assert f"`ktrain job delete {job} -n {NS}`" in r.stderr
+    deadline = time.monotonic() + 10
+    while not left_on(kube.srv) and time.monotonic() < deadline:  # the slow write lands
+        time.sleep(0.05)
+    assert {ref.split("/")[1] for ref in left_on(kube.srv)} == {name}
+    again = cli("job", "delete", job, "-n", NS, "--yes", *kube.args())
+    assert again.exit_code == 0, again.stderr
+    assert left_on(kube.srv) == set()

@@ -59,34 +59,34 @@ def _event_object(event: dict[str, Any]) -> str:
 def _section(title: str, header: list[str], rows: list[list[str]], empty: str = "<none>") -> list[str]:
     """A blank line, `Title:`, then an indented table (or `empty`)."""
     from ktrain.output.tables import plain_table
-    from ktrain.output.terminal import printable
 
-    rows = [[printable(cell) for cell in row] for row in rows]  # cells hold the server's words
     body = plain_table(header, rows, indent="  ").rstrip("\n") if rows else f"  {empty}"
     return ["", f"{title}:", body]
 
 
 def format_details(details: Any, now: dt.datetime) -> str:
     from ktrain.cluster import job_state as status
-    from ktrain.output.terminal import printable
+    from ktrain.util.text import printable
 
     s = details.summary
+    # The server's words go through printable() (control characters escaped, `\n` included, so
+    # that no value can start a line of its own); plain_table does the same for the sections' cells.
     out = [
-        f"Name:       {s.name}",
-        f"Namespace:  {s.namespace}",
+        f"Name:       {printable(s.name)}",
+        f"Namespace:  {printable(s.namespace)}",
         f"Kind:       {s.kind}",
-        f"Runtime:    {s.runtime or '-'}",
+        f"Runtime:    {printable(s.runtime or '-')}",
         *(
-            [f"Code:       {code} (--code: ConfigMaps labelled ktrain.io/code={code})"]
+            [f"Code:       {printable(code)} (--code: ConfigMaps labelled ktrain.io/code={printable(code)})"]
             if (code := _code_digest(details))
             else []
         ),
         f"Nodes:      {'-' if s.nodes is None else s.nodes}",
         f"State:      {s.state}"
         + (
-            f" ({s.reason}: {s.message})"
+            printable(f" ({s.reason}: {s.message})")
             if s.reason and s.message
-            else f" ({s.reason})"
+            else printable(f" ({s.reason})")
             if s.reason and s.reason != s.state
             else ""
         ),

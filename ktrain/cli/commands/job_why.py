@@ -18,7 +18,7 @@ WHY_FORMATS = ("text", "yaml", "json")
 def verdict_lines(verdict: Any) -> list[str]:
     """The verdict in text: `<Reason>: <sentence>`, the evidence indented, `next:`, `not read:`.
     Everything the server wrote is escaped (no control character reaches the terminal)."""
-    from ktrain.output.terminal import printable
+    from ktrain.util.text import printable
 
     lines = [printable(f"{verdict.code}: {verdict.message}")]
     lines += ["  " + printable(line) for line in verdict.evidence]

@@ -36,6 +36,26 @@ def test_namespace_comes_from_flag_then_context_then_default(srv, tmp_path: Path
     assert connect(ConnectionOptions(kubeconfig=str(tmp_path / "kc2"))).namespace == "default"
 
 
+def test_an_empty_namespace_flag_means_the_contexts_namespace_as_in_kubectl(srv, tmp_path: Path, cli) -> None:
+    """`-n ''` once meant `default`, so a delete went to the wrong namespace (issue #25)."""
+    kc = srv.write_kubeconfig(tmp_path / "kc", namespace="team-a")
+    assert connect(ConnectionOptions(kubeconfig=str(kc), namespace="")).namespace == "team-a"
+    srv.add_namespace("team-a")
+    for ns in ("team-a", "default"):
+        srv.put_object(
+            {
+                "apiVersion": "jobset.x-k8s.io/v1alpha2",
+                "kind": "JobSet",
+                "metadata": {"name": "x", "namespace": ns},
+                "spec": {"replicatedJobs": [{"name": "node", "template": {}}]},
+            }
+        )
+    r = cli("job", "delete", "x", "-n", "", "--yes", "--force", "--kubeconfig", str(kc))
+    assert r.exit_code == 0, r.stderr
+    assert srv.get_object("jobsets", "x", "team-a", group="jobset.x-k8s.io") is None
+    assert srv.get_object("jobsets", "x", "default", group="jobset.x-k8s.io") is not None
+
+
 def test_kubeconfig_env_with_several_files_is_merged(srv, tmp_path: Path, monkeypatch) -> None:
     first = srv.write_kubeconfig(tmp_path / "a", context="alpha", namespace="ns-alpha")
     second = srv.write_kubeconfig(tmp_path / "b", context="beta", namespace="ns-beta")
