@@ -539,7 +539,8 @@ def many_jobsets(
     except Exception as exc:  # noqa: BLE001 - e.g. an install without the tests folder
         return {"status": f"n/a (API server double unavailable: {type(exc).__name__})"}
     from ktrain.inputs.registry import RuntimeRegistry
-    from ktrain.service import JobOverrides, RenderRequest, render_request
+    from ktrain.service.render import render_request
+    from ktrain.service.requests import JobOverrides, RenderRequest
 
     overrides = JobOverrides(runtime="torch-distributed", name="many", nodes=2, namespace=CLUSTER_NS)
     objects = render_request(RenderRequest(overrides=overrides), RuntimeRegistry()).result.objects

@@ -206,7 +206,7 @@ def read_json(response: Response) -> Any:
         return None
     try:
         text = data.decode("utf-8")
-        del data  # one copy less at the peak: a page may be 16 MiB
+        del data  # one copy less at the peak: a page may be MAX_BODY_BYTES
         return loads(text)
     except (ValueError, RecursionError) as exc:
         raise TransportError("garbled", type(exc).__name__, sent=True) from None

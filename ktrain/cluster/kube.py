@@ -15,7 +15,7 @@ import os
 from ktrain.cluster.connection import ConnectionOptions
 from ktrain.cluster.names import check_namespace
 from ktrain.cluster.transport import StatusError, TransportError
-from ktrain.errors import ApiError, ClusterUnreachableError, ConflictError, ExitCode, UsageError
+from ktrain.errors import ApiError, ClusterUnreachableError, ConflictError, ExitCode, KtrainError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -157,6 +157,8 @@ def server_shaped(fn: Callable[..., T]) -> Callable[..., T]:
     def guarded(cluster: KubeCluster, *args: Any, **kwargs: Any) -> T:
         try:
             return fn(cluster, *args, **kwargs)
+        except KtrainError:
+            raise  # ktrain's own errors subclass ValueError & co. too (the Kubeflow SDK's built-ins)
         except (AttributeError, TypeError, KeyError, ValueError, IndexError) as exc:
             shape = TransportError("shape", f"a field of an unexpected type: {type(exc).__name__}", sent=True)
             raise cluster.translate(shape) from exc

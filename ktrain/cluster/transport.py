@@ -60,11 +60,11 @@ if TYPE_CHECKING:  # typing costs the cluster commands a few ms to import
 
 
 # A JSON answer larger than this is refused rather than read into memory. Lists come in pages of
-# LIST_CHUNK objects (kubectl's --chunk-size), so the largest legitimate answer is a page: 500
-# pods or JobSets of 10-30 KiB each (etcd caps one object at 1.5 MiB); a page over the cap is asked
-# for again in smaller pages (`client.list_pages`). Decoded, dense JSON takes up to ten times its
-# size in Python objects: this cap keeps one answer's memory under about 150 MB at worst.
-MAX_BODY_BYTES = 16 * 1024 * 1024
+# LIST_CHUNK objects (kubectl's --chunk-size): 500 pods or JobSets of 10-30 KiB each may pass the
+# cap, and such a page is asked for again in smaller pages (`client.list_pages`); one object is at
+# most 1.5 MiB (etcd's limit). Decoded, dense JSON takes up to ten times its size in Python objects:
+# this cap keeps a command under 200 MB at worst, the `kubernetes` client's own import included.
+MAX_BODY_BYTES = 8 * 1024 * 1024
 LIST_CHUNK = 500
 # A stream (`job logs -f`, a watch) may last for ever, but not this long without a byte: the
 # connection is then taken for dead (a log follower reconnects and goes on where it was).

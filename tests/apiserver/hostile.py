@@ -31,6 +31,8 @@ from typing import Any
 
 import yaml
 
+from ktrain.cluster.transport import MAX_BODY_BYTES
+
 CLOSE = object()
 MAX_SECONDS = 60.0  # no connection is served longer than this, whatever the scenario says
 MiB = 1024 * 1024
@@ -353,7 +355,7 @@ SCENARIOS: dict[str, Scenario] = {
 }
 
 
-def dense_page(total: int = 15 * MiB) -> Scenario:
+def dense_page(total: int = MAX_BODY_BYTES - MiB) -> Scenario:
     """A list just under the body cap, of small dense objects (the most Python objects per byte a
     plausible list makes), answered whatever `limit` asked for."""
     item = json.dumps(
