@@ -283,7 +283,7 @@ def connect(options: ConnectionOptions) -> KubeCluster:
             )
         else:
             transport, server, insecure = kubernetes_transport.from_kubeconfig(
-                existing, selected.context, credentials=bool(user)
+                existing, selected.context, credentials=bool(user), proxy_url=cluster.get("proxy-url")
             )
     else:
         transport = _stdlib(cluster, user, proxy)

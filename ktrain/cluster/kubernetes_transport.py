@@ -11,9 +11,11 @@ imported only when chosen.
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 from typing import Any
 
+import urllib3
 from kubernetes import client, config
 from kubernetes.config.config_exception import ConfigException
 from urllib3 import exceptions as u3
@@ -27,10 +29,11 @@ if TYPE_CHECKING:
 
 
 def from_kubeconfig(
-    files: list[str], context: str, *, credentials: bool = True
+    files: list[str], context: str, *, credentials: bool = True, proxy_url: str | None = None
 ) -> tuple[KubernetesTransport, str, bool]:
     """(transport, server URL, whether TLS verification is off) for `context` of `files`;
-    `credentials=False` drops the user's (a plain-HTTP server: kubectl sends none there)."""
+    `credentials=False` drops the user's (a plain-HTTP server: kubectl sends none there).
+    `proxy_url`: the cluster's `proxy-url`, which kubernetes < 36 does not read itself."""
     configuration = client.Configuration()
     joined = ":".join(files)
     try:
@@ -39,12 +42,28 @@ def from_kubeconfig(
         )
     except ConfigException as exc:
         raise UsageError(f"cannot use context {context!r}: {exc}") from None
+    if proxy_url and not configuration.proxy:
+        # kubernetes < 36 (pinned by the Kubeflow SDK 0.5) ignores `proxy-url`: requests would
+        # bypass the proxy. Its pool manager takes an HTTP(S) proxy, not a SOCKS one.
+        if not proxy_url.startswith(("http://", "https://")):
+            raise UsageError(
+                f"the installed kubernetes client ({_client_version()}) cannot use the cluster's proxy-url "
+                f"{proxy_url.split('://', 1)[0]}://...",
+                hint="pip install 'kubernetes>=36' (it reads proxy-url, SOCKS included)",
+            )
+        configuration.proxy = proxy_url
     if not credentials:
         configuration.api_key = {}
         configuration.refresh_api_key_hook = None
         configuration.username = configuration.password = None
         configuration.cert_file = configuration.key_file = None
     return _finish(configuration)
+
+
+def _client_version() -> str:
+    import kubernetes
+
+    return str(getattr(kubernetes, "__version__", "unknown version"))
 
 
 def in_cluster(token_file: str, ca_file: str) -> tuple[KubernetesTransport, str, bool]:
@@ -83,17 +102,8 @@ class KubernetesTransport:
         body: Any,
         timeout: Timeout,
     ) -> _Response:
-        api = self.api_client
-        params = api.param_serialize(
-            method=method,
-            resource_path=path,
-            query_params=query,
-            header_params=dict(headers),
-            body=body,
-            auth_settings=["BearerToken"],
-        )
         try:
-            answer = api.call_api(*params, _request_timeout=timeout)
+            raw = _send(self.api_client, method, path, query, headers, body, timeout)
         except ValueError as exc:
             if "header" in str(exc).lower():  # http.client's message quotes the value: never show it
                 raise UsageError(
@@ -102,7 +112,49 @@ class KubernetesTransport:
             raise transport_error(exc) from None
         except Exception as exc:  # noqa: BLE001 - every transport failure is mapped
             raise transport_error(exc) from None
-        return _Response(answer.response)
+        return _Response(raw)
+
+
+def _send(
+    api: Any,
+    method: str,
+    path: str,
+    query: list[tuple[str, str]],
+    headers: dict[str, str],
+    body: Any,
+    timeout: Timeout,
+) -> Any:
+    """The request as the client's generated `ApiClient` builds it (its default headers and cookie,
+    the `BearerToken` auth setting, which refreshes tokens through the client's hooks, the query
+    percent-encoded, a dict body as JSON, which server-side apply takes as YAML), sent through the
+    client's own urllib3 pool (TLS, proxy, SOCKS as its kubeconfig loader configured them), and
+    handed back unread, whatever its status.
+
+    Not through `ApiClient.call_api`: its signature changed at kubernetes 36 (`param_serialize`
+    first), and before that it raises on every non-2xx answer after reading the body, while the
+    Kubeflow SDK 0.5 pins kubernetes < 36. This one path serves every version from 29 on."""
+    from urllib.parse import quote
+
+    header_params = dict(headers)
+    header_params.update(api.default_headers)
+    if api.cookie:
+        header_params["Cookie"] = api.cookie
+    auth = api.configuration.auth_settings().get("BearerToken")
+    if auth and auth.get("value") and auth.get("in") == "header":
+        header_params[auth["key"]] = auth["value"]
+    url = api.configuration.host + path
+    if query:
+        url += "?" + "&".join(f"{k}={quote(str(v))}" for k, v in query)
+    if isinstance(timeout, (int, float)):
+        pool_timeout: Any = urllib3.Timeout(total=timeout)
+    elif isinstance(timeout, tuple):
+        pool_timeout = urllib3.Timeout(connect=timeout[0], read=timeout[1])
+    else:
+        pool_timeout = None
+    data = None if body is None else json.dumps(api.sanitize_for_serialization(body))
+    return api.rest_client.pool_manager.request(
+        method, url, body=data, headers=header_params, timeout=pool_timeout, preload_content=False
+    )
 
 
 def transport_error(exc: BaseException) -> BaseException:
