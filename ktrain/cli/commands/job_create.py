@@ -86,27 +86,17 @@ def submit_job(
             hint=f"create it suspended, then `ktrain job resume NAME` and `ktrain job wait NAME`; or drop {flag}",
         )
     wait_timeout = parse_timeout(timeout)
+    request = job_input.render_request()
+    refuse_for_target(request.overrides, target)
     if dry_run == "client":
-        _dry_run_client(job_input, output or "yaml", target)
+        _dry_run_client(job_input, request, output or "yaml", target)
         return
 
     from ktrain.cluster.kube import connect
     from ktrain.cluster.runtimes import runtime_file_notes
-    from ktrain.cluster.submission import TARGET_TRAINJOB, create_job, record_runtime, trainjob_to_submit
-    from ktrain.inputs.code_bundle import is_code
-    from ktrain.service.render import render_resolving, require_admissible
+    from ktrain.cluster.submission import TARGET_TRAINJOB, create_job
+    from ktrain.service.render import render_resolving
 
-    request = job_input.render_request()
-    if target == "trainjob":
-        from ktrain.authoring.scheduling import refuse_for_trainjob
-
-        ov = request.overrides
-        refuse_for_trainjob(priority_class=ov.priority_class, scheduler=ov.scheduler)
-        if ov.elastic is not None:
-            raise UsageError(
-                "--elastic cannot travel in a TrainJob (the controller sets torchrun's node count)",
-                hint="use --target jobset",
-            )
     cluster = connect(job_input.connection(request_timeout))
     request.default_namespace = cluster.namespace
     outcome, notes = render_resolving(
@@ -114,8 +104,7 @@ def submit_job(
     )
     job = outcome.job
     notes += runtime_file_notes(outcome.runtime, for_controller=target == TARGET_TRAINJOB)
-    if target != TARGET_TRAINJOB:  # the Trainer controller reports this itself, as a Warning event
-        require_admissible(outcome.result)
+    objects = objects_to_submit(request, outcome, target)
     for message in request.notes:
         note(message)
     for message in [*notes, *outcome.result.warnings]:
@@ -129,12 +118,6 @@ def submit_job(
         if show_render:
             sys.stdout.write(format_objects(_mask_secrets(outcome.result.objects), "yaml"))
             sys.stdout.write("---\n")
-        overrides = request.overrides
-        objects = [trainjob_to_submit(job.to_dict(), outcome.result.objects, overrides.labels, overrides.annotations)]
-        # --code: the ConfigMaps the TrainJob's runtime patch mounts, owned by the TrainJob.
-        objects += [o for o in outcome.result.objects if o.get("kind") == "ConfigMap" and is_code(o)]
-    else:
-        objects = record_runtime(outcome.result.objects, outcome.runtime.runtime.name)
     result = create_job(
         cluster,
         objects,
@@ -197,14 +180,52 @@ def _follow_and_wait(
         sys.stderr.write(f"job {name} {summary.state}\n")
 
 
-def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
-    """What `job create` would submit, without contacting the cluster (as `job render`)."""
+def refuse_for_target(overrides: Any, target: str) -> None:
+    """What `job create` refuses for its --target before it renders (before it asks the cluster
+    anything): the same for `--dry-run=client`, which runs every check the real create runs."""
+    if target != "trainjob":
+        return
+    from ktrain.authoring.scheduling import refuse_for_trainjob
+
+    refuse_for_trainjob(priority_class=overrides.priority_class, scheduler=overrides.scheduler)
+    if overrides.elastic is not None:
+        raise UsageError(
+            "--elastic cannot travel in a TrainJob (the controller sets torchrun's node count)",
+            hint="use --target jobset",
+        )
+
+
+def objects_to_submit(request: Any, outcome: Any, target: str) -> list[dict[str, Any]]:
+    """What `job create` sends for this target, refusing what it refuses of a render before any
+    request: what JobSet's webhook would reject (--target jobset; for a TrainJob the controller
+    reports it itself, as a Warning event) and names the API server would not take.
+    `--dry-run=client` prints exactly these objects."""
+    from ktrain.cluster.submission import TARGET_TRAINJOB, check_names, record_runtime, trainjob_to_submit
+    from ktrain.service.render import require_admissible
+
+    rendered = outcome.result.objects
+    if target == TARGET_TRAINJOB:
+        from ktrain.inputs.code_bundle import is_code
+
+        ov = request.overrides
+        objects = [trainjob_to_submit(outcome.job.to_dict(), rendered, ov.labels, ov.annotations)]
+        # --code: the ConfigMaps the TrainJob's runtime patch mounts, owned by the TrainJob.
+        objects += [o for o in rendered if o.get("kind") == "ConfigMap" and is_code(o)]
+    else:
+        require_admissible(outcome.result)
+        objects = record_runtime(rendered, outcome.runtime.runtime.name)
+    check_names(objects, outcome.job.namespace)
+    return objects
+
+
+def _dry_run_client(job_input: JobInput, request: Any, output: str, target: str) -> None:
+    """What `job create` would submit, without contacting the cluster (as `job render`), after the
+    same checks (`refuse_for_target` before, `objects_to_submit` after the render)."""
     from ktrain.cluster.runtimes import kubeconfig_available, runtime_file_notes
     from ktrain.errors import KtrainError
     from ktrain.output.manifests import format_objects
     from ktrain.service.render import render_resolving
 
-    request = job_input.render_request()
     if job_input.namespace is None and kubeconfig_available(job_input.kubeconfig):
         from ktrain.cluster.kube import connect
 
@@ -219,11 +240,11 @@ def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
         request, job_input.registry(), job_input.connection(), prefer_cluster=cluster_configured
     )
     notes += runtime_file_notes(outcome.runtime, for_controller=target == "trainjob")
+    objects = objects_to_submit(request, outcome, target)
     for message in request.notes:
         note(message)
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
-    objects = [outcome.job.to_dict()] if target == "trainjob" else outcome.result.objects
     if target != "trainjob" and outcome.secret_printed and output != "name":
         warn(
             f"the output holds a freshly generated SSH private key (Secret {outcome.job.name}-mpi-ssh-auth); "
