@@ -58,6 +58,65 @@ def test_kueue_queue_labels_the_jobset_and_the_trainjob() -> None:
     assert doc.data["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "team-a"}
 
 
+def test_kueue_priority_class_labels_the_jobset_and_the_trainjob_apart_from_the_pod_priority() -> None:
+    # Kueue reads the WorkloadPriorityClass from the label kueue.x-k8s.io/priority-class of the job
+    # it admits (kubernetes-sigs/kueue pkg/controller/constants: WorkloadPriorityClassLabel; its
+    # "Workload Priority Class" concept page), independent of the pods' PriorityClass.
+    objects = _render(
+        runtime="torch-distributed", kueue_queue="team-a", kueue_priority_class="batch-high", priority_class="high"
+    )
+    jobset = _jobset(objects)
+    kueue = {"kueue.x-k8s.io/queue-name": "team-a", "kueue.x-k8s.io/priority-class": "batch-high"}
+    assert jobset["metadata"]["labels"] == kueue
+    assert {pod["priorityClassName"] for pod in _pods(jobset).values()} == {"high"}
+    request = RenderRequest(
+        overrides=JobOverrides(runtime="torch-distributed", name="job", kueue_priority_class="batch-high")
+    )
+    doc, _ = job_document(request, RuntimeRegistry())
+    assert doc.data["metadata"]["labels"] == {"kueue.x-k8s.io/priority-class": "batch-high"}
+    assert "suspend" not in doc.data["spec"]  # a priority alone does not queue the job
+
+
+JOB_FILE_NOT_SUSPENDED = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: job}
+spec:
+  runtimeRef: {name: torch-distributed}
+  suspend: false
+"""
+
+
+def test_kueue_queue_creates_the_job_suspended_for_kueue_to_admit() -> None:
+    # Kueue's "Run A TrainJob" guide: the queue label, and `spec.suspend: true` (Kueue's webhook
+    # suspends a queued job on create, jobframework ApplyDefaultForSuspend, and resumes it once
+    # admitted); upstream's examples/yaml/03-kueue-integration.yaml writes both. The TrainJob's
+    # suspend is the JobSet's (ENGINE.md §9).
+    for request in (
+        RenderRequest(overrides=JobOverrides(runtime="torch-distributed", name="job", kueue_queue="q")),
+        # the flag wins over a job file's `suspend: false`, as Kueue's webhook would
+        RenderRequest(file="job.yaml", text=JOB_FILE_NOT_SUSPENDED, overrides=JobOverrides(kueue_queue="q")),
+    ):
+        doc, _ = job_document(request, RuntimeRegistry())
+        assert doc.data["spec"]["suspend"] is True
+        assert _jobset(render_request(request, RuntimeRegistry()).result.objects)["spec"]["suspend"] is True
+
+
+def test_no_suspend_with_kueue_queue_is_refused() -> None:
+    with pytest.raises(UsageError, match="--no-suspend with --kueue-queue"):
+        _render(runtime="torch-distributed", kueue_queue="q", suspend=False)
+    assert _jobset(_render(runtime="torch-distributed", kueue_queue="q", suspend=True))["spec"]["suspend"] is True
+
+
+@pytest.mark.parametrize("value", ["", "two words", "-lead", "trail.", "x" * 64, "naïve"])
+@pytest.mark.parametrize("field", ["kueue_queue", "kueue_priority_class"])
+def test_kueue_names_that_no_label_can_hold_are_refused(field: str, value: str) -> None:
+    flag = "--" + field.replace("_", "-")
+    with pytest.raises(UsageError) as err:
+        _render(runtime="torch-distributed", **{field: value})
+    assert err.value.message.startswith(flag + ":"), err.value.message
+
+
 def test_node_selector_tolerations_and_gpu_type_reach_the_pods() -> None:
     objects = _render(
         runtime="torchtune-llama3.2-1b",

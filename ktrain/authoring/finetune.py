@@ -11,6 +11,8 @@ controller's torchtune plugin then turns `tune run` + these args into the full c
 
 from __future__ import annotations
 
+import posixpath
+
 from ktrain.errors import UsageError
 from ktrain.util.structs import field, struct
 
@@ -194,15 +196,26 @@ def peft_args(peft: Peft) -> list[str]:
 
 def dataset_path_arg(storage_uri: str | None) -> str | None:
     """Where `tune run` finds a Hugging Face dataset the initializer downloaded (SDK: only for an
-    `hf://` dataset initializer): a path with a dot in it is a file, anything else a directory."""
+    `hf://` dataset initializer), byte for byte as the SDK's `get_args_using_torchtune_config`.
+
+    The dataset initializer downloads the whole repository `hf://ORG/REPO` into DATASET_PATH
+    (kubeflow/trainer `pkg/initializers/dataset/huggingface.py`: `snapshot_download(repo_id=...,
+    local_dir=DATASET_PATH)`), so the repository is DATASET_PATH itself (the SDK writes
+    `/workspace/dataset/.`), and `hf://ORG/REPO/SUB/PATH` names `SUB/PATH` inside it: a path with a
+    dot in it is a file (`dataset.data_files`), anything else a directory (`dataset.data_dir`)."""
     if not storage_uri or not storage_uri.startswith("hf://"):
         return None
-    parts = storage_uri[len("hf://") :].split("?", 1)[0].split("#", 1)[0].strip("/").split("/")
-    # urlparse puts the first segment in the netloc: the path is what follows it.
+    # urllib.parse.urlsplit, as the SDK calls it (not imported: it costs the render `re`): tabs and
+    # newlines dropped, the netloc (ORG) up to the first of "/?#", then the fragment and the query
+    # cut off the path, which starts with "/REPO".
+    rest = storage_uri[len("hf://") :].replace("\t", "").replace("\r", "").replace("\n", "")
+    cut = min((i for i in (rest.find(ch) for ch in "/?#") if i >= 0), default=len(rest))
+    path = rest[cut:].split("#", 1)[0].split("?", 1)[0]
+    parts = path.strip("/").split("/")
     relative = "/".join(parts[1:]) if len(parts) > 1 else "."
-    if relative != "." and "." in relative:
-        return f"dataset.data_files={DATASET_PATH}/{relative}"
-    return f"dataset.data_dir={DATASET_PATH}/{relative}" if relative != "." else f"dataset.data_dir={DATASET_PATH}"
+    key = "data_files" if relative != "." and "." in relative else "data_dir"
+    # posixpath.join, as the SDK's os.path.join on Linux (a relative part starting with "/" wins).
+    return f"dataset.{key}={posixpath.join(DATASET_PATH, relative)}"
 
 
 def torchtune_args(tuning: FineTuning, dataset_uri: str | None) -> list[str]:

@@ -1,5 +1,5 @@
 """Where and in which queue a job runs: `--node-selector`, `--toleration`, `--gpus`, `--gpu-type`,
-`--kueue-queue`, `--priority-class`.
+`--kueue-queue`, `--kueue-priority-class`, `--priority-class`.
 
 Pod placement travels as one runtimePatch (manager `ktrain.io/cli-flags`), the only way a TrainJob
 carries it to the JobSet upstream (runtimePatches allow `nodeSelector` and `tolerations` in a
@@ -83,6 +83,26 @@ def _check_label_value(flag: str, value: str) -> None:
             f"{flag}: invalid value {value!r}: a valid label value must be an empty string or consist of "
             "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
         )
+
+
+def kueue_labels(*, queue: str | None, priority_class: str | None) -> dict[str, str]:
+    """`--kueue-queue` and `--kueue-priority-class` as the labels Kueue reads from a job: the
+    LocalQueue `kueue.x-k8s.io/queue-name` and the WorkloadPriorityClass
+    `kueue.x-k8s.io/priority-class` (kubernetes-sigs/kueue `pkg/controller/constants`:
+    `QueueLabel`, `WorkloadPriorityClassLabel`). Both name objects, so an empty value is refused
+    too, and each must be a label value the API server takes."""
+    labels: dict[str, str] = {}
+    for flag, key, value in (
+        ("--kueue-queue", c.KUEUE_QUEUE_LABEL, queue),
+        ("--kueue-priority-class", c.KUEUE_PRIORITY_LABEL, priority_class),
+    ):
+        if value is None:
+            continue
+        if not value:
+            raise UsageError(f"{flag}: a name is required", hint=f"e.g. {flag} NAME")
+        _check_label_value(flag, value)
+        labels[key] = value
+    return labels
 
 
 def trainer_job_names(runtime_template: Obj) -> list[str]:

@@ -82,6 +82,13 @@ class JobInput:
         str | None,
         Option("--kueue-queue", help="Kueue LocalQueue (label kueue.x-k8s.io/queue-name); Kueue resumes it."),
     ] = None
+    kueue_priority_class: Annotated[
+        str | None,
+        Option(
+            "--kueue-priority-class",
+            help="Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class); the queueing priority.",
+        ),
+    ] = None
     priority_class: Annotated[
         str | None,
         Option("--priority-class", help="Pod PriorityClass (also the Volcano PodGroup's); not with --target trainjob."),
@@ -214,6 +221,7 @@ class JobInput:
             gpu_type=self.gpu_type,
             gpu_type_label=self.gpu_type_label or os.environ.get("KTRAIN_GPU_TYPE_LABEL") or None,
             kueue_queue=self.kueue_queue,
+            kueue_priority_class=self.kueue_priority_class,
             priority_class=self.priority_class,
             scheduler=self.scheduler,
             elastic=self._elastic(),

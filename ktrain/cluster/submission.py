@@ -175,6 +175,14 @@ def trainjob_to_submit(trainjob: Obj, rendered: list[Obj], labels: dict[str, str
     return out
 
 
+def check_names(objects: list[Obj], namespace: str) -> None:
+    """Every name and namespace checked before the first request (InvalidNameError); asks nothing
+    of the cluster, so `job create --dry-run=client` runs it too."""
+    for obj in objects:
+        meta = obj.get("metadata") or {}
+        k.resource_of(obj).path(meta.get("namespace") or namespace, str(meta.get("name")))
+
+
 def create_job(
     cluster: KubeCluster,
     objects: list[Obj],
@@ -191,9 +199,7 @@ def create_job(
     to it (deleting the JobSet then collects them); it is unsuspended last unless the job asks
     to stay suspended. On any failure what this call created is deleted again, newest first.
     """
-    for obj in objects:  # every name and namespace checked before the first request (InvalidNameError)
-        meta = obj.get("metadata") or {}
-        k.resource_of(obj).path(meta.get("namespace") or namespace, str(meta.get("name")))
+    check_names(objects, namespace)
     check_apis(cluster, objects)
     result = CreateResult()
     existing = existing_objects(cluster, name, namespace, objects)

@@ -168,12 +168,27 @@ def apply_overrides(
             grafts += [((*here, "trainingRuntimeSpec"), doc, spec_path), (here, doc, ())]
     flag_meta: Obj = {}
     labels = dict(ov.labels)
+    if ov.kueue_queue is not None or ov.kueue_priority_class is not None:
+        from ktrain.authoring.placement import kueue_labels
+
+        # Kueue reads the queue and the WorkloadPriorityClass from the object it admits: the
+        # TrainJob (--target trainjob) or the JobSet, which gets them through the flags' runtime
+        # patch. Kueue skips a JobSet whose owner it already manages, so labelling both never
+        # admits twice.
+        kueue = kueue_labels(queue=ov.kueue_queue, priority_class=ov.kueue_priority_class)
+        labels.update(kueue)
+        meta.setdefault("labels", {}).update(kueue)
     if ov.kueue_queue is not None:
-        # Kueue reads the queue from the object it admits: the TrainJob (--target trainjob) or
-        # the JobSet, which gets it through the flags' runtime patch. Kueue skips a JobSet whose
-        # owner it already manages, so labelling both never admits twice.
-        labels[c.KUEUE_QUEUE_LABEL] = ov.kueue_queue
-        meta.setdefault("labels", {})[c.KUEUE_QUEUE_LABEL] = ov.kueue_queue
+        if ov.suspend is False:
+            raise UsageError(
+                "--no-suspend with --kueue-queue: Kueue starts a queued job by resuming it once admitted "
+                "(its webhook suspends it on create)",
+                hint="drop --no-suspend; without Kueue, drop --kueue-queue",
+            )
+        # A queued job is created suspended, as Kueue's TrainJob guide and upstream's Kueue example
+        # write it (examples/yaml/03-kueue-integration.yaml), and as Kueue's webhook would make it
+        # anyway: the flag wins over a job file's `suspend: false`. The JobSet follows (ENGINE.md §9).
+        spec["suspend"] = True
     annotations = dict(ov.annotations)
     if ov.queue is not None and ov.scheduler == "kai":
         from ktrain.authoring.scheduling import KAI_QUEUE_LABEL

@@ -55,6 +55,7 @@ class JobOverrides:
     gpu_type: str | None = None
     gpu_type_label: str | None = None
     kueue_queue: str | None = None
+    kueue_priority_class: str | None = None  # a Kueue WorkloadPriorityClass, not the pods' PriorityClass
     # Not expressible in a TrainJob: set on the rendered objects (authoring/scheduling.py).
     priority_class: str | None = None
     scheduler: str | None = None

@@ -43,22 +43,29 @@ def refuse_for_target(overrides: JobOverrides, target: str) -> None:
 
 
 def objects_for_target(outcome: RenderOutcome, request: RenderRequest, target: str) -> list[Obj]:
-    """The objects to submit for `target`. For `jobset`, what JobSet's webhook would refuse is an
-    error first (for `trainjob` the Trainer controller reports it itself, as a Warning event)."""
+    """The objects to submit for `target`, refusing before any request what the cluster would
+    refuse: for `jobset` what JobSet's webhook would reject (for `trainjob` the Trainer controller
+    reports it itself, as a Warning event), and names the API server would not take.
+    `job create --dry-run=client` prints exactly these objects."""
+    from ktrain.cluster.submission import check_names
+
+    rendered = outcome.result.objects
     if target == TARGET_TRAINJOB:
         from ktrain.cluster.submission import trainjob_to_submit
         from ktrain.inputs.code_bundle import is_code
 
-        rendered = outcome.result.objects
         overrides = request.overrides
         objects = [trainjob_to_submit(outcome.job.to_dict(), rendered, overrides.labels, overrides.annotations)]
         # --code: the ConfigMaps the TrainJob's runtime patch mounts, owned by the TrainJob.
-        return objects + [o for o in rendered if o.get("kind") == "ConfigMap" and is_code(o)]
-    from ktrain.cluster.submission import record_runtime
-    from ktrain.service.render import require_admissible
+        objects += [o for o in rendered if o.get("kind") == "ConfigMap" and is_code(o)]
+    else:
+        from ktrain.cluster.submission import record_runtime
+        from ktrain.service.render import require_admissible
 
-    require_admissible(outcome.result)
-    return record_runtime(outcome.result.objects, outcome.runtime.runtime.name)
+        require_admissible(outcome.result)
+        objects = record_runtime(rendered, outcome.runtime.runtime.name)
+    check_names(objects, outcome.job.namespace)
+    return objects
 
 
 def controller_runtime_note(outcome: RenderOutcome) -> str | None:

@@ -112,6 +112,8 @@ NEW_FLAG_CASES: list[Case] = [
             *TORCH,
             "--kueue-queue",
             "q",
+            "--kueue-priority-class",
+            "batch-high",
             "--priority-class",
             "high",
             "--node-selector",

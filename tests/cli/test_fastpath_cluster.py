@@ -360,6 +360,8 @@ CREATE_CASES = [
             "pl",
             "--kueue-queue",
             "q",
+            "--kueue-priority-class",
+            "batch-high",
             "--priority-class",
             "high",
             "--node-selector",

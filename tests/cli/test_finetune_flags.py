@@ -32,7 +32,7 @@ spec:
     - dtype=bf16
     - batch_size=4
     - epochs=2
-    - dataset.data_dir=/workspace/dataset/alpaca
+    - dataset.data_dir=/workspace/dataset/.
     - model.lora_rank=16
     - model.lora_alpha=32
     - model.lora_attn_modules=[q_proj,v_proj,output_proj]

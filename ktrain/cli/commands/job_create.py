@@ -86,18 +86,20 @@ def submit_job(
             hint=f"create it suspended, then `ktrain job resume NAME` and `ktrain job wait NAME`; or drop {flag}",
         )
     wait_timeout = parse_timeout(timeout)
+    from ktrain.service.submit import refuse_for_target
+
+    request = job_input.render_request()
+    refuse_for_target(request.overrides, target)  # before the render; --dry-run=client too
     if dry_run == "client":
-        _dry_run_client(job_input, output or "yaml", target)
+        _dry_run_client(job_input, request, output or "yaml", target)
         return
 
     from ktrain.cluster.kube import connect
     from ktrain.cluster.runtimes import runtime_file_notes
     from ktrain.cluster.submission import TARGET_TRAINJOB, create_job
     from ktrain.service.render import render_resolving
-    from ktrain.service.submit import controller_runtime_note, objects_for_target, refuse_for_target
+    from ktrain.service.submit import controller_runtime_note, objects_for_target
 
-    request = job_input.render_request()
-    refuse_for_target(request.overrides, target)
     cluster = connect(job_input.connection(request_timeout))
     request.default_namespace = cluster.namespace
     outcome, notes = render_resolving(
@@ -181,14 +183,15 @@ def _follow_and_wait(
         sys.stderr.write(f"job {name} {summary.state}\n")
 
 
-def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
-    """What `job create` would submit, without contacting the cluster (as `job render`)."""
+def _dry_run_client(job_input: JobInput, request: Any, output: str, target: str) -> None:
+    """What `job create` would submit, without contacting the cluster (as `job render`), after the
+    same checks (`ktrain.service.submit`: `refuse_for_target` before, `objects_for_target` after the render)."""
     from ktrain.cluster.runtimes import kubeconfig_available, runtime_file_notes
     from ktrain.errors import KtrainError
     from ktrain.output.manifests import format_objects
     from ktrain.service.render import render_resolving
+    from ktrain.service.submit import objects_for_target
 
-    request = job_input.render_request()
     if job_input.namespace is None and kubeconfig_available(job_input.kubeconfig):
         from ktrain.cluster.kube import connect
 
@@ -203,11 +206,11 @@ def _dry_run_client(job_input: JobInput, output: str, target: str) -> None:
         request, job_input.registry(), job_input.connection(), prefer_cluster=cluster_configured
     )
     notes += runtime_file_notes(outcome.runtime, for_controller=target == "trainjob")
+    objects = objects_for_target(outcome, request, target)
     for message in request.notes:
         note(message)
     for message in [*notes, *outcome.result.warnings]:
         warn(message)
-    objects = [outcome.job.to_dict()] if target == "trainjob" else outcome.result.objects
     if target != "trainjob" and outcome.secret_printed and output != "name":
         warn(
             f"the output holds a freshly generated SSH private key (Secret {outcome.job.name}-mpi-ssh-auth); "

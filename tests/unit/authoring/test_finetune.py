@@ -40,14 +40,15 @@ CASES = [
         "dataset dir",
         FineTuning(epochs=1),
         "hf://tatsu-lab/alpaca",
-        ["epochs=1", "dataset.data_dir=/workspace/dataset/alpaca"],
+        ["epochs=1", "dataset.data_dir=/workspace/dataset/."],
     ),
-    # ... storage_uri="hf://org/repo/data/train.parquet": a path with a dot is a file
+    # ... storage_uri="hf://org/repo/data/train.parquet": a path with a dot is a file, inside the
+    # repository the initializer downloaded into /workspace/dataset
     (
         "dataset file",
         FineTuning(epochs=1),
         "hf://org/repo/data/train.parquet",
-        ["epochs=1", "dataset.data_files=/workspace/dataset/repo/data/train.parquet"],
+        ["epochs=1", "dataset.data_files=/workspace/dataset/data/train.parquet"],
     ),
     # an S3 dataset: the SDK adds no path
     ("s3 dataset", FineTuning(epochs=1), "s3://bucket/data", ["epochs=1"]),
@@ -136,7 +137,7 @@ def test_all_settings_keep_the_sdk_order() -> None:
         "batch_size=2",
         "epochs=3",
         "loss=torchtune.modules.loss.CEWithChunkedOutputLoss",
-        "dataset.data_dir=/workspace/dataset/alpaca",
+        "dataset.data_dir=/workspace/dataset/.",
         "model.lora_rank=4",
         "model.lora_attn_modules=[q_proj,v_proj,output_proj]",
         "dataset=torchtune.datasets.instruct_dataset",
@@ -145,7 +146,8 @@ def test_all_settings_keep_the_sdk_order() -> None:
 
 
 def test_a_repository_root_dataset_reads_the_whole_download() -> None:
-    assert dataset_path_arg("hf://tatsu-lab") == "dataset.data_dir=/workspace/dataset"
+    # SDK: urlparse("hf://tatsu-lab").path is "", so the relative path is "." (os.path.join keeps it)
+    assert dataset_path_arg("hf://tatsu-lab") == "dataset.data_dir=/workspace/dataset/."
 
 
 @pytest.mark.parametrize(
