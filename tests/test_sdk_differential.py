@@ -455,11 +455,6 @@ def test_builtin_trainer_submits_the_sdks_trainjob(
     assert_same_trainjob(theirs, ours, command=True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue #24 item 11 (dataset path), another helper's: ktrain keeps the repository's name in the path "
-    "(/workspace/dataset/alpaca/data), the SDK and the dataset initializer drop it (/workspace/dataset/data)",
-)
 @pytest.mark.parametrize("uri", ["hf://tatsu-lab/alpaca", "hf://tatsu-lab/alpaca/data", "hf://t/a/train.json"])
 def test_a_hugging_face_dataset_is_found_where_the_sdk_says(sdk_client: Any, ktrain_client: Any, uri: str) -> None:
     initializer = ktrain.Initializer(dataset=ktrain.HuggingFaceDatasetInitializer(storage_uri=uri))

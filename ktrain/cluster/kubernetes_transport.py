@@ -51,16 +51,6 @@ def from_kubeconfig(
         )
     except ConfigException as exc:
         raise UsageError(f"cannot use context {context!r}: {exc}") from None
-    if proxy_url and not configuration.proxy:
-        # kubernetes < 36 (pinned by the Kubeflow SDK 0.5) ignores `proxy-url`: requests would
-        # bypass the proxy. Its pool manager takes an HTTP(S) proxy, not a SOCKS one.
-        if not proxy_url.startswith(("http://", "https://")):
-            raise UsageError(
-                f"the installed kubernetes client ({_client_version()}) cannot use the cluster's proxy-url "
-                f"{proxy_url.split('://', 1)[0]}://...",
-                hint="pip install 'kubernetes>=36' (it reads proxy-url, SOCKS included)",
-            )
-        configuration.proxy = proxy_url
     if not credentials:
         configuration.api_key = {}
         configuration.refresh_api_key_hook = None
@@ -77,12 +67,6 @@ def from_kubeconfig(
             )
         configuration.proxy = proxy
     return _finish(configuration)
-
-
-def _client_version() -> str:
-    import kubernetes
-
-    return str(getattr(kubernetes, "__version__", "unknown version"))
 
 
 def _client_version() -> str:
