@@ -5,9 +5,6 @@ The user's code must run, see its arguments, and its exit code must come back un
 
 from __future__ import annotations
 
-import base64
-import os
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -16,10 +13,12 @@ from typing import Any
 import pytest
 import yaml
 
+from ktrain.authoring.code_launch import SOURCE_PATH
 from ktrain.inputs.code_bundle import MOUNT_PATH
 from ktrain.inputs.registry import RuntimeRegistry
 from ktrain.service.render import render_request
 from ktrain.service.requests import JobOverrides, RenderRequest
+from tests.pod_run import run_container, trainer_pod, write_exe
 
 TRAIN = """\
 import os, sys
@@ -53,11 +52,6 @@ exec {python} "$@"
 """
 
 
-def _write_exe(path: Path, text: str) -> None:
-    path.write_text(text)
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
-
-
 def _render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runtime: str, command: list[str], **extra: Any) -> list:
     project = tmp_path / "project"
     (project / "lib").mkdir(parents=True)
@@ -70,45 +64,25 @@ def _render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runtime: str, comma
 
 
 def _run_trainer(objects: list, tmp_path: Path, exit_code: int = 0) -> subprocess.CompletedProcess[str]:
-    """Lay the code out as the projected volume would and run the trainer container's command."""
-    maps = {o["metadata"]["name"]: o for o in objects if o["kind"] == "ConfigMap" and "-code-" in o["metadata"]["name"]}
-    jobset = next(o for o in objects if o["kind"] == "JobSet")
-    trainer = next(
-        r
-        for r in jobset["spec"]["replicatedJobs"]
-        if r["template"].get("metadata", {}).get("labels", {}).get("trainer.kubeflow.org/trainjob-ancestor-step")
-        == "trainer"
-    )
-    pod = trainer["template"]["spec"]["template"]["spec"]
-    container = next(c for c in pod["containers"] if c["name"] == "node")
-    assert {"name": "ktrain-code", "mountPath": MOUNT_PATH, "readOnly": True} in container["volumeMounts"]
-    code_dir = tmp_path / "mounted-code"
-    projected = next(v for v in pod["volumes"] if v["name"] == "ktrain-code")["projected"]
-    for source in projected["sources"]:
-        cm = maps[source["configMap"]["name"]]
-        for item in source["configMap"]["items"]:
-            target = code_dir / item["path"]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if item["key"] in (cm.get("data") or {}):
-                target.write_text(cm["data"][item["key"]])
-            else:
-                target.write_bytes(base64.b64decode(cm["binaryData"][item["key"]]))
+    """Lay the volumes out as the kubelet would and run the trainer container's command."""
+    _, container = trainer_pod(objects)
+    assert {"name": "ktrain-code", "mountPath": SOURCE_PATH, "readOnly": True} in container["volumeMounts"]
+    assert {"name": "ktrain-workdir", "mountPath": MOUNT_PATH} in container["volumeMounts"]
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    _write_exe(bin_dir / "torchrun", TORCHRUN.format(python=sys.executable))
-    _write_exe(bin_dir / "mpirun", MPIRUN.format(python=sys.executable))
-    _write_exe(bin_dir / "python3", PYTHON.format(python=sys.executable))
-    _write_exe(bin_dir / "python", PYTHON.format(python=sys.executable))
-    # The mount: the one path in the script that names where the volume is.
-    argv = [w.replace(MOUNT_PATH, str(code_dir)) for w in container["command"] + container.get("args", [])]
-    env = {e["name"]: e["value"] for e in container.get("env", []) if "value" in e}
-    env.update(
-        PATH=f"{bin_dir}:{os.environ['PATH']}",
-        EXPECTED_CWD=str(code_dir),
-        EXIT_CODE=str(exit_code),
-        PIP_LOG=str(tmp_path / "pip.log"),
-    )
-    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    write_exe(bin_dir / "torchrun", TORCHRUN.format(python=sys.executable))
+    write_exe(bin_dir / "mpirun", MPIRUN.format(python=sys.executable))
+    write_exe(bin_dir / "python3", PYTHON.format(python=sys.executable))
+    write_exe(bin_dir / "python", PYTHON.format(python=sys.executable))
+    pod = tmp_path / "pod"
+    env = {
+        # the emptyDir: the code is copied there and runs from there
+        "EXPECTED_CWD": str(pod / "volumes" / "volume-1-ktrain-workdir"),
+        "EXIT_CODE": str(exit_code),
+        "PIP_LOG": str(tmp_path / "pip.log"),
+    }
+    result, _ = run_container(objects, pod, bin_dir, env)
+    return result
 
 
 def test_torch_runs_the_local_code_on_every_rank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

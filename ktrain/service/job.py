@@ -120,7 +120,7 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     if not meta.get("name"):
         meta["name"] = derive_name(entry.runtime, data)
     meta.setdefault("namespace", request.default_namespace)
-    if ov.code or ov.pip or request.code_bundle is not None:
+    if ov.code or ov.pip or ov.requirements or request.code_bundle is not None:
         data = apply_code(data, request, entry)
     if doc is not None:
         return Document(

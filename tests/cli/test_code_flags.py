@@ -17,7 +17,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_code_says_what_it_packed_in_one_note(cli: Any, project: Path) -> None:
-    r = cli("job", "render", "-r", "torch-distributed", "--name", "c", "--code", ".", "-o", "name", "--", "python", "t")
+    r = cli("job", "render", "-r", "torch-distributed", "--name", "c", "--code", ".", "-o", "name", "--", "python", "train.py")
     assert r.exit_code == 0, r.stderr
     notes = [line for line in r.stderr.splitlines() if line.startswith("note: --code:")]
     assert len(notes) == 1 and "1 files, 0.0 KiB in 1 ConfigMap (c-code-" in notes[0], r.stderr
