@@ -171,3 +171,66 @@ def test_no_code_no_pip_leaves_the_command_alone(tmp_path: Path, monkeypatch: py
     container = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
     assert container["command"] == ["torchrun", "train.py"]
     assert [o["kind"] for o in objects] == ["JobSet"]
+
+
+WRITER = """\
+import os, stat, sys
+os.makedirs("data", exist_ok=True)                      # a dataset download
+os.makedirs("checkpoints", exist_ok=True)
+with open("checkpoints/ckpt.pt", "wb") as f:            # ./checkpoints
+    f.write(b"weights")
+with open("lib/notes.txt", "w") as f:                   # inside a directory that was sent
+    f.write("written")
+print(os.getcwd() == os.environ["EXPECTED_CWD"], os.access("run.sh", os.X_OK), sorted(os.listdir(".")))
+"""
+
+
+def test_the_command_runs_in_a_writable_copy_of_the_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #24 item 2: the kubelet mounts the ConfigMap volume read-only; the command runs in an
+    emptyDir holding a copy (modes kept), where `os.makedirs("data")` and `./checkpoints` work."""
+    project = tmp_path / "project"
+    (project / "lib").mkdir(parents=True)
+    (project / "train.py").write_text(WRITER)
+    (project / "lib" / "util.py").write_text("")
+    (project / "run.sh").write_text("#!/bin/sh\n")
+    (project / "run.sh").chmod(0o755)
+    monkeypatch.chdir(project)
+    overrides = JobOverrides(runtime="torch-distributed", name="job", code=["."], command=["python", "train.py"])
+    objects = render_request(RenderRequest(overrides=overrides), RuntimeRegistry()).result.objects
+    pod, container = trainer_pod(objects)
+    assert {"name": "ktrain-workdir", "emptyDir": {}} in pod["volumes"]
+    result = _run_trainer(objects, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split(" ", 2)[:2] == ["True", "True"]
+    assert "'checkpoints', 'data', 'lib', 'run.sh', 'train.py'" in result.stdout
+    workdir = tmp_path / "pod" / "volumes" / "volume-1-ktrain-workdir"
+    assert (workdir / "checkpoints" / "ckpt.pt").read_bytes() == b"weights"
+    source = tmp_path / "pod" / "volumes" / "volume-0-ktrain-code"
+    assert sorted(p.name for p in source.iterdir()) == [
+        "..2026_01_01_00_00_00.000000001",
+        "..data",
+        "lib",
+        "run.sh",
+        "train.py",
+    ]
+    assert not (source / "..data" / "lib" / "notes.txt").exists()  # the mount itself is not written to
+
+
+def getting_started(args: dict) -> None:  # type: ignore[type-arg]
+    """The Kubeflow SDK's getting-started function does `FashionMNIST("./data", download=True)`."""
+    import os
+
+    root = os.path.join("./data", "FashionMNIST", "raw")
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "train-images-idx3-ubyte"), "wb") as f:
+        f.write(b"\0" * 16)
+    print("downloaded", os.path.getsize(os.path.join(root, "train-images-idx3-ubyte")), args["lr"])
+
+
+def test_ktrain_train_s_function_can_write_into_its_working_directory(tmp_path: Path) -> None:
+    from ktrain.python_api import train_request
+
+    request = train_request(getting_started, runtime="torch-distributed", func_args={"lr": 0.1}, name="fn")
+    result = _run_trainer(render_request(request, RuntimeRegistry()).result.objects, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["downloaded 16 0.1"]

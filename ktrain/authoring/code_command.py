@@ -183,17 +183,20 @@ def script_of(command: list[str]) -> tuple[str, str] | None:
 
 
 def _mpi_options(words: list[str]) -> int | None:
+    """The index of the program mpirun starts, or None at an option not known."""
     i = 0
     while i < len(words):
-        if words[i] == "--mca" or words[i] == "-mca":
-            i += 3  # --mca KEY VALUE
-            continue
-        start = _options(words[i : i + 2], _MPI_FLAGS, _MPI_VALUE)
-        if start is None:
-            return None
-        if start == 0:
+        word = words[i]
+        if not word.startswith("-"):
             return i
-        i += start
+        if word in ("--mca", "-mca"):
+            i += 3  # --mca KEY VALUE
+        elif word in _MPI_FLAGS:
+            i += 1
+        elif word.split("=", 1)[0] in _MPI_VALUE:
+            i += 1 if "=" in word else 2
+        else:
+            return None
     return None
 
 

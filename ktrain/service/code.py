@@ -90,18 +90,18 @@ def _packages(pip: list[str], requirements: list[str]) -> tuple[list[str], list[
     packages: list[str] = []
     files = list(requirements)
     for value in pip:
-        text = value.strip()
+        if not value.startswith("-"):
+            packages.append(value)
+            continue
         for prefix in ("--requirement=", "--requirement ", "-r=", "-r ", "-r"):
-            if text.startswith(prefix) and text[len(prefix) :].strip():
-                files.append(text[len(prefix) :].strip())
+            if value.startswith(prefix) and value[len(prefix) :].strip():
+                files.append(value[len(prefix) :].strip())
                 break
         else:
-            if text.startswith("-"):
-                raise UsageError(
-                    f"--pip {value!r}: not a package (pip would read an option)",
-                    hint="give packages, `--pip '-r FILE'` or --requirements FILE; indexes with --pip-index-url",
-                )
-            packages.append(value)
+            raise UsageError(
+                f"--pip {value!r}: not a package (pip would read an option)",
+                hint="give packages, `--pip '-r FILE'` or --requirements FILE; indexes with --pip-index-url",
+            )
     return packages, files
 
 
