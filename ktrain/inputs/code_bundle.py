@@ -6,15 +6,17 @@ current directory); a file PATH lands by its name. Several PATHs merge; two diff
 one path are an error. Left out: inside a git work tree, what git leaves out (`git ls-files
 --cached --others --exclude-standard`: tracked files, and untracked ones that no .gitignore on
 the way up to the work tree's top, `.git/info/exclude` or `core.excludesFile` ignores); elsewhere,
-what the .gitignore files in PATH and below say (git's rules, read with pathspec). `.ktrainignore`
-files (same syntax) leave out more in both cases, as do `.git/`, `__pycache__/`, `.hg/`, `.svn/`.
+what the .gitignore files in PATH and below say, as git reads them (git, through an empty
+repository of ktrain's; pathspec where git is not installed, which agrees with git but for
+corner cases such as a negated anchored directory). `.ktrainignore` files (same syntax) leave out
+more in both cases, as do `.git/`, `__pycache__/`, `.hg/`, `.svn/`.
 
 Refused (`CodeRefusedError`, exit code 3, whatever the reason), unless named as a file or matched
 by `--code-include PATTERN`: likely secrets, by name (credential files: `.env`, keys, keystores,
 cloud and registry credentials) and by content (`ktrain.inputs.code_secrets`: detect-secrets'
-plugins). Refused in any case: symlinks that leave PATH or loop, special files, names that are
-not UTF-8 or that the kubelet refuses, one file over a ConfigMap's size, more than
-`MAX_TOTAL_BYTES` in all.
+plugins). Refused in any case: symlinks that leave PATH or loop, special files (git lists none),
+names that are not UTF-8 or that the kubelet refuses, one file over a ConfigMap's size, more
+than `MAX_TOTAL_BYTES` in all.
 
 How it travels: files are ConfigMap keys (UTF-8 text in `data`, anything else in `binaryData`),
 packed in path order into as few ConfigMaps as fit under the API server's 1 MiB limit, named
@@ -289,15 +291,29 @@ def _git(args: list[str], cwd: str) -> Any:
 
 
 def _git_tree(root: str) -> list[tuple[str, str]] | None:
-    """What git would commit under the real directory `root` (None outside a work tree): tracked
-    files and the untracked ones git's ignore rules leave in, less `.ktrainignore`'s."""
+    """What git would commit under the real directory `root` (None without git): tracked files
+    and the untracked ones git's ignore rules leave in, less `.ktrainignore`'s. Outside a work
+    tree git reads the tree through an empty repository of its own (`--git-dir`), so the rules
+    are git's own there too."""
     top = _git(["rev-parse", "--show-toplevel"], root)
-    if top is None or top.returncode != 0:
+    if top is None:
         return None
-    listing = _git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root)
+    if top.returncode == 0:
+        top_dir = os.path.realpath(os.fsdecode(top.stdout.strip()))
+        listing = _git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root)
+    else:
+        import tempfile
+
+        top_dir = root
+        with tempfile.TemporaryDirectory(prefix="ktrain-git-") as empty:
+            made = _git(["init", "-q", "--bare", empty], root)
+            if made is None or made.returncode != 0:
+                return None
+            listing = _git(
+                [f"--git-dir={empty}", f"--work-tree={root}", "ls-files", "-z", "--others", "--exclude-standard"], root
+            )
     if listing is None or listing.returncode != 0:
         return None
-    top_dir = os.path.realpath(os.fsdecode(top.stdout.strip()))
     paths = sorted({os.fsdecode(p) for p in listing.stdout.split(b"\0") if p})
     # .ktrainignore files above the tree (up to the work tree's top), then in it
     rules: Rules = []

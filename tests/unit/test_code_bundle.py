@@ -182,9 +182,13 @@ def test_symlinks_inside_are_followed_and_leaving_the_tree_is_refused(chdir: Pat
         collect(["."], cwd=str(chdir))
 
 
-def test_special_files_and_non_utf8_names_are_refused(chdir: Path) -> None:
+def test_special_files_and_non_utf8_names_are_refused(chdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _tree(chdir, {"train.py": ""})
     os.mkfifo(chdir / "pipe")
+    assert _paths(chdir) == ["train.py"]  # git lists no special file
+    with pytest.raises(KtrainError, match="not a regular file"):
+        collect(["pipe"], cwd=str(chdir))  # named
+    monkeypatch.setattr(code_bundle, "_git", lambda args, cwd: None)  # without git
     with pytest.raises(KtrainError, match="not a regular file"):
         collect(["."], cwd=str(chdir))
     os.unlink(chdir / "pipe")
