@@ -197,7 +197,7 @@ def test_the_command_runs_in_a_writable_copy_of_the_code(tmp_path: Path, monkeyp
     monkeypatch.chdir(project)
     overrides = JobOverrides(runtime="torch-distributed", name="job", code=["."], command=["python", "train.py"])
     objects = render_request(RenderRequest(overrides=overrides), RuntimeRegistry()).result.objects
-    pod, container = trainer_pod(objects)
+    pod, _ = trainer_pod(objects)
     assert {"name": "ktrain-workdir", "emptyDir": {}} in pod["volumes"]
     result = _run_trainer(objects, tmp_path)
     assert result.returncode == 0, result.stderr
@@ -224,7 +224,7 @@ def getting_started(args: dict) -> None:  # type: ignore[type-arg]
     os.makedirs(root, exist_ok=True)
     with open(os.path.join(root, "train-images-idx3-ubyte"), "wb") as f:
         f.write(b"\0" * 16)
-    print("downloaded", os.path.getsize(os.path.join(root, "train-images-idx3-ubyte")), args["lr"])
+    print("downloaded", os.path.getsize(os.path.join(root, "train-images-idx3-ubyte")), args["lr"])  # noqa: T201
 
 
 def test_ktrain_train_s_function_can_write_into_its_working_directory(tmp_path: Path) -> None:

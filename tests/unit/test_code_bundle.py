@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ktrain.errors import CodeRefusedError, ExitCode, KtrainError
+from ktrain.errors import CodeRefusedError, KtrainError
 from ktrain.inputs import code_bundle
 from ktrain.inputs.code_bundle import MAX_CONFIGMAP_BYTES, collect, config_maps, volume
 
@@ -76,7 +76,7 @@ def test_a_directory_is_the_code_directory_and_a_file_lands_by_its_name(
 def test_two_different_files_at_one_path_are_refused(chdir: Path) -> None:
     _tree(chdir, {"a/train.py": "1", "b/train.py": "2", "c/train.py": "1"})
     assert _paths(chdir, "a", "c") == ["train.py"]  # the same bytes: one file
-    with pytest.raises(CodeRefusedError, match="two different files land at 'train.py'"):
+    with pytest.raises(CodeRefusedError, match=r"two different files land at 'train\.py'"):
         collect(["a", "b"], cwd=str(chdir))
 
 

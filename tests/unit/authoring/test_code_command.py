@@ -92,5 +92,5 @@ def test_the_old_subfolder_layout_is_pointed_at() -> None:
 
 
 def test_a_missing_module_of_a_sent_package_is_an_error() -> None:
-    with pytest.raises(UsageError, match="runs module pkg.tarin"):
+    with pytest.raises(UsageError, match=r"runs module pkg\.tarin"):
         check_script(["python", "-m", "pkg.tarin"], SENT, "/opt/ktrain/code")
