@@ -290,28 +290,58 @@ def _git(args: list[str], cwd: str) -> Any:
         return None
 
 
+def _work_tree_top(root: str) -> str | None:
+    """The top of the git work tree holding `root` (a `.git` directory or file on the way up)."""
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
+        top = _git(["rev-parse", "--show-toplevel"], root)  # git's own answer, under its variables
+        return os.path.realpath(os.fsdecode(top.stdout.strip())) if top and top.returncode == 0 else None
+    directory = root
+    while True:
+        if os.path.lexists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _empty_repository() -> str | None:
+    """An empty bare repository of ktrain's (made once, in its cache): git reads a tree that is in
+    no work tree through it, with the same ignore rules."""
+    from ktrain.inputs.parse_cache import _safe_directory, cache_dir
+
+    os.makedirs(cache_dir(), mode=0o700, exist_ok=True)
+    if not _safe_directory(cache_dir()):  # only this user may write there (git reads its config)
+        return None
+    path = os.path.join(cache_dir(), "empty-git")
+    if os.path.isfile(os.path.join(path, "HEAD")):
+        return path
+    made = _git(["init", "-q", "--bare", path], cache_dir())
+    return path if made is not None and made.returncode == 0 else None
+
+
 def _git_tree(root: str) -> list[tuple[str, str]] | None:
     """What git would commit under the real directory `root` (None without git): tracked files
     and the untracked ones git's ignore rules leave in, less `.ktrainignore`'s. Outside a work
-    tree git reads the tree through an empty repository of its own (`--git-dir`), so the rules
+    tree git reads the tree through an empty repository of ktrain's (`--git-dir`), so the rules
     are git's own there too."""
-    top = _git(["rev-parse", "--show-toplevel"], root)
-    if top is None:
-        return None
-    if top.returncode == 0:
-        top_dir = os.path.realpath(os.fsdecode(top.stdout.strip()))
+    top_dir = _work_tree_top(root)
+    listing = None
+    if top_dir is not None:
         listing = _git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root)
-    else:
-        import tempfile
-
+        if listing is not None and listing.returncode != 0:
+            listing, top_dir = None, None  # e.g. a repository git will not read (safe.directory)
+    if listing is None:
         top_dir = root
-        with tempfile.TemporaryDirectory(prefix="ktrain-git-") as empty:
-            made = _git(["init", "-q", "--bare", empty], root)
-            if made is None or made.returncode != 0:
-                return None
-            listing = _git(
-                [f"--git-dir={empty}", f"--work-tree={root}", "ls-files", "-z", "--others", "--exclude-standard"], root
-            )
+        try:
+            empty = _empty_repository()
+        except OSError:
+            empty = None
+        if empty is None:
+            return None
+        listing = _git(
+            [f"--git-dir={empty}", f"--work-tree={root}", "ls-files", "-z", "--others", "--exclude-standard"], root
+        )
     if listing is None or listing.returncode != 0:
         return None
     paths = sorted({os.fsdecode(p) for p in listing.stdout.split(b"\0") if p})

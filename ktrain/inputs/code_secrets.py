@@ -76,11 +76,8 @@ def _detect(files: list[tuple[str, bytes]]) -> list[Finding]:
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.settings import get_plugins, transient_settings
 
-    plugins = [
-        {"name": cls.__name__}
-        for cls in get_mapping_from_secret_type_to_class().values()
-        if cls.__name__ not in EXCLUDED_PLUGINS
-    ]
+    classes: list[Any] = list(get_mapping_from_secret_type_to_class().values())
+    plugins = [{"name": cls.__name__} for cls in classes if cls.__name__ not in EXCLUDED_PLUGINS]
     found: list[Finding] = []
     with transient_settings({"plugins_used": plugins, "filters_used": [{"path": p} for p in FILTERS]}) as settings:
         # The content is in memory, under its path in the code directory: not a file to check for.
