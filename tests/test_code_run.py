@@ -57,6 +57,7 @@ def _render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runtime: str, comma
     (project / "lib").mkdir(parents=True)
     (project / "train.py").write_text(TRAIN)
     (project / "helpers.py").write_text(HELPERS)
+    (project / "requirements.txt").write_text("numpy\n")
     monkeypatch.chdir(project)
     registry = RuntimeRegistry(files=extra.pop("runtime_files", []))
     overrides = JobOverrides(runtime=runtime, name="job", nodes=2, code=["."], command=command, **extra)
@@ -234,3 +235,22 @@ def test_ktrain_train_s_function_can_write_into_its_working_directory(tmp_path: 
     result = _run_trainer(render_request(request, RuntimeRegistry()).result.objects, tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["downloaded 16 0.1"]
+
+
+def test_a_requirements_file_is_installed_from_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #24 item 6: `--requirements FILE` (or `--pip '-r FILE'`) installs what the project lists."""
+    objects = _render(
+        tmp_path,
+        monkeypatch,
+        "torch-distributed",
+        ["torchrun", "train.py"],
+        pip=["-r requirements.txt", "rich"],
+        requirements=["helpers.py"],  # any file among those sent: pip reads it from the working directory
+    )
+    result = _run_trainer(objects, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "ktrain: pip install -r helpers.py -r requirements.txt rich\n"
+    pip_call = (tmp_path / "pip.log").read_text().split()
+    assert pip_call[-5:] == ["-r", "helpers.py", "-r", "requirements.txt", "rich"]
