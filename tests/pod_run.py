@@ -112,6 +112,7 @@ def run_container(
     """Start the trainer container's command as the kubelet would (PATH: `bin_dir` first). The
     mount paths, when a whole word, are replaced by their directories; `shell` replaces `sh`."""
     _, container = trainer_pod(objects)
+    root.mkdir(parents=True, exist_ok=True)
     mounts = lay_out_volumes(objects, root / "volumes")
     pod_env = {e["name"]: e["value"] for e in container.get("env", []) if "value" in e}
     words = [kubelet_expand(w, pod_env) for w in container["command"] + container.get("args", [])]

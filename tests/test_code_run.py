@@ -254,3 +254,19 @@ def test_a_requirements_file_is_installed_from_the_working_directory(
     assert result.stderr == "ktrain: pip install -r helpers.py -r requirements.txt rich\n"
     pip_call = (tmp_path / "pip.log").read_text().split()
     assert pip_call[-5:] == ["-r", "helpers.py", "-r", "requirements.txt", "rich"]
+
+
+def test_pip_without_code_installs_and_runs_where_the_image_says(tmp_path: Path) -> None:
+    overrides = JobOverrides(
+        runtime="torch-distributed", name="job", command=["python", "-c", "print(1)"], pip=["rich"]
+    )
+    objects = render_request(RenderRequest(overrides=overrides), RuntimeRegistry()).result.objects
+    pod, container = trainer_pod(objects)
+    assert "volumeMounts" not in container and "volumes" not in pod  # no code: nothing mounted
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    write_exe(bin_dir / "python3", PYTHON.format(python=sys.executable))
+    write_exe(bin_dir / "python", PYTHON.format(python=sys.executable))
+    result, _ = run_container(objects, tmp_path / "pod", bin_dir, {"PIP_LOG": str(tmp_path / "pip.log")})
+    assert (result.returncode, result.stdout, result.stderr) == (0, "1\n", "ktrain: pip install rich\n")
+    assert (tmp_path / "pip.log").read_text().split()[-1] == "rich"
