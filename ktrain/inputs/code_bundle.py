@@ -342,7 +342,7 @@ def _git_tree(root: str) -> list[tuple[str, str]] | None:
         listing = _git(
             [f"--git-dir={empty}", f"--work-tree={root}", "ls-files", "-z", "--others", "--exclude-standard"], root
         )
-    if listing is None or listing.returncode != 0:
+    if listing is None or listing.returncode != 0 or top_dir is None:
         return None
     paths = sorted({os.fsdecode(p) for p in listing.stdout.split(b"\0") if p})
     # .ktrainignore files above the tree (up to the work tree's top), then in it
