@@ -110,6 +110,13 @@ class InputError(KtrainError, ValueError):
         self.source_line = source_line
 
 
+class CodeRefusedError(KtrainError):
+    """`--code` will not send the tree: secrets, size, links, special files, names. One exit code
+    for every such refusal (the files are the input, and they are not acceptable)."""
+
+    exit_code = ExitCode.INVALID
+
+
 @struct
 class Located:
     """Where a field error points in a source file (filled in by the loader edge)."""

@@ -5,9 +5,6 @@ The user's code must run, see its arguments, and its exit code must come back un
 
 from __future__ import annotations
 
-import base64
-import os
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -16,10 +13,12 @@ from typing import Any
 import pytest
 import yaml
 
+from ktrain.authoring.code_launch import SOURCE_PATH
 from ktrain.inputs.code_bundle import MOUNT_PATH
 from ktrain.inputs.registry import RuntimeRegistry
 from ktrain.service.render import render_request
 from ktrain.service.requests import JobOverrides, RenderRequest
+from tests.pod_run import run_container, trainer_pod, write_exe
 
 TRAIN = """\
 import os, sys
@@ -53,16 +52,12 @@ exec {python} "$@"
 """
 
 
-def _write_exe(path: Path, text: str) -> None:
-    path.write_text(text)
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
-
-
 def _render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runtime: str, command: list[str], **extra: Any) -> list:
     project = tmp_path / "project"
     (project / "lib").mkdir(parents=True)
     (project / "train.py").write_text(TRAIN)
     (project / "helpers.py").write_text(HELPERS)
+    (project / "requirements.txt").write_text("numpy\n")
     monkeypatch.chdir(project)
     registry = RuntimeRegistry(files=extra.pop("runtime_files", []))
     overrides = JobOverrides(runtime=runtime, name="job", nodes=2, code=["."], command=command, **extra)
@@ -70,45 +65,25 @@ def _render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runtime: str, comma
 
 
 def _run_trainer(objects: list, tmp_path: Path, exit_code: int = 0) -> subprocess.CompletedProcess[str]:
-    """Lay the code out as the projected volume would and run the trainer container's command."""
-    maps = {o["metadata"]["name"]: o for o in objects if o["kind"] == "ConfigMap" and "-code-" in o["metadata"]["name"]}
-    jobset = next(o for o in objects if o["kind"] == "JobSet")
-    trainer = next(
-        r
-        for r in jobset["spec"]["replicatedJobs"]
-        if r["template"].get("metadata", {}).get("labels", {}).get("trainer.kubeflow.org/trainjob-ancestor-step")
-        == "trainer"
-    )
-    pod = trainer["template"]["spec"]["template"]["spec"]
-    container = next(c for c in pod["containers"] if c["name"] == "node")
-    assert {"name": "ktrain-code", "mountPath": MOUNT_PATH, "readOnly": True} in container["volumeMounts"]
-    code_dir = tmp_path / "mounted-code"
-    projected = next(v for v in pod["volumes"] if v["name"] == "ktrain-code")["projected"]
-    for source in projected["sources"]:
-        cm = maps[source["configMap"]["name"]]
-        for item in source["configMap"]["items"]:
-            target = code_dir / item["path"]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if item["key"] in (cm.get("data") or {}):
-                target.write_text(cm["data"][item["key"]])
-            else:
-                target.write_bytes(base64.b64decode(cm["binaryData"][item["key"]]))
+    """Lay the volumes out as the kubelet would and run the trainer container's command."""
+    _, container = trainer_pod(objects)
+    assert {"name": "ktrain-code", "mountPath": SOURCE_PATH, "readOnly": True} in container["volumeMounts"]
+    assert {"name": "ktrain-workdir", "mountPath": MOUNT_PATH} in container["volumeMounts"]
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    _write_exe(bin_dir / "torchrun", TORCHRUN.format(python=sys.executable))
-    _write_exe(bin_dir / "mpirun", MPIRUN.format(python=sys.executable))
-    _write_exe(bin_dir / "python3", PYTHON.format(python=sys.executable))
-    _write_exe(bin_dir / "python", PYTHON.format(python=sys.executable))
-    # The mount: the one path in the script that names where the volume is.
-    argv = [w.replace(MOUNT_PATH, str(code_dir)) for w in container["command"] + container.get("args", [])]
-    env = {e["name"]: e["value"] for e in container.get("env", []) if "value" in e}
-    env.update(
-        PATH=f"{bin_dir}:{os.environ['PATH']}",
-        EXPECTED_CWD=str(code_dir),
-        EXIT_CODE=str(exit_code),
-        PIP_LOG=str(tmp_path / "pip.log"),
-    )
-    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    write_exe(bin_dir / "torchrun", TORCHRUN.format(python=sys.executable))
+    write_exe(bin_dir / "mpirun", MPIRUN.format(python=sys.executable))
+    write_exe(bin_dir / "python3", PYTHON.format(python=sys.executable))
+    write_exe(bin_dir / "python", PYTHON.format(python=sys.executable))
+    pod = tmp_path / "pod"
+    env = {
+        # the emptyDir: the code is copied there and runs from there
+        "EXPECTED_CWD": str(pod / "volumes" / "volume-1-ktrain-workdir"),
+        "EXIT_CODE": str(exit_code),
+        "PIP_LOG": str(tmp_path / "pip.log"),
+    }
+    result, _ = run_container(objects, pod, bin_dir, env)
+    return result
 
 
 def test_torch_runs_the_local_code_on_every_rank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -197,3 +172,101 @@ def test_no_code_no_pip_leaves_the_command_alone(tmp_path: Path, monkeypatch: py
     container = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
     assert container["command"] == ["torchrun", "train.py"]
     assert [o["kind"] for o in objects] == ["JobSet"]
+
+
+WRITER = """\
+import os, stat, sys
+os.makedirs("data", exist_ok=True)                      # a dataset download
+os.makedirs("checkpoints", exist_ok=True)
+with open("checkpoints/ckpt.pt", "wb") as f:            # ./checkpoints
+    f.write(b"weights")
+with open("lib/notes.txt", "w") as f:                   # inside a directory that was sent
+    f.write("written")
+print(os.getcwd() == os.environ["EXPECTED_CWD"], os.access("run.sh", os.X_OK), sorted(os.listdir(".")))
+"""
+
+
+def test_the_command_runs_in_a_writable_copy_of_the_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #24 item 2: the kubelet mounts the ConfigMap volume read-only; the command runs in an
+    emptyDir holding a copy (modes kept), where `os.makedirs("data")` and `./checkpoints` work."""
+    project = tmp_path / "project"
+    (project / "lib").mkdir(parents=True)
+    (project / "train.py").write_text(WRITER)
+    (project / "lib" / "util.py").write_text("")
+    (project / "run.sh").write_text("#!/bin/sh\n")
+    (project / "run.sh").chmod(0o755)
+    monkeypatch.chdir(project)
+    overrides = JobOverrides(runtime="torch-distributed", name="job", code=["."], command=["python", "train.py"])
+    objects = render_request(RenderRequest(overrides=overrides), RuntimeRegistry()).result.objects
+    pod, _ = trainer_pod(objects)
+    assert {"name": "ktrain-workdir", "emptyDir": {}} in pod["volumes"]
+    result = _run_trainer(objects, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split(" ", 2)[:2] == ["True", "True"]
+    assert "'checkpoints', 'data', 'lib', 'run.sh', 'train.py'" in result.stdout
+    workdir = tmp_path / "pod" / "volumes" / "volume-1-ktrain-workdir"
+    assert (workdir / "checkpoints" / "ckpt.pt").read_bytes() == b"weights"
+    source = tmp_path / "pod" / "volumes" / "volume-0-ktrain-code"
+    assert sorted(p.name for p in source.iterdir()) == [
+        "..2026_01_01_00_00_00.000000001",
+        "..data",
+        "lib",
+        "run.sh",
+        "train.py",
+    ]
+    assert not (source / "..data" / "lib" / "notes.txt").exists()  # the mount itself is not written to
+
+
+def getting_started(args: dict) -> None:  # type: ignore[type-arg]
+    """The Kubeflow SDK's getting-started function does `FashionMNIST("./data", download=True)`."""
+    import os
+
+    root = os.path.join("./data", "FashionMNIST", "raw")
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "train-images-idx3-ubyte"), "wb") as f:
+        f.write(b"\0" * 16)
+    print("downloaded", os.path.getsize(os.path.join(root, "train-images-idx3-ubyte")), args["lr"])  # noqa: T201
+
+
+def test_ktrain_train_s_function_can_write_into_its_working_directory(tmp_path: Path) -> None:
+    from ktrain.python_api import train_request
+
+    request = train_request(getting_started, runtime="torch-distributed", func_args={"lr": 0.1}, name="fn")
+    result = _run_trainer(render_request(request, RuntimeRegistry()).result.objects, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["downloaded 16 0.1"]
+
+
+def test_a_requirements_file_is_installed_from_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #24 item 6: `--requirements FILE` (or `--pip '-r FILE'`) installs what the project lists."""
+    objects = _render(
+        tmp_path,
+        monkeypatch,
+        "torch-distributed",
+        ["torchrun", "train.py"],
+        pip=["-r requirements.txt", "rich"],
+        requirements=["helpers.py"],  # any file among those sent: pip reads it from the working directory
+    )
+    result = _run_trainer(objects, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "ktrain: pip install -r helpers.py -r requirements.txt rich\n"
+    pip_call = (tmp_path / "pip.log").read_text().split()
+    assert pip_call[-5:] == ["-r", "helpers.py", "-r", "requirements.txt", "rich"]
+
+
+def test_pip_without_code_installs_and_runs_where_the_image_says(tmp_path: Path) -> None:
+    overrides = JobOverrides(
+        runtime="torch-distributed", name="job", command=["python", "-c", "print(1)"], pip=["rich"]
+    )
+    objects = render_request(RenderRequest(overrides=overrides), RuntimeRegistry()).result.objects
+    pod, container = trainer_pod(objects)
+    assert "volumeMounts" not in container and "volumes" not in pod  # no code: nothing mounted
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    write_exe(bin_dir / "python3", PYTHON.format(python=sys.executable))
+    write_exe(bin_dir / "python", PYTHON.format(python=sys.executable))
+    result, _ = run_container(objects, tmp_path / "pod", bin_dir, {"PIP_LOG": str(tmp_path / "pip.log")})
+    assert (result.returncode, result.stdout, result.stderr) == (0, "1\n", "ktrain: pip install rich\n")
+    assert (tmp_path / "pip.log").read_text().split()[-1] == "rich"

@@ -2,15 +2,20 @@
 shell wrapper around the trainer command.
 
 The wrapper (only when `--code` or `--pip` is given; otherwise the command is left exactly as it
-was) changes to the code directory, installs the packages as the Kubeflow SDK's CustomTrainer
-does (`packages_to_install`, `pip_index_urls`: the first URL is the index, the others extra
-indexes), prints one line saying what it installs, and `exec`s the command, so its exit code and
-signals reach JobSet unchanged.
+was) is one fixed script: every value it handles (the code directories, pip's arguments, the
+command) arrives as a positional argument and is only ever used as `"$1"` or `"$@"`, never
+pasted into shell text, so no package name, URL or argument can run a command or expand a
+variable. It copies the code from the ConfigMap volume (read-only, as the kubelet mounts it)
+into a writable emptyDir and changes there, installs the packages as the Kubeflow SDK's
+CustomTrainer does (`packages_to_install`, `pip_index_urls`: the first URL is the index, the
+others extra indexes), prints one line saying what it installs, and `exec`s the command, so its
+exit code and signals reach JobSet unchanged. Kubernetes expands `$(VAR)` in a container's
+command and args; the pip arguments ktrain moves there are escaped (`$` as `$$`) so they arrive
+as given, while the user's own command keeps Kubernetes' meaning, as without the wrapper.
 """
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
 from ktrain import constants as c
@@ -22,49 +27,124 @@ PATCH_MANAGER = f"{c.DEFAULT_PATCH_MANAGER}-code"
 CODE_ANNOTATION = c.CODE_DIGEST_KEY  # the code's digest, on the TrainJob and the JobSet
 WRAPPER_NAME = "ktrain-launch"  # $0 of the wrapper script: what `ps` shows
 INITIALIZER_ANCESTORS = (c.ANCESTOR_DATASET_INITIALIZER, c.ANCESTOR_MODEL_INITIALIZER)
+WORKDIR_VOLUME = "ktrain-workdir"
+# Where the wrapped trainer container sees the ConfigMap volume; it copies it into the emptyDir
+# at the code path (`MOUNT_PATH` of ktrain.inputs.code_bundle) and runs from there.
+SOURCE_PATH = "/opt/ktrain/code-src"
+
+# The one script: a constant, whatever the job. $1: the ConfigMap mount ("" without --code),
+# $2: the writable code directory, $3: how many of the arguments after it are pip's; then pip's
+# arguments; then the command. The kubelet lays a ConfigMap volume out as `..data/` (a link to
+# the current payload) plus top-level links into it: copying `..data/.` copies each file once,
+# with its mode, with busybox's cp as with GNU's. pip_install keeps the first K of its arguments
+# by rotating them (POSIX sh has no arrays but "$@"); the line it prints leaves out index URLs,
+# which may hold credentials (pip redacts them in its own output).
+WRAPPER_SCRIPT = """\
+set -e
+src=$1 dst=$2 n=$3
+shift 3
+if [ -n "$src" ]; then
+  if [ -d "$src/..data" ]; then src=$src/..data; fi
+  cp -R "$src/." "$dst/"
+  cd "$dst"
+fi
+pip_install() {
+  k=$1
+  shift
+  i=0
+  for a do
+    if [ "$i" -lt "$k" ]; then set -- "$@" "$a"; fi
+    i=$((i + 1))
+  done
+  shift "$i"
+  shown= skip=
+  for a do
+    if [ -n "$skip" ]; then
+      skip=
+    else
+      case $a in
+        --index-url | --extra-index-url) skip=1 ;;
+        *) shown="$shown $a" ;;
+      esac
+    fi
+  done
+  printf 'ktrain: pip install%s\\n' "$shown" >&2
+  PY=$(command -v python3 || command -v python || true)
+  if [ -z "$PY" ]; then
+    echo 'ktrain: --pip needs python3 or python in the image' >&2
+    exit 127
+  fi
+  PIP_DISABLE_PIP_VERSION_CHECK=1 "$PY" -m pip install --quiet --no-warn-script-location "$@" ||
+    PIP_DISABLE_PIP_VERSION_CHECK=1 "$PY" -m pip install --quiet --no-warn-script-location --user "$@"
+}
+if [ "$n" -gt 0 ]; then
+  pip_install "$n" "$@"
+  shift "$n"
+fi
+exec "$@"
+"""
+# sh, -c, the script, $0, and the three fixed positional arguments.
+_FIXED_WORDS = 7
 
 
-def wrapper_script(*, code_dir: str | None, packages: list[str], index_urls: list[str]) -> str:
-    lines = ["set -e"]
-    if code_dir:
-        lines.append(f"cd {shlex.quote(code_dir)}")
-    if packages:
-        quoted = " ".join(shlex.quote(p) for p in packages)
-        indexes = ""
-        if index_urls:
-            indexes = f" --index-url {shlex.quote(index_urls[0])}"
-            indexes += "".join(f" --extra-index-url {shlex.quote(u)}" for u in index_urls[1:])
-        lines += [
-            f'echo "ktrain: pip install {" ".join(packages)}" >&2',
-            'PY="$(command -v python3 || command -v python)"',
-            f"PIP_DISABLE_PIP_VERSION_CHECK=1 $PY -m pip install --quiet --no-warn-script-location{indexes} {quoted}"
-            f" || PIP_DISABLE_PIP_VERSION_CHECK=1 $PY -m pip install --quiet --no-warn-script-location --user"
-            f"{indexes} {quoted}",
-        ]
-    lines.append('exec "$@"')
-    return "\n".join(lines)
+def pip_arguments(packages: list[str], index_urls: list[str], requirements: list[str]) -> list[str]:
+    """pip's arguments, as the SDK builds them: the first URL is the index, the others extra ones."""
+    args: list[str] = []
+    if index_urls:
+        args += ["--index-url", index_urls[0]]
+        for url in index_urls[1:]:
+            args += ["--extra-index-url", url]
+    for path in requirements:
+        args += ["-r", path]
+    return args + packages
 
 
-def wrap(command: list[str], *, code_dir: str | None, packages: list[str], index_urls: list[str]) -> list[str]:
-    """`sh -c SCRIPT ktrain-launch COMMAND...`: the command's words stay words (no re-quoting)."""
+def _literal(word: str) -> str:
+    """`word` as the kubelet passes it on: it expands `$(VAR)` in command and args, and `$$` is `$`."""
+    return word.replace("$", "$$")
+
+
+def wrap(
+    command: list[str],
+    *,
+    code_source: str | None,
+    code_dir: str | None,
+    pip_args: list[str],
+) -> list[str]:
+    """`sh -c SCRIPT ktrain-launch SRC DIR N PIP_ARGS... COMMAND...`: the command's words stay
+    words (no re-quoting), and no value is ever part of the script."""
     if not command:
         raise UsageError("--code/--pip: the runtime's trainer has no command to run", hint="give one after `--`")
     return [
         "sh",
         "-c",
-        wrapper_script(code_dir=code_dir, packages=packages, index_urls=index_urls),
+        _literal(WRAPPER_SCRIPT),  # the kubelet would read `$(command -v ...)` as a variable
         WRAPPER_NAME,
+        code_source or "",
+        code_dir or "",
+        str(len(pip_args)),
+        *(_literal(a) for a in pip_args),
         *command,
     ]
 
 
 def is_wrapped(command: list[str] | None) -> bool:
-    return command is not None and len(command) >= 4 and command[0] == "sh" and command[3] == WRAPPER_NAME
+    return command is not None and len(command) >= _FIXED_WORDS and command[0] == "sh" and command[3] == WRAPPER_NAME
+
+
+def wrapper_words(command: list[str]) -> int:
+    """How many leading words of a wrapped command are the wrapper's (the rest is the user's)."""
+    count = command[6] if len(command) >= _FIXED_WORDS else ""
+    return _FIXED_WORDS + (int(count) if count.isdigit() else 0)
 
 
 def mount_patch(runtime_template: Obj, volume: Obj, mount_path: str, digest: str) -> Obj:
-    """The runtime patch mounting the code read-only into every container of every replicated
-    job but the initializers (the trainer, an MPI launcher and its workers)."""
+    """The runtime patch giving the code to every container of every replicated job but the
+    initializers (the trainer, an MPI launcher and its workers), at `mount_path`. The wrapped
+    trainer container (`node` of the trainer step) gets there a writable emptyDir, which the
+    wrapper fills from the ConfigMap volume mounted at `SOURCE_PATH`; the others (an MPI job's
+    workers run sshd, which ktrain does not wrap) see the ConfigMap volume itself, read-only."""
+    workdir = {"name": WORKDIR_VOLUME, "emptyDir": {}}
     rjobs = []
     for rjob in (runtime_template.get("spec") or {}).get("replicatedJobs") or []:
         if not isinstance(rjob, dict) or not isinstance(rjob.get("name"), str):
@@ -72,17 +152,28 @@ def mount_patch(runtime_template: Obj, volume: Obj, mount_path: str, digest: str
         labels = ((rjob.get("template") or {}).get("metadata") or {}).get("labels") or {}
         if labels.get(c.LABEL_ANCESTOR) in INITIALIZER_ANCESTORS:
             continue
+        trainer_step = labels.get(c.LABEL_ANCESTOR) == c.ANCESTOR_TRAINER
         pod = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
-        containers = [
-            {"name": ct["name"], "volumeMounts": [{"name": volume["name"], "mountPath": mount_path, "readOnly": True}]}
-            for ct in pod.get("containers") or []
-            if isinstance(ct, dict) and isinstance(ct.get("name"), str)
-        ]
+        containers = []
+        wraps = False
+        for ct in pod.get("containers") or []:
+            if not (isinstance(ct, dict) and isinstance(ct.get("name"), str)):
+                continue
+            if trainer_step and ct["name"] == c.NODE:
+                wraps = True
+                mounts = [
+                    {"name": volume["name"], "mountPath": SOURCE_PATH, "readOnly": True},
+                    {"name": WORKDIR_VOLUME, "mountPath": mount_path},
+                ]
+            else:
+                mounts = [{"name": volume["name"], "mountPath": mount_path, "readOnly": True}]
+            containers.append({"name": ct["name"], "volumeMounts": mounts})
         if containers:
+            volumes = [volume, workdir] if wraps else [volume]
             rjobs.append(
                 {
                     "name": rjob["name"],
-                    "template": {"spec": {"template": {"spec": {"volumes": [volume], "containers": containers}}}},
+                    "template": {"spec": {"template": {"spec": {"volumes": volumes, "containers": containers}}}},
                 }
             )
     if not rjobs:

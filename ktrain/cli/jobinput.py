@@ -158,7 +158,15 @@ class JobInput:
         list[str] | None, Option("--code-include", help="Send files matching this pattern even if they look secret.")
     ] = None
     pip: Annotated[
-        list[str] | None, Option("--pip", help="Python package to install before the command (repeatable).")
+        list[str] | None,
+        Option("--pip", help="Python package to install before the command (repeatable; '-r FILE': requirements)."),
+    ] = None
+    requirements: Annotated[
+        list[str] | None,
+        Option(
+            "--requirements",
+            help="A requirements file among the --code files, installed before the command (repeatable).",
+        ),
     ] = None
     pip_index_url: Annotated[
         list[str] | None,
@@ -230,6 +238,7 @@ class JobInput:
             code_include=list(self.code_include or []),
             pip=list(self.pip or []),
             pip_index_urls=list(self.pip_index_url or []),
+            requirements=list(self.requirements or []),
         )
 
     def _fine_tuning(self) -> Any:

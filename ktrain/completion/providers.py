@@ -49,7 +49,16 @@ FIXED = {
     # Only when the option lists no formats of its own (help text "a | b | c" or a Choice).
     "--output": [("yaml", ""), ("json", ""), ("name", "")],
 }
-FILE_OPTIONS = {"--filename", "--runtime-file", "--patch", "--values", "--kubeconfig", "--ssh-key", "--code"}
+FILE_OPTIONS = {
+    "--filename",
+    "--runtime-file",
+    "--patch",
+    "--values",
+    "--kubeconfig",
+    "--ssh-key",
+    "--code",
+    "--requirements",
+}
 DIR_OPTIONS = {"--runtimes-dir"}
 
 

@@ -41,7 +41,7 @@ def apply_code(data: Obj, request: RenderRequest, entry: RuntimeEntry) -> Obj:
             "--code/--pip cannot wrap `tune run`: torchtune recipes run from the image",
             hint="use a torch runtime for your own training code",
         )
-    if ov.pip and runtime.spec.ml_policy is not None and runtime.spec.ml_policy.mpi is not None:
+    if (ov.pip or ov.requirements) and runtime.spec.ml_policy is not None and runtime.spec.ml_policy.mpi is not None:
         raise UsageError(
             "--pip on an MPI runtime would install on the launcher only: its workers start sshd, "
             "which ktrain does not wrap",
@@ -68,13 +68,63 @@ def apply_code(data: Obj, request: RenderRequest, entry: RuntimeEntry) -> Obj:
         patch = code_launch.mount_patch(template, volume, code_bundle.MOUNT_PATH, digest)
         spec.setdefault("runtimePatches", []).append(patch)
         data["metadata"].setdefault("annotations", {})[code_launch.CODE_ANNOTATION] = digest
+    command = [str(w) for w in command]
+    if ov.code and request.code_bundle is not None:  # the user's own command (ktrain.train makes its own)
+        from ktrain.authoring.code_command import check_script
+
+        check_script(command, [f.path for f in request.code_bundle.files], code_bundle.MOUNT_PATH)
+    packages, requirements = _packages(ov.pip, ov.requirements)
+    shipped = request.code_bundle is not None
     trainer["command"] = code_launch.wrap(
-        [str(w) for w in command],
-        code_dir=code_bundle.MOUNT_PATH if request.code_bundle is not None else None,
-        packages=list(ov.pip),
-        index_urls=list(ov.pip_index_urls),
+        command,
+        code_source=code_launch.SOURCE_PATH if shipped else None,
+        code_dir=code_bundle.MOUNT_PATH if shipped else None,
+        pip_args=code_launch.pip_arguments(packages, list(ov.pip_index_urls), _landed(requirements, request)),
     )
     return data
+
+
+def _packages(pip: list[str], requirements: list[str]) -> tuple[list[str], list[str]]:
+    """`--pip` values: package specifiers, or `-r FILE` / `--requirement FILE` (as pip writes a
+    requirement file); any other leading `-` would be an option to pip, not a package."""
+    packages: list[str] = []
+    files = list(requirements)
+    for value in pip:
+        if not value.startswith("-"):
+            packages.append(value)
+            continue
+        for prefix in ("--requirement=", "--requirement ", "-r=", "-r ", "-r"):
+            if value.startswith(prefix) and value[len(prefix) :].strip():
+                files.append(value[len(prefix) :].strip())
+                break
+        else:
+            raise UsageError(
+                f"--pip {value!r}: not a package (pip would read an option)",
+                hint="give packages, `--pip '-r FILE'` or --requirements FILE; indexes with --pip-index-url",
+            )
+    return packages, files
+
+
+def _landed(requirements: list[str], request: RenderRequest) -> list[str]:
+    """Where each requirement file lands in the code directory: it must be among the files sent."""
+    if not requirements:
+        return []
+    if request.code_bundle is None or not request.overrides.code:
+        raise UsageError(
+            f"--requirements {requirements[0]}: the file must be sent with the code",
+            hint="add --code . (or --code DIR holding it)",
+        )
+    out = []
+    for path in requirements:
+        landed = request.code_bundle.landing(path)
+        if landed is None:
+            raise UsageError(
+                f"--requirements {path}: not among the files --code sends",
+                hint="give its path from the current directory (--code proj --requirements proj/requirements.txt); "
+                "is an ignore rule leaving it out?",
+            )
+        out.append(landed)
+    return out
 
 
 def code_objects(request: RenderRequest, job_name: str, namespace: str) -> list[Obj]:

@@ -44,7 +44,7 @@ def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
 
 def _name_the_code_wrapper(obj: Obj, note: Any) -> Any:
     """`--explain`: the words `--code`/`--pip` put before a trainer command are the wrapper's."""
-    from ktrain.authoring.code_launch import is_wrapped
+    from ktrain.authoring.code_launch import is_wrapped, wrapper_words
 
     def source(path: Path) -> str | None:
         found = note(path)
@@ -62,8 +62,8 @@ def _name_the_code_wrapper(obj: Obj, note: Any) -> Any:
         if not is_wrapped(node if isinstance(node, list) else None):
             return found  # type: ignore[no-any-return]
         word = path[at + 1]
-        if isinstance(word, int) and word < 4:
-            return "--code/--pip wrapper (ktrain: cd, pip install, exec the command)"
+        if isinstance(word, int) and word < wrapper_words(node):
+            return "--code/--pip wrapper (ktrain: copy the code, pip install, exec the command)"
         return f"{found}, run by the --code/--pip wrapper"
 
     return source

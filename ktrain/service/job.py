@@ -127,7 +127,7 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     meta.setdefault("namespace", request.default_namespace)
     if request.entry_file is not None:
         ensure(data["spec"], "trainer")["command"] = launcher_command(entry.runtime, request.entry_file)
-    if ov.code or ov.pip or request.code_bundle is not None:
+    if ov.code or ov.pip or ov.requirements or request.code_bundle is not None:
         data = apply_code(data, request, entry)
     if doc is not None:
         return Document(

@@ -62,12 +62,14 @@ class JobOverrides:
     # Elastic torchrun (ktrain extension): authoring/elastic.py.
     elastic: tuple[int, int] | None = None
     max_restarts: int | None = None
-    # `--code PATH`, `--code-include PATTERN`, `--pip PKG`, `--pip-index-url URL`: local code and
+    # `--code PATH`, `--code-include PATTERN`, `--pip PKG`, `--pip-index-url URL`, `--requirements`: local code and
     # packages without building an image (inputs/code_bundle.py, authoring/code_launch.py).
     code: list[str] = field(default_factory=list)
     code_include: list[str] = field(default_factory=list)
     pip: list[str] = field(default_factory=list)
     pip_index_urls: list[str] = field(default_factory=list)
+    # `--requirements FILE` (and `--pip "-r FILE"`): requirement files among the files sent.
+    requirements: list[str] = field(default_factory=list)
 
 
 @struct

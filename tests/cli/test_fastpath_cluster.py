@@ -410,9 +410,11 @@ CREATE_CASES = [
             "numpy",
             "--pip-index-url",
             "https://pypi.example/simple",
+            "--requirements",
+            f["job.yaml"],
             "--",
             "python",
-            "t.py",
+            "job.yaml",
         ]
     ),
     Case(create(*TORCH, "--name", "tj", "--show-render")),  # only with --target trainjob

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ktrain.errors import KtrainError
+from ktrain.errors import CodeRefusedError, KtrainError
 from ktrain.inputs import code_bundle
 from ktrain.inputs.code_bundle import MAX_CONFIGMAP_BYTES, collect, config_maps, volume
 
@@ -62,10 +62,22 @@ def test_gitignore_ktrainignore_nested_rules_and_vcs_dirs_are_honoured(chdir: Pa
     ]
 
 
-def test_paths_land_relative_to_the_current_directory(chdir: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
-    _tree(chdir, {"train.py": "", "utils/io.py": "", "other/x.py": ""})
+def test_a_directory_is_the_code_directory_and_a_file_lands_by_its_name(
+    chdir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Issue #24 item 3: beside `proj/`, `--code proj` sent `proj/train.py`."""
+    _tree(chdir, {"proj/train.py": "", "proj/utils/io.py": "", "other/x.py": ""})
     outside = _tree(tmp_path_factory.mktemp("elsewhere"), {"lib/helpers.py": ""})
-    assert _paths(chdir, "train.py", "utils", str(outside / "lib")) == ["lib/helpers.py", "train.py", "utils/io.py"]
+    assert _paths(chdir, "proj") == ["train.py", "utils/io.py"]
+    assert _paths(chdir, "proj/train.py", str(outside / "lib")) == ["helpers.py", "train.py"]
+    assert _paths(chdir / "proj", ".") == ["train.py", "utils/io.py"]
+
+
+def test_two_different_files_at_one_path_are_refused(chdir: Path) -> None:
+    _tree(chdir, {"a/train.py": "1", "b/train.py": "2", "c/train.py": "1"})
+    assert _paths(chdir, "a", "c") == ["train.py"]  # the same bytes: one file
+    with pytest.raises(CodeRefusedError, match=r"two different files land at 'train\.py'"):
+        collect(["a", "b"], cwd=str(chdir))
 
 
 @pytest.mark.parametrize(
@@ -99,7 +111,7 @@ def test_a_private_key_block_is_refused_whatever_the_file_is_called(chdir: Path)
 def test_code_include_or_naming_the_file_sends_it_anyway(chdir: Path) -> None:
     _tree(chdir, {"train.py": "", "config/.env": "A=1"})
     assert _paths(chdir, ".", include=["config/.env"]) == ["config/.env", "train.py"]
-    assert _paths(chdir, "config/.env") == ["config/.env"]
+    assert _paths(chdir, "config/.env") == [".env"]
 
 
 def test_same_tree_same_bytes_whatever_the_mtimes_order_or_umask(tmp_path: Path) -> None:
@@ -170,9 +182,13 @@ def test_symlinks_inside_are_followed_and_leaving_the_tree_is_refused(chdir: Pat
         collect(["."], cwd=str(chdir))
 
 
-def test_special_files_and_non_utf8_names_are_refused(chdir: Path) -> None:
+def test_special_files_and_non_utf8_names_are_refused(chdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _tree(chdir, {"train.py": ""})
     os.mkfifo(chdir / "pipe")
+    assert _paths(chdir) == ["train.py"]  # git lists no special file
+    with pytest.raises(KtrainError, match="not a regular file"):
+        collect(["pipe"], cwd=str(chdir))  # named
+    monkeypatch.setattr(code_bundle, "_git", lambda args, cwd: None)  # without git
     with pytest.raises(KtrainError, match="not a regular file"):
         collect(["."], cwd=str(chdir))
     os.unlink(chdir / "pipe")
