@@ -714,12 +714,19 @@ class _Planner:
 
 def _wrapper_layers(argv: list[str]) -> list[tuple[int, str]]:
     """`sh -c SCRIPT NAME PROGRAM...` layers whose script ends in `exec "$@"`: (where PROGRAM
-    starts, SCRIPT), outermost first (the `--code` wrapper around a framework wrapper)."""
+    starts, SCRIPT), outermost first (the `--code` wrapper around a framework wrapper). The
+    `--code`/`--pip` wrapper takes its own arguments before the program's (`wrapper_words`)."""
+    from ktrain.authoring.code_launch import is_wrapped, wrapper_words
+
     out = []
     start = 0
     while True:
         rest = argv[start:]
-        if len(rest) >= 5 and rest[0] in SHELLS and rest[1] == "-c" and 'exec "$@"' in rest[2]:
+        if is_wrapped(rest):
+            words = wrapper_words(rest)
+            out.append((start + words, rest[2]))
+            start += words
+        elif len(rest) >= 5 and rest[0] in SHELLS and rest[1] == "-c" and 'exec "$@"' in rest[2]:
             out.append((start + 4, rest[2]))
             start += 4
         elif len(rest) >= 4 and rest[1:3] == ["-m", SHIM_MODULE]:

@@ -64,8 +64,11 @@ def test_code_mount_paths_are_mapped_into_the_run_directory(tmp_path: Any) -> No
     argv = plan.pods()[0].containers[0].argv
     code_dir = next(f.path.rsplit("/", 1)[0] for f in plan.files if f.path.endswith("/train.py"))
     assert code_dir.startswith(RUN + "/")
-    assert f"cd {code_dir}" in argv[2]  # the --code wrapper's script
-    assert argv[-2:] == ["python3", f"{code_dir}/train.py"]
+    # the --code wrapper copies the ConfigMap's files (its first argument) into a writable
+    # directory (its second), where the command runs: both are the run's own directories here
+    src, dst = argv[4], argv[5]
+    assert src == code_dir and dst.startswith(RUN + "/") and dst != src
+    assert argv[-2:] == ["python3", f"{dst}/train.py"]
     # both pods read the same ConfigMap: written once
     assert [f.data for f in plan.files if f.path.endswith("/train.py")] == [b"print('hi')\n"]
 
