@@ -531,8 +531,7 @@ class Cluster:
             meta["namespace"] = old["metadata"]["namespace"]
         new, warnings = self._prepare(rt, new, old, field_validation)
         if self._jobset_admission(rt):
-            schema = self.schema_for(rt)
-            errors = jobset_admission.transition_errors(schema.openapi if schema else None, old, new)
+            errors = jobset_admission.transition_errors(old, new)
             if errors:
                 raise invalid_object(rt.group, rt.kind, old["metadata"]["name"], errors)
             errors = [] if subresource else jobset_admission.webhook_update_errors(old, new)
