@@ -15,7 +15,7 @@ import pytest
 import yaml
 from apiserver import ApiServerDouble
 from apiserver.jobset_admission import CEL_IMMUTABLE, IMMUTABLE_SPEC_FIELDS
-from conftest import UPSTREAM, need_shared
+from conftest import UPSTREAM
 from kubernetes import client
 
 JS_GROUP, JS_VERSION = "jobset.x-k8s.io", "v1alpha2"
@@ -162,8 +162,8 @@ def _crd_transition_rules(schema: JSON, path: tuple[str, ...] = ()) -> set[tuple
     return found
 
 
+@pytest.mark.shared
 def test_the_double_has_every_transition_rule_of_the_jobset_crd_and_no_other() -> None:
-    need_shared()
     crd = yaml.safe_load((UPSTREAM / "jobset" / "jobset.x-k8s.io_jobsets.yaml").read_text())
     (version,) = [v for v in crd["spec"]["versions"] if v["name"] == JS_VERSION]
     spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"]

@@ -335,6 +335,7 @@ CLUSTER_FORBIDDEN = {
     ],
     ids=["job-list", "job-get", "job-logs", "job-wait", "job-delete", "job-create"],
 )
+@pytest.mark.double
 @pytest.mark.parametrize("tls", [False, True], ids=["http", "https"])
 def test_cluster_commands_load_neither_the_kubernetes_client_nor_typer(
     argv: tuple[str, ...], printed: str, verb: str, tls: bool, tmp_path: Path
@@ -390,6 +391,7 @@ def test_cluster_commands_load_neither_the_kubernetes_client_nor_typer(
     assert not loaded & CLUSTER_FORBIDDEN, sorted(loaded & CLUSTER_FORBIDDEN)
 
 
+@pytest.mark.double
 def test_an_auth_provider_user_is_served_by_the_kubernetes_client(tmp_path: Path) -> None:
     """What only the kubernetes client implements still works: it is imported for such a user."""
     from apiserver import ApiServerDouble
