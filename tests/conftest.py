@@ -18,6 +18,7 @@ the double without the `double` marker (an audit hook sees both).
 from __future__ import annotations
 
 import io
+import linecache
 import os
 import sys
 from dataclasses import dataclass, field
@@ -62,14 +63,22 @@ class _Guard:
 _guard = _Guard()
 
 
-def _read_by_the_double() -> bool:
-    """Whether the path event comes from the double (its CRD schemas), which the `double` marker covers."""
+def _read_on_behalf_of_the_test() -> bool:
+    """Whether a path event under ../shared is the test's own doing. Not so for the double's reads (its
+    CRD schemas: the `double` marker covers those), nor for tools reading the source of a module the
+    suite imported from ../shared (Hypothesis collects constants from every imported module; linecache
+    serves tracebacks)."""
+    tools = [_DOUBLE_SOURCE, linecache.__file__]
+    hypothesis = sys.modules.get("hypothesis")
+    if hypothesis is not None and hypothesis.__file__:
+        tools.append(os.path.dirname(hypothesis.__file__) + os.sep)
+    prefixes = tuple(tools)
     frame: Any = sys._getframe(2)
     while frame is not None:
-        if frame.f_code.co_filename.startswith(_DOUBLE_SOURCE):
-            return True
+        if frame.f_code.co_filename.startswith(prefixes):
+            return False
         frame = frame.f_back
-    return False
+    return True
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
@@ -78,14 +87,14 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         item = _guard.item
         if item is None or not args or isinstance(args[0], int) or args[0] is None:
             return
-        try:
+        try:  # never raise here: the exception would reach the test's own open()
             path = os.path.abspath(os.fsdecode(args[0]))
-        except (TypeError, ValueError):
+        except Exception:  # noqa: BLE001 - e.g. a relative path while the working directory is gone
             return
         if (
             path.startswith(_SHARED_PREFIXES)
             and item.get_closest_marker("shared") is None
-            and not _read_by_the_double()
+            and _read_on_behalf_of_the_test()
         ):
             _guard.note(
                 f"it reads {path} but is not marked `shared`: mark it @pytest.mark.shared (skipped "

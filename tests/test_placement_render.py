@@ -18,6 +18,8 @@ from ktrain.errors import UsageError
 from ktrain.inputs.registry import RuntimeRegistry
 from ktrain.service import JobOverrides, RenderRequest, job_document, render_request
 
+pytestmark = pytest.mark.shared(optional=True)  # _render checks the upstream CRD schemas when ../shared is there
+
 
 def _render(allow_extensions: bool = False, **overrides: Any) -> list[dict[str, Any]]:
     overrides.setdefault("name", "job")
