@@ -629,13 +629,8 @@ def test_requests_are_recorded_with_verb_and_resource(srv: ApiServerDouble, core
 # --- schema validation (needs ../shared) -------------------------------------------------------
 
 
-def _need_schemas(srv: ApiServerDouble) -> None:
-    if not srv.schema_validation:
-        pytest.skip("../shared/reference/upstream is not present beside the repository")
-
-
+@pytest.mark.shared
 def test_jobset_violating_the_crd_schema_is_422(srv: ApiServerDouble, custom: client.CustomObjectsApi) -> None:
-    _need_schemas(srv)
     bad = jobset("bad", replicas="three")
     del bad["spec"]["replicatedJobs"][0]["template"]
     with pytest.raises(client.ApiException) as err:
@@ -651,10 +646,10 @@ def test_jobset_violating_the_crd_schema_is_422(srv: ApiServerDouble, custom: cl
     assert srv.objects("jobsets") == []
 
 
+@pytest.mark.shared
 def test_unknown_fields_are_pruned_with_a_warning_or_rejected_when_strict(
     srv: ApiServerDouble, api: client.ApiClient, custom: client.CustomObjectsApi
 ) -> None:
-    _need_schemas(srv)
     body = jobset("extra")
     body["spec"]["replicatedJob"] = []  # a typo the real server would silently drop
     created, _, headers = custom.create_namespaced_custom_object_with_http_info(
@@ -668,8 +663,8 @@ def test_unknown_fields_are_pruned_with_a_warning_or_rejected_when_strict(
     assert 'unknown field "spec.replicatedJob"' in status_of(strict.value)["message"]
 
 
+@pytest.mark.shared
 def test_podgroups_of_both_schedulers_are_validated(srv: ApiServerDouble, custom: client.CustomObjectsApi) -> None:
-    _need_schemas(srv)
     for group, version in [
         ("scheduling.x-k8s.io", "v1alpha1"),
         ("scheduling.volcano.sh", "v1beta1"),

@@ -37,6 +37,7 @@ def bench_module() -> ModuleType:
     return module
 
 
+@pytest.mark.slow  # runs the benchmarks (quick mode) in a subprocess
 @needs_script
 def test_quick_benchmark_prints_every_figure_and_writes_json(tmp_path: Path) -> None:
     target = tmp_path / "result.json"

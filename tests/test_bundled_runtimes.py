@@ -297,11 +297,13 @@ def test_overlay_emulation_refuses_kustomize_features_it_does_not_model() -> Non
 # --------------------------------------------------------------------------- against upstream
 
 
+@pytest.mark.shared
 def test_upstream_release_overlay_ships_the_same_runtime_names() -> None:
     _need_shared()
     assert sorted(set(_upstream_runtimes()) - NOT_IN_RELEASE_OVERLAY) == sorted(SHIPPED)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", SHIPPED)
 def test_runtime_equals_upstream_base_with_release_overlay_applied(name: str) -> None:
     _need_shared()

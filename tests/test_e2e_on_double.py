@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
+pytestmark = [
+    pytest.mark.both_transports,  # each test runs through both HTTP clients (conftest)
+    pytest.mark.double,  # the double runs in the subprocess, where conftest's check does not see it
+    pytest.mark.slow,  # the whole e2e suite, twice: ~17 s
+]
 
 RUNNER = Path(__file__).resolve().parent / "e2e" / "run_against_double.py"
 

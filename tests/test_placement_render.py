@@ -20,6 +20,8 @@ from ktrain.service.job import job_document
 from ktrain.service.render import render_request
 from ktrain.service.requests import JobOverrides, RenderRequest
 
+pytestmark = pytest.mark.shared(optional=True)  # _render checks the upstream CRD schemas when ../shared is there
+
 
 def _render(allow_extensions: bool = False, **overrides: Any) -> list[dict[str, Any]]:
     overrides.setdefault("name", "job")

@@ -32,6 +32,7 @@ def _schema(api_version: str, kind: str) -> dict | None:
     return None
 
 
+@pytest.mark.shared(optional=True)  # the render is checked without ../shared, the CRD schemas with it
 @pytest.mark.parametrize("nodes", [1, 3, 64])
 @pytest.mark.parametrize("runtime", RUNTIMES)
 def test_bundled_runtime_renders_and_matches_crd_schemas(runtime: str, nodes: int) -> None:

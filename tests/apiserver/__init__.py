@@ -5,13 +5,14 @@ the Kubernetes REST protocol for the official `kubernetes` Python client to work
 discovery, CRUD with label/field selectors, merge / strategic / JSON patches, server-side apply
 with managedFields and conflicts, dryRun, Status errors shaped like the real ones, ownerReference
 garbage collection, watches, pod logs (including `follow` streaming) and events. Custom resources
-are validated against the reference CRD schemas under ../shared when that directory exists.
+are validated against the reference CRD schemas under ../shared when that directory exists
+(tests that rely on that are marked `shared`; see tests/conftest.py).
 
 Deliberate simplifications: deletion is immediate (no graceful deletion or lingering
 finalizers), strategic merge replaces lists, server-side apply treats every list as atomic, and
 CEL rules (`x-kubernetes-validations`) are not evaluated, except JobSet's `self == oldSelf`
-transition rules, which `jobset_admission` applies with JobSet's webhooks (create-time defaults,
-update immutability).
+transition rules, which `jobset_admission` keeps as its own code (with or without ../shared) and
+applies with JobSet's webhooks (create-time defaults, update immutability).
 """
 
 from .cluster import Cluster

@@ -4,12 +4,14 @@
   pkg/webhooks/jobset_webhook.go): registered with `verbs=create` only, so defaults are added
   when a JobSet is created and never again. Among them `retentionPolicy` of each
   `volumeClaimPolicies` entry (`whenDeleted: Delete`).
-- CEL transition rules (`x-kubernetes-validations` of the CRD, api/jobset/v1alpha2/jobset_types.go):
-  `self == oldSelf` on spec.successPolicy, failurePolicy, network, startupPolicy,
-  volumeClaimPolicies and replicatedJobs[].dependsOn. As in apiextensions-apiserver, a transition
-  rule is evaluated only where the field exists in both the old and the new object (and list
-  items only where they correlate: `x-kubernetes-list-type: map` by key). A re-apply that drops a
-  server-defaulted field inside such a value therefore fails with `Value is immutable`.
+- CEL transition rules of the CRD: `self == oldSelf` ("Value is immutable") on spec.successPolicy,
+  failurePolicy, network, startupPolicy, volumeClaimPolicies and replicatedJobs[].dependsOn. The
+  double keeps them as its own table (`IMMUTABLE_SPEC_FIELDS`), so they hold with or without
+  ../shared; tests/test_apiserver_jobset_rules.py checks the table against the CRD when ../shared is
+  there. As in apiextensions-apiserver, a transition rule is evaluated only where the field exists
+  in both the old and the new object (and list items only where they correlate: by key in a
+  `x-kubernetes-list-type: map` list). A re-apply that drops a server-defaulted field inside such a
+  value therefore fails with `Value is immutable`.
 - The validating webhook's `ValidateUpdate`: spec.replicatedJobs and spec.managedBy are immutable,
   except the pod template's labels, annotations, nodeSelector, tolerations and schedulingGates
   while the JobSet is (or is being) suspended.
@@ -55,30 +57,45 @@ def default_on_create(obj: JSON) -> None:
             policy["retentionPolicy"] = {"whenDeleted": "Delete"}
 
 
-def _transition_rules(schema: JSON, old: Any, new: Any, path: str, errors: list[FieldError]) -> None:
-    """Evaluate `self == oldSelf` rules of `schema` where old and new both have a value."""
-    for rule in schema.get("x-kubernetes-validations") or []:
-        if str(rule.get("rule", "")).replace(" ", "") == "self==oldSelf" and old != new:
-            errors.append(
-                FieldError("FieldValueInvalid", path, f"Invalid value: {rule.get('message') or CEL_IMMUTABLE}")
-            )
-    if isinstance(new, dict) and isinstance(old, dict):
-        for key, sub in (schema.get("properties") or {}).items():
-            if key in new and key in old:
-                _transition_rules(sub, old[key], new[key], f"{path}.{key}" if path else key, errors)
-    elif isinstance(new, list) and isinstance(old, list) and "items" in schema:
-        if schema.get("x-kubernetes-list-type") != "map":
-            return  # atomic and set lists: items do not correlate, their rules are not transition-checked
-        keys = schema.get("x-kubernetes-list-map-keys") or []
+# The CRD's `self == oldSelf` rules, as paths under spec. Source: kubernetes-sigs/jobset v0.12.0,
+# config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml (`x-kubernetes-validations`), generated from
+# the `+kubebuilder:validation:XValidation:rule="self == oldSelf",message="Value is immutable"` markers
+# on JobSetSpec.Network, SuccessPolicy, FailurePolicy, StartupPolicy, VolumeClaimPolicies and
+# ReplicatedJob.DependsOn in api/jobset/v1alpha2/jobset_types.go. A `[name]` step goes into the items
+# of a list-map keyed by `name` (replicatedJobs: `+listType=map`, `+listMapKey=name`): the rule then
+# applies to each new item that has an old item of the same name.
+IMMUTABLE_SPEC_FIELDS: tuple[tuple[str, ...], ...] = (
+    ("network",),
+    ("successPolicy",),
+    ("failurePolicy",),
+    ("startupPolicy",),
+    ("volumeClaimPolicies",),  # an atomic list: compared whole
+    ("replicatedJobs", "[name]", "dependsOn"),
+)
 
-        def key_of(item: Any) -> Any:
-            return tuple(item.get(k) for k in keys) if isinstance(item, dict) else None
 
-        previous = {key_of(item): item for item in old}
+def _immutable(steps: tuple[str, ...], old: Any, new: Any, path: str, errors: list[FieldError]) -> None:
+    """Check `self == oldSelf` at the end of `steps`, going only where old and new both have a value.
+
+    Every such field is an object or an array, whose value a failed rule does not print
+    (apiextensions-apiserver schema/cel/validation.go: `field.OmitValueType{}` for those types):
+    `spec.network: Invalid value: Value is immutable`."""
+    if not steps:
+        if old != new:
+            errors.append(FieldError("FieldValueInvalid", path, f"Invalid value: {CEL_IMMUTABLE}"))
+        return
+    step, rest = steps[0], steps[1:]
+    if step.startswith("["):
+        if not (isinstance(old, list) and isinstance(new, list)):
+            return
+        key = step[1:-1]
+        previous = {item[key]: item for item in old if isinstance(item, dict) and isinstance(item.get(key), str)}
         for i, item in enumerate(new):
-            match = previous.get(key_of(item))
+            match = previous.get(item.get(key)) if isinstance(item, dict) and isinstance(item.get(key), str) else None
             if match is not None:
-                _transition_rules(schema["items"], match, item, f"{path}[{i}]", errors)
+                _immutable(rest, match, item, f"{path}[{i}]", errors)
+    elif isinstance(old, dict) and isinstance(new, dict) and step in old and step in new:
+        _immutable(rest, old[step], new[step], f"{path}.{step}", errors)
 
 
 def _pod_template_munged(new_spec: JSON, old_spec: JSON) -> list[Any]:
@@ -111,12 +128,12 @@ def _copy_key(source: JSON, target: JSON, key: str) -> None:
         target.pop(key, None)
 
 
-def transition_errors(openapi: JSON | None, old: JSON, new: JSON) -> list[FieldError]:
+def transition_errors(old: JSON, new: JSON) -> list[FieldError]:
     """The CRD's `self == oldSelf` rules on an update (a 422 `Invalid` from the server)."""
     errors: list[FieldError] = []
-    if openapi is not None and "spec" in old and "spec" in new:
-        spec_schema = (openapi.get("properties") or {}).get("spec") or {}
-        _transition_rules(spec_schema, old["spec"], new["spec"], "spec", errors)
+    if isinstance(old.get("spec"), dict) and isinstance(new.get("spec"), dict):
+        for steps in IMMUTABLE_SPEC_FIELDS:
+            _immutable(steps, old["spec"], new["spec"], "spec", errors)
     return errors
 
 

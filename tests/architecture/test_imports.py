@@ -371,6 +371,7 @@ CLUSTER_FORBIDDEN = {
     ],
     ids=["job-list", "job-get", "job-why", "job-logs", "job-wait", "job-delete", "job-create"],
 )
+@pytest.mark.double
 @pytest.mark.parametrize("tls", [False, True], ids=["http", "https"])
 def test_cluster_commands_load_neither_the_kubernetes_client_nor_typer(
     argv: tuple[str, ...], printed: str, verb: str, tls: bool, tmp_path: Path
@@ -428,6 +429,7 @@ def test_cluster_commands_load_neither_the_kubernetes_client_nor_typer(
     assert "http" in loaded  # the framing is the standard library's (http.client), not ktrain's own
 
 
+@pytest.mark.double
 def test_an_auth_provider_user_is_served_by_the_kubernetes_client(tmp_path: Path) -> None:
     """What only the kubernetes client implements still works: it is imported for such a user."""
     from apiserver import ApiServerDouble

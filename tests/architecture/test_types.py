@@ -22,6 +22,7 @@ NOT_YET_CLEAN: tuple[str, ...] = ()
 ERROR = re.compile(r"^(?P<file>[^:\s]+):\d+(?::\d+)?: error: ")
 
 
+@pytest.mark.slow  # mypy over the whole package: ~15 s
 def test_mypy_reports_no_errors() -> None:
     if importlib.util.find_spec("mypy") is None:
         pytest.skip("mypy is not installed (it comes with the test extra: pip install -e '.[test]')")

@@ -30,6 +30,8 @@ def _fuzzer():  # type: ignore[no-untyped-def]
     return module
 
 
+@pytest.mark.slow  # a minute, by design
+@pytest.mark.shared(optional=True)  # the conformance cases join the seeds when ../shared is there
 @pytest.mark.skipif(SECONDS <= 0, reason="KTRAIN_FUZZ_SECONDS=0")
 def test_mutated_inputs_never_crash_hang_or_run_over_budget() -> None:
     fuzzer = _fuzzer()

@@ -92,6 +92,7 @@ def test_every_model_has_a_record_with_the_same_fields_and_behaviours() -> None:
             assert hasattr(plain, attr) == hasattr(strict, attr), (name, attr)
 
 
+@pytest.mark.shared(optional=True)  # ../shared's documents join the project's when it is there
 @pytest.mark.parametrize(("label", "model", "data"), DOCUMENTS, ids=[d[0] for d in DOCUMENTS])
 def test_real_documents_take_the_record_path_with_pydantics_content(label: str, model: str, data: Any) -> None:
     taken = _agree(model, data)
@@ -142,6 +143,7 @@ def _mutations(data: Any, rng: random.Random) -> Any:
     return mutated
 
 
+@pytest.mark.shared(optional=True)  # ../shared's documents join the project's when it is there
 def test_random_mistakes_never_slip_past_the_records() -> None:
     rng = random.Random(20261123)
     taken = {"record": 0, "pydantic": 0, "refused": 0}

@@ -93,10 +93,9 @@ def fields(conv) -> dict[str, tuple[str, str]]:
 # --------------------------------------------------------------------------- the upstream examples
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", EXAMPLE_FILES or ["<no ../shared>"])
 def test_every_upstream_example_converts_renders_and_passes_the_crd_schemas(name: str, tmp_path: Path) -> None:
-    if not EXAMPLE_FILES:
-        pytest.skip("../shared is absent: no v1 examples")
     path = EXAMPLES / name
     (conv,) = convert_text(path.read_text(), str(path))
     crd_validate(conv.trainjob)
@@ -601,11 +600,10 @@ def test_a_render_error_in_a_converted_job_points_into_the_v1_file(tmp_path: Pat
     assert located and located[0].file == str(path) and (located[0].line, located[0].column) == (23, 24)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", ["tensorflow-distributed", "paddle-distributed", "mxnet-distributed"])
 def test_bundled_v1_framework_runtimes_pass_the_real_crd_schema(name: str) -> None:
     """No new mlPolicy fields: the real Trainer CRD accepts these runtimes as they are."""
-    if not UPSTREAM.is_dir():
-        pytest.skip("../shared is absent: CRD schemas not available")
     entry = RuntimeRegistry().get(name)
     assert entry.document is not None
     crd_validate(entry.document.data)

@@ -167,10 +167,9 @@ def test_curve_certificate_keys_are_40_characters_and_depend_only_on_the_uid() -
     assert re.findall(r'-key = "(.*)"', fa.curve_certificate("a", "uid-2")) != keys
 
 
+@pytest.mark.shared
 def test_curve_certificate_matches_the_flux_lammps_conformance_secret() -> None:
     case = CASES / "flux-lammps"
-    if not case.is_dir():
-        pytest.skip("../shared conformance cases are not present")
     job = yaml.safe_load((case / "trainjob.yaml").read_text())
     secret = next(
         doc for doc in yaml.safe_load_all((case / "expected.yaml").read_text()) if doc and doc.get("kind") == "Secret"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import CASES, need_shared
+from conftest import CASES
 
 from ktrain.engine.merge import (
     JOBSET_SPEC_SCHEMA,
@@ -706,9 +706,9 @@ def _assert_touched_fields_match(patch: Obj, merged: Obj, expected: Obj, where: 
             assert merged[key] == expected[key], f"{where}.{key}"
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("case", RUNTIME_PATCH_CASES)
 def test_runtime_patch_case_gives_the_expected_pod_specs(case: str) -> None:
-    need_shared()
     runtime, trainjob, jobset = _load_case(case)
     patch_specs = [
         p["trainingRuntimeSpec"]["template"]["spec"]
