@@ -114,6 +114,7 @@ def test_refused_scheduling_leaves_the_condition_and_the_event(srv: ApiServerDou
     )
 
 
+@pytest.mark.shared
 def test_the_recorded_texts_are_the_reference_recordings() -> None:
     """Checked against ../shared when it is there: the double quotes the real scheduler verbatim."""
     from conftest import SHARED

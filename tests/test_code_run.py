@@ -70,7 +70,7 @@ def _run_trainer(objects: list, tmp_path: Path, exit_code: int = 0) -> subproces
     assert {"name": "ktrain-code", "mountPath": SOURCE_PATH, "readOnly": True} in container["volumeMounts"]
     assert {"name": "ktrain-workdir", "mountPath": MOUNT_PATH} in container["volumeMounts"]
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
+    bin_dir.mkdir(parents=True)
     write_exe(bin_dir / "torchrun", TORCHRUN.format(python=sys.executable))
     write_exe(bin_dir / "mpirun", MPIRUN.format(python=sys.executable))
     write_exe(bin_dir / "python3", PYTHON.format(python=sys.executable))
@@ -217,7 +217,7 @@ def test_the_command_runs_in_a_writable_copy_of_the_code(tmp_path: Path, monkeyp
     assert not (source / "..data" / "lib" / "notes.txt").exists()  # the mount itself is not written to
 
 
-def getting_started(args: dict) -> None:  # type: ignore[type-arg]
+def getting_started(lr: float) -> None:
     """The Kubeflow SDK's getting-started function does `FashionMNIST("./data", download=True)`."""
     import os
 
@@ -225,7 +225,7 @@ def getting_started(args: dict) -> None:  # type: ignore[type-arg]
     os.makedirs(root, exist_ok=True)
     with open(os.path.join(root, "train-images-idx3-ubyte"), "wb") as f:
         f.write(b"\0" * 16)
-    print("downloaded", os.path.getsize(os.path.join(root, "train-images-idx3-ubyte")), args["lr"])  # noqa: T201
+    print("downloaded", os.path.getsize(os.path.join(root, "train-images-idx3-ubyte")), lr)  # noqa: T201
 
 
 def test_ktrain_train_s_function_can_write_into_its_working_directory(tmp_path: Path) -> None:

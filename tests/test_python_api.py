@@ -266,11 +266,13 @@ def test_files_templates_and_code_flags_have_their_keywords(cli: Any, tmp_path: 
     project.mkdir()
     (project / "train.py").write_text("print('hi')\n")
     (project / "secret.env").write_text("A=1\n")
+    (project / "requirements.txt").write_text("rich\n")
     monkeypatch.chdir(project)
     argv = ["-f", str(tmp_path / "job.yaml.j2"), "--values", str(tmp_path / "values.yaml"), "--set", "image=i:2"]
     argv += ["--runtime-file", str(tmp_path / "other.yaml"), "--runtimes-dir", str(runtimes)]
     argv += ["--patch", str(tmp_path / "patch.yaml"), "--code", ".", "--code-include", "*.env"]
-    argv += ["--pip", "numpy", "--pip-index-url", "https://mirror/simple", "--", "torchrun", "train.py"]
+    argv += ["--pip", "numpy", "--requirements", "requirements.txt", "--pip-index-url", "https://mirror/simple"]
+    argv += ["--", "torchrun", "train.py"]
     keywords = {
         "values_files": [tmp_path / "values.yaml"],
         "sets": ["image=i:2"],
@@ -280,6 +282,7 @@ def test_files_templates_and_code_flags_have_their_keywords(cli: Any, tmp_path: 
         "code": ["."],
         "code_include": ["*.env"],
         "packages_to_install": ["numpy"],
+        "requirements": ["requirements.txt"],
         "pip_index_urls": ["https://mirror/simple"],
         "command": ["torchrun", "train.py"],
     }
@@ -340,6 +343,7 @@ FLAG_KEYWORDS = {
     "system_prompt": "fine_tuning",
     "code": "code",
     "code_include": "code_include",
+    "requirements": "requirements",
     "pip": "packages_to_install",
     "pip_index_url": "pip_index_urls",
     "patch": "patch_files",

@@ -501,6 +501,7 @@ def test_trainers_on_the_wrong_runtime_are_refused_by_both(sdk_client: Any, ktra
 # --- the capture above is what a submission sends --------------------------------------------------------
 
 
+@pytest.mark.double
 def test_the_local_capture_is_what_reaches_the_cluster(ktrain_client: Any, tmp_path: Path) -> None:
     from apiserver import ApiServerDouble
 

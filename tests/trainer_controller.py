@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pod_run import kubelet_expand
 
 from ktrain import constants as c
 
@@ -173,9 +174,14 @@ class TrainerController:
     # -- the Job controller and the kubelet --------------------------------------------------------
 
     def _volumes(self, pod: JSON, root: Path) -> dict[str, Path]:
-        """mountPath -> a local directory holding what the kubelet would project there."""
+        """volume name -> a local directory holding what the kubelet would project there (ConfigMaps,
+        emptyDirs)."""
         by_volume: dict[str, Path] = {}
         for volume in pod.get("volumes") or []:
+            if "emptyDir" in volume:  # e.g. the writable copy of --code's files
+                (root / volume["name"]).mkdir(parents=True, exist_ok=True)
+                by_volume[volume["name"]] = root / volume["name"]
+                continue
             sources = (volume.get("projected") or {}).get("sources") or []
             if volume.get("configMap"):
                 sources = [{"configMap": volume["configMap"]}]
@@ -207,7 +213,8 @@ class TrainerController:
         local = self._volumes(pod_spec, root)
         mounts = {m["mountPath"]: local[m["name"]] for m in container.get("volumeMounts") or [] if m["name"] in local}
         argv = [*container.get("command", []), *container.get("args", [])]
-        for mount_path, directory in mounts.items():
+        # longest first: /opt/ktrain/code-src before /opt/ktrain/code
+        for mount_path, directory in sorted(mounts.items(), key=lambda m: -len(m[0])):
             argv = [word.replace(mount_path, str(directory)) for word in argv]
         env = {"PATH": f"{self.bin_dir}:{os.environ['PATH']}", "HOME": str(root), "PIP_LOG": str(self.pip_log)}
         for var in container.get("env") or []:
@@ -216,6 +223,9 @@ class TrainerController:
             elif c.JOB_COMPLETION_INDEX_ANNOTATION in str((var.get("valueFrom") or {}).get("fieldRef", {})):
                 env[var["name"]] = str(rank)
         env["JOB_COMPLETION_INDEX"] = str(rank)
+        # the kubelet expands $(VAR) in command and args ($$ is a literal $), as tests/pod_run.py does
+        pod_env = {var["name"]: str(var["value"]) for var in container.get("env") or [] if "value" in var}
+        argv = [kubelet_expand(word, pod_env) for word in argv]
         self.srv.add_pod(
             pod_name,
             self.namespace,

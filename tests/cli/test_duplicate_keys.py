@@ -4,11 +4,10 @@ formats the key and both values, so a duplicate whose value is an alias of a bil
 
 from __future__ import annotations
 
-import resource
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+from child_memory import run_measured
 
 from ktrain.errors import ExitCode
 
@@ -26,19 +25,12 @@ def laughs(key: str = "x", *, levels: int = 8) -> str:
 def test_a_duplicate_key_with_an_aliased_value_is_reported_at_once_from_the_source(tmp_path: Path) -> None:
     job = tmp_path / "job.yaml"
     job.write_text(laughs())
-    started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "ktrain", "job", "validate", "-f", str(job)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    code, stderr, took, peak_mib = run_measured(
+        [sys.executable, "-m", "ktrain", "job", "validate", "-f", str(job)], tmp_path / "stderr"
     )
-    took = time.monotonic() - started
-    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    assert done.returncode == ExitCode.INVALID, done.stderr
-    assert f'{job}:10:1: invalid YAML: found duplicate key "x" (first defined at line 9)' in done.stderr
-    assert len(done.stderr) < 1000 and "lol" not in done.stderr
+    assert code == ExitCode.INVALID, stderr
+    assert f'{job}:10:1: invalid YAML: found duplicate key "x" (first defined at line 9)' in stderr
+    assert len(stderr) < 1000 and "lol" not in stderr
     assert took < 10 and peak_mib < 200
 
 

@@ -5,13 +5,13 @@ the process's peak memory stays under 200 MB, and it ends within a second of its
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 from apiserver.hostile import HUGE, SCENARIOS, HostileServer, MiB, dense_page
+from child_memory import run_measured
 
 from ktrain.cluster.transport import MAX_BODY_BYTES
 from ktrain.errors import ExitCode
@@ -30,27 +30,10 @@ COMMANDS = {
 
 
 def run_ktrain(args: list[str], tmp_path: Path) -> tuple[int, str, float, float]:
-    """(exit code, stderr, seconds, peak RSS in MB) of `python -m ktrain ARGS` in a child process
-    (its own ru_maxrss, from wait4)."""
-    import threading
-
-    err = tmp_path / "stderr"
-    started = time.monotonic()
-    with err.open("wb") as fh:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "ktrain", *args],
-            stdout=subprocess.DEVNULL,
-            stderr=fh,
-            env={**os.environ, "KTRAIN_NO_FASTPATH": ""},
-        )
-    killer = threading.Timer(60, proc.kill)  # a hang fails the test below, never the suite
-    killer.start()
-    try:
-        _, status, usage = os.wait4(proc.pid, 0)
-    finally:
-        killer.cancel()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, err.read_text(errors="replace"), time.monotonic() - started, usage.ru_maxrss / 1024
+    """(exit code, stderr, seconds, peak RSS in MB) of `python -m ktrain ARGS` in a fresh process
+    (its own ru_maxrss: see tests/child_memory.py)."""
+    env = {**os.environ, "KTRAIN_NO_FASTPATH": ""}
+    return run_measured([sys.executable, "-m", "ktrain", *args], tmp_path / "stderr", env=env, timeout=60)
 
 
 @pytest.mark.parametrize("command", ["job list", "job get", "job logs", "job delete"])

@@ -240,6 +240,7 @@ def check_schemas(objects: list[dict[str, Any]]) -> None:
             srv.cluster.create(rt, NAMESPACE, obj, "test", dry_run=True, field_validation="Strict")
 
 
+@pytest.mark.double
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_kubectl_kustomize_renders_trainjobs_after_the_renames_and_every_reference_agrees(tmp_path: Path) -> None:
     xdg = tmp_path / "xdg"

@@ -166,6 +166,7 @@ def check(path: Path) -> int:
     return compared
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", EXAMPLE_FILES or ["<no ../shared>"])
 def test_every_pod_of_each_upstream_example_sees_what_v1_gave_it(name: str) -> None:
     if not EXAMPLE_FILES:

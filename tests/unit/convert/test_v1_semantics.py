@@ -364,6 +364,7 @@ def test_fields_the_api_server_pruned_are_pruned_and_reported(tmp_path: Path) ->
     assert set(template) == {"spec"} and "imagePullPolicyy" not in template["spec"]["containers"][0]
 
 
+@pytest.mark.shared
 def test_the_pod_template_field_table_matches_the_jobset_crd() -> None:
     """convert/podspec.py TYPES against the PodTemplateSpec the JobSet CRD embeds (field for field,
     object for object)."""
