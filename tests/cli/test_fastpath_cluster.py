@@ -135,6 +135,20 @@ def down(srv: ApiServerDouble) -> None:
     srv.stop()
 
 
+def finish_once_watched(name: str) -> Callable[[ApiServerDouble], None]:
+    """The job finishing while `job wait` watches it: only once its watch has started, so that
+    both parsers (the typer one starts later) make the same requests, however loaded the machine."""
+
+    def run(srv: ApiServerDouble) -> None:
+        for _ in range(1000):
+            if srv.requests_for(verb="watch"):
+                break
+            threading.Event().wait(0.02)
+        finish(srv, name)
+
+    return run
+
+
 def complete_when_resumed(name: str, condition: str = "Completed") -> Callable[[ApiServerDouble], None]:
     """The JobSet controller finishing the job once ktrain has resumed it (for --wait)."""
 
@@ -495,11 +509,7 @@ WAIT_CASES = [
     Case(cmd("wait", "missing", "--timeout", "5s"), setup=jobs),
     Case(cmd("wait", "demo", "--context", "nowhere"), setup=jobs),
     Case(cmd("wait", "demo"), setup=down),
-    Case(
-        cmd("wait", "demo", "--timeout", "20s"),
-        setup=jobs,
-        during=lambda srv: (threading.Event().wait(0.3), finish(srv, "demo")),
-    ),
+    Case(cmd("wait", "demo", "--timeout", "20s"), setup=jobs, during=finish_once_watched("demo")),
 ]
 
 
