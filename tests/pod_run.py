@@ -118,7 +118,8 @@ def run_container(
     words = [kubelet_expand(w, pod_env) for w in container["command"] + container.get("args", [])]
     words = [str(mounts[w]) if w in mounts else w for w in words]
     if shell is not None and words[0] == "sh":
-        words[0] = shell
+        # busybox is one binary: its shell is the `sh` applet (`busybox sh -c ...`)
+        words[0:1] = [shell, "sh"] if os.path.basename(shell) == "busybox" else [shell]
     full_env = {**pod_env, **env, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
     result = subprocess.run(words, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=root)
     return result, mounts
