@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import UPSTREAM
-from test_render_bundled import _schema
+from test_render_bundled import check_crd_schemas
 
 from ktrain.authoring.finetune import FineTuning
 from ktrain.authoring.placement import parse_toleration
@@ -28,12 +28,7 @@ def _render(allow_extensions: bool = False, **overrides: Any) -> list[dict[str, 
     request = RenderRequest(overrides=JobOverrides(**overrides), allow_extensions=allow_extensions)
     objects = render_request(request, RuntimeRegistry()).result.objects
     if UPSTREAM.is_dir():
-        import jsonschema
-
-        for obj in objects:
-            schema = _schema(obj["apiVersion"], obj["kind"])
-            if schema is not None:
-                jsonschema.validate(obj, schema)
+        check_crd_schemas(objects)
     return objects
 
 

@@ -3,6 +3,9 @@ JobSet / PodGroup CRD schemas (skipped when ../shared is absent)."""
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 import pytest
 import yaml
 from conftest import UPSTREAM
@@ -20,23 +23,44 @@ CRD_FILES = {
 }
 
 
+@functools.cache
 def _schema(api_version: str, kind: str) -> dict | None:
     rel = CRD_FILES.get((api_version, kind))
     if rel is None or not (UPSTREAM / rel).is_file():
         return None
-    crd = yaml.safe_load((UPSTREAM / rel).read_text())
+    crd = yaml.load((UPSTREAM / rel).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     version = api_version.split("/")[1]
     for v in crd["spec"]["versions"]:
         if v["name"] == version:
-            return v["schema"]["openAPIV3Schema"]
+            return v["schema"]["openAPIV3Schema"]  # type: ignore[no-any-return]
     return None
+
+
+@functools.cache
+def _validator(api_version: str, kind: str) -> Any:
+    """The CRD schema's validator, built (and the schema checked) once per kind, not per object."""
+    import jsonschema
+
+    schema = _schema(api_version, kind)
+    if schema is None:
+        return None
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def check_crd_schemas(objects: list[dict]) -> None:
+    """Each object against its upstream CRD's schema, where ../shared has one."""
+    for obj in objects:
+        validator = _validator(obj["apiVersion"], obj["kind"])
+        if validator is not None:
+            validator.validate(obj)
 
 
 @pytest.mark.shared(optional=True)  # the render is checked without ../shared, the CRD schemas with it
 @pytest.mark.parametrize("nodes", [1, 3, 64])
 @pytest.mark.parametrize("runtime", RUNTIMES)
 def test_bundled_runtime_renders_and_matches_crd_schemas(runtime: str, nodes: int) -> None:
-    import jsonschema
 
     command = ["tune", "run"] if runtime.startswith("torchtune") and nodes == 1 else ["python", "train.py"]
     request = RenderRequest(overrides=JobOverrides(runtime=runtime, name="job", nodes=nodes, command=command))
@@ -48,10 +72,7 @@ def test_bundled_runtime_renders_and_matches_crd_schemas(runtime: str, nodes: in
     assert total >= nodes
     if not UPSTREAM.is_dir():
         pytest.skip("../shared is absent: CRD schemas not available")
-    for obj in outcome.result.objects:
-        schema = _schema(obj["apiVersion"], obj["kind"])
-        if schema is not None:
-            jsonschema.validate(obj, schema)
+    check_crd_schemas(outcome.result.objects)
 
 
 def test_mpi_hostfile_lists_every_node_pod() -> None:
