@@ -124,11 +124,15 @@ def test_follow_streams_a_steps_lines_until_it_ends() -> None:
     client.delete_job(name)
 
 
-def test_what_cannot_run_is_refused_by_train() -> None:
+def test_what_cannot_run_is_refused_by_train(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the run's directory is made
     client = _client()
     with pytest.raises(UsageError, match="runs `no-such-program-here`, which is not found on this machine"):
         client.train(runtime="xgboost-distributed", command=["no-such-program-here"])
     assert client.list_jobs() == []
+    assert list(tmp_path.iterdir()) == []  # nothing left behind
     name = client.train(runtime="xgboost-distributed", trainer=_trainer(_count, nodes=1, n=1), name="mine")
     with pytest.raises(UsageError, match="a local job named mine exists already"):
         client.train(runtime="xgboost-distributed", trainer=_trainer(_count, nodes=1, n=1), name="mine")

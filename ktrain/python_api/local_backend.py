@@ -191,7 +191,11 @@ class LocalBackend:
         run = local_run(outcome, request.overrides, options)
         job = LocalJob(name, describe(outcome.runtime), run)
         options.on_line = job.add_line
-        run.prepare()  # what cannot run is refused here, before the job exists
+        try:
+            run.prepare()  # what cannot run is refused here, before the job exists
+        except BaseException:
+            run.close()
+            raise
         self.jobs[name] = job
         job.thread.start()
         return name
