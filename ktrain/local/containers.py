@@ -54,7 +54,7 @@ def container_name(run: str, pod: LocalPod, container: LocalContainer) -> str:
 
 
 def _passes_inline(name: str) -> bool:
-    return name in _ENGINE_NAMES or name.startswith(_ENGINE_PREFIXES) or name.endswith("*") or not name
+    return name in _ENGINE_NAMES or name.startswith(_ENGINE_PREFIXES) or name.endswith("*")
 
 
 def _mount_spec(source: str, target: str, read_only: bool) -> str:
@@ -94,6 +94,8 @@ def run_argv(
         argv.append(f"--pull={policy}")
     passed: dict[str, str] = {}
     for name, value in container.env.items():
+        if "=" in name or not name:  # the API server refuses these; `--env A=B` would set A
+            raise UsageError(f"pod {pod.name}: container {container.name} has an env name {name!r} with '=' or empty")
         if _passes_inline(name):
             argv += ["--env", f"{name}={value}"]
         else:

@@ -569,9 +569,12 @@ class _Planner:
             return self._in_container(ct, spec, pod_context, command, args)
         if not command:
             image = ct.get("image") or "(no image)"
-            hint = "give the command in the job (`-- COMMAND ...`), or run it on a cluster"
+            hint = "give the command in the job (`-- COMMAND ...`), or run it in its image (`--container podman`)"
             if name in (c.DATASET_INITIALIZER, c.MODEL_INITIALIZER):
-                hint = "the initializers download with their own image: run without --dataset/--model here"
+                hint = (
+                    "the initializers download with their own image: run without --dataset/--model here, "
+                    "or in the images (`--container podman`)"
+                )
             raise UsageError(
                 f"pod {pod}: container {name} runs its image's entrypoint ({image} gives no command): "
                 "a local run starts commands on this machine and does not pull images",

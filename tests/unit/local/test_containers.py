@@ -19,6 +19,8 @@ import itertools
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ktrain
 from ktrain.errors import UsageError
@@ -290,3 +292,22 @@ def test_an_engine_that_cannot_reach_its_daemon_is_skipped(tmp_path: Any) -> Non
     fake.chmod(0o755)
     with pytest.raises(UsageError, match=r"`docker info` fails \(Cannot connect to the Docker daemon\)"):
         find_engine(None, {"PATH": str(tmp_path)})
+
+
+_NAMES = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126, blacklist_characters="="), min_size=1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(env=st.dictionaries(_NAMES, st.text(), max_size=8))
+def test_every_variable_reaches_the_container_and_passed_values_stay_off_the_command_line(env: dict[str, str]) -> None:
+    argv, passed = run_argv("podman", "r", _pod(), _container(env=env))
+    words = [argv[i + 1] for i, w in enumerate(argv) if w == "--env"]
+    inline = dict(w.split("=", 1) for w in words if "=" in w)
+    named = [w for w in words if "=" not in w]
+    assert sorted(named) == sorted(passed) and set(passed) | set(inline) == set(env) and not set(passed) & set(inline)
+    assert {**passed, **inline} == env
+
+
+def test_an_env_name_with_an_equals_sign_is_refused() -> None:
+    with pytest.raises(UsageError, match="env name 'A=B'"):
+        run_argv("docker", "r", _pod(), _container(env={"A=B": "x"}))
