@@ -196,3 +196,21 @@ def test_bad_backend_configs_are_refused(config: object, message: str) -> None:
         ktrain.TrainerClient(backend_config=config)
     with pytest.raises(UsageError, match="target= is for a cluster"):
         ktrain.TrainerClient(backend_config=ktrain.LocalProcessBackendConfig(), target="jobset")
+
+
+def test_the_pages_example_runs_as_shown(tmp_path: Path) -> None:
+    """docs/python-api.md, "On this machine": the example prints what its comment says."""
+    import re
+    import subprocess
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "python-api.md").read_text()
+    section = text[text.index("### On this machine") :]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block
+    code = block.group(1)
+    shown = re.search(r"# (\[.*\])$", code, re.M)
+    assert shown
+    (tmp_path / "example.py").write_text(code)
+    done = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == shown.group(1)
