@@ -23,6 +23,8 @@ _PYTHON_API = (
     "HuggingFaceModelInitializer",
     "Initializer",
     "KubernetesBackendConfig",
+    "LocalProcessBackendConfig",
+    "ContainerBackendConfig",
     "LoraConfig",
     "Loss",
     "MODEL_PATH",

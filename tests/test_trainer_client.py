@@ -255,11 +255,11 @@ def test_backend_config(srv: ApiServerDouble, tmp_path: Path, monkeypatch: pytes
     assert ktrain.TrainerClient().namespace == NS  # the context's, as the SDK
     assert ktrain.TrainerClient(ktrain.KubernetesBackendConfig(namespace="other")).namespace == "other"
 
-    class LocalProcessBackendConfig:  # the SDK's other backends are not ktrain's
+    class SlurmBackendConfig:  # no backend of the SDK's (its local ones: tests/test_trainer_client_local.py)
         pass
 
-    with pytest.raises(ArgumentTypeError, match="backend_config must be a KubernetesBackendConfig"):
-        ktrain.TrainerClient(LocalProcessBackendConfig())
+    with pytest.raises(ArgumentTypeError, match="backend_config must be a KubernetesBackendConfig, Local"):
+        ktrain.TrainerClient(SlurmBackendConfig())
     with pytest.raises(UsageError, match="client_configuration"):
         ktrain.TrainerClient(ktrain.KubernetesBackendConfig(client_configuration=object()))
     with pytest.raises(UsageError, match="target must be one of jobset, trainjob"):

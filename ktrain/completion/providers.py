@@ -34,6 +34,7 @@ FIXED = {
     "--cascade": [("foreground", ""), ("background", ""), ("orphan", "")],
     "--dry-run": [("client", "render only"), ("server", "server-side validation, nothing stored"), ("none", "")],
     "--target": [("jobset", "submit the rendered objects"), ("trainjob", "submit the TrainJob")],
+    "--container": [("podman", ""), ("docker", "")],
     "--source": [("all", ""), ("cluster", ""), ("local", "")],
     "--runtime-kind": [("ClusterTrainingRuntime", "cluster-scoped"), ("TrainingRuntime", "in the job's namespace")],
     "--shell": [(s, "") for s in SHELL_NAMES],

@@ -17,6 +17,12 @@ the run. What differs from the cluster, on purpose:
   is here. A path the program builds at run time is not seen (the documented limitation).
 - MPI. The worker pods only run sshd for the launcher's `mpirun`: they are not started, and the
   hostfile becomes `localhost slots=N` (N = all slots), so mpirun starts every rank here.
+
+In container mode (`PlanOptions.container`, `ktrain job run --local --container podman|docker`)
+none of that rewriting happens: every pod is a container of its own image on a network of the run
+where the pod's host names are aliases (`LocalPod.aliases`), and each volume is bind-mounted at its
+real mount path (`LocalContainer.mounts`); `ktrain.local.containers` turns that into the engine's
+`run` command. MPI worker pods run (their sshd), and the hostfile is left as it is.
 """
 
 from __future__ import annotations
@@ -45,14 +51,28 @@ _HOSTFILE_LINE = re.compile(r"^\s*(\S+?)(?:\s+slots=(\d+)|:(\d+))?\s*$")
 
 
 @struct
+class Mount:
+    """A volume of the pod, bind-mounted into a container (container mode)."""
+
+    source: str  # the directory or file on this machine
+    target: str  # the container's mountPath
+    read_only: bool = False
+
+
+@struct
 class LocalContainer:
     name: str
     argv: list[str]
-    env: dict[str, str]  # what the pod sets, over this machine's environment
-    cwd: str | None  # None: the directory ktrain was started in
+    env: dict[str, str]  # what the pod sets, over this machine's environment (processes) or the image's
+    cwd: str | None  # None: the directory ktrain was started in (processes), the image's (containers)
     image: str = ""
     sidecar: bool = False  # an init container with restartPolicy Always: runs beside the others
     cwd_mapped: bool = False  # the working directory is a mount, mapped here
+    # Container mode: the pod's command (the image's ENTRYPOINT when empty) and args, apart.
+    command: list[str] = field(default_factory=list)
+    args: list[str] = field(default_factory=list)
+    mounts: list[Mount] = field(default_factory=list)
+    pull_policy: str = ""  # imagePullPolicy as written (empty: not given)
 
 
 @struct
@@ -65,6 +85,7 @@ class LocalPod:
     init: list[LocalContainer]
     containers: list[LocalContainer]
     processes: int
+    aliases: list[str] = field(default_factory=list)  # container mode: the names other pods reach it by
 
 
 @struct
@@ -101,6 +122,9 @@ class RunPlan:
     processes: int
     netmap: NetMap
     images: list[str] = field(default_factory=list)
+    container: bool = False  # pods are containers of their images (no rewriting)
+    # The run's name (its directory's): the engine's network, and the prefix of its container names.
+    run_name: str = ""
 
     def pods(self) -> list[LocalPod]:
         return [p for s in self.steps if s.skipped is None for p in s.pods]
@@ -117,6 +141,7 @@ class PlanOptions:
     as_root: bool = False
     max_processes: int = 64
     node_name: str = "localhost"
+    container: bool = False  # container mode: names, ports and paths stay as on the cluster
 
 
 def ml_policy_of(runtime: Any) -> str | None:
@@ -134,11 +159,11 @@ def plan_run(objects: list[Obj], options: PlanOptions) -> RunPlan:
     jobsets = [o for o in objects if o.get("kind") == c.JOBSET_KIND]
     if len(jobsets) != 1:
         raise UsageError(f"a local run needs exactly one JobSet in the render, found {len(jobsets)}")
-    if options.ml_policy == "flux":
+    if options.ml_policy == "flux" and not options.container:
         raise UsageError(
             "a Flux runtime cannot run as local processes: its pods start a Flux broker that an init "
             "container copies in from the Flux image, and the broker network spans the pods",
-            hint="run it on a cluster (`ktrain job create`)",
+            hint="run it in containers (`--container podman|docker`) or on a cluster (`ktrain job create`)",
         )
     return _Planner(jobsets[0], objects, options).plan()
 
@@ -177,6 +202,8 @@ class _Planner:
         self.hostfile_slots = 0
         self.shimmed: list[LocalContainer] = []
         self.launcher = any(r["name"] == c.LAUNCHER for r in self.rjobs)
+        self.container = options.container
+        self.read_only_dirs: set[str] = set()  # ConfigMap, Secret, projected and downwardAPI volumes
 
     # ------------------------------------------------------------------ structure
 
@@ -190,7 +217,7 @@ class _Planner:
                     self.netmap.hosts.add(f"{self.name}-{rjob['name']}-{j}-{p}")
         # Ports the pods declare get theirs first, in pod order: the shim needs them all.
         for rjob in self.rjobs:
-            if skipped[rjob["name"]] is not None:
+            if skipped[rjob["name"]] is not None or self.container:  # a container listens on its own port
                 continue
             ports = sorted(
                 {
@@ -256,6 +283,8 @@ class _Planner:
             processes=processes,
             netmap=self.netmap,
             images=images,
+            container=self.container,
+            run_name=self.opt.run_dir.rstrip("/").rsplit("/", 1)[-1],
         )
 
     def _counts(self, rjob: Obj) -> tuple[int, int]:
@@ -273,7 +302,7 @@ class _Planner:
         return meta
 
     def _skip_reason(self, rjob: Obj) -> str | None:
-        if self.opt.ml_policy == "mpi" and self.launcher and rjob["name"] == c.NODE:
+        if self.opt.ml_policy == "mpi" and self.launcher and rjob["name"] == c.NODE and not self.container:
             return MPI_SKIP_REASON
         return None
 
@@ -316,16 +345,19 @@ class _Planner:
         }
         labels = {**(meta.get("labels") or {}), **keys}
         annotations = {**(meta.get("annotations") or {}), **keys}
+        # A container's address is the engine's choice, made when it starts: its host name (in its
+        # /etc/hosts and on the run's network) stands for it.
+        address = hostname if self.container else LOCALHOST
         fields = {
             "metadata.name": f"{hostname}-local",
             "metadata.namespace": self.namespace,
             "metadata.uid": f"local-{hostname}",
             "spec.nodeName": self.opt.node_name,
             "spec.serviceAccountName": str(spec.get("serviceAccountName") or "default"),
-            "status.podIP": LOCALHOST,
-            "status.podIPs": LOCALHOST,
-            "status.hostIP": LOCALHOST,
-            "status.hostIPs": LOCALHOST,
+            "status.podIP": address,
+            "status.podIPs": address,
+            "status.hostIP": address,
+            "status.hostIPs": address,
         }
         for key, value in labels.items():
             fields[f"metadata.labels['{key}']"] = str(value)
@@ -351,7 +383,21 @@ class _Planner:
             init=init,
             containers=containers,
             processes=processes,
+            aliases=self._aliases(hostname) if self.container else [],
         )
+
+    def _aliases(self, hostname: str) -> list[str]:
+        """The names a pod answers to on the cluster (ENGINE.md §5.7): its own, with the subdomain
+        and the namespace's service domain, and the subdomain itself (the headless Service, which
+        resolves to every pod)."""
+        sub, ns = self.netmap.subdomain, self.namespace
+        names = [
+            hostname,
+            f"{hostname}.{sub}",
+            f"{hostname}.{sub}.{ns}.svc",
+            f"{hostname}.{sub}.{ns}.svc.cluster.local",
+        ]
+        return [*names, sub, f"{sub}.{ns}.svc", f"{sub}.{ns}.svc.cluster.local"]
 
     def _processes(self, ct: LocalContainer) -> int:
         """How many processes a container starts: torchrun's workers, mpirun's ranks, else one."""
@@ -430,6 +476,7 @@ class _Planner:
         self.dirs.append(base)
         for rel, data, mode in files:
             self.files.append(PlannedFile(path=f"{base}/{rel}", data=data, mode=mode))
+        self.read_only_dirs.add(base)  # the kubelet mounts these read-only
         return base
 
     def _source_files(self, source: Obj, kind: str, volume: Obj) -> list[tuple[str, bytes, int]]:
@@ -479,7 +526,10 @@ class _Planner:
         return out
 
     def _content(self, data: bytes) -> bytes:
-        """A file's content here: an MPI hostfile becomes this machine with every slot."""
+        """A file's content here: an MPI hostfile becomes this machine with every slot (not in
+        containers, where the pods' names resolve)."""
+        if self.container:
+            return data
         hostfile = self._local_hostfile(data)
         return data if hostfile is None else hostfile
 
@@ -515,11 +565,16 @@ class _Planner:
         name = str(ct.get("name") or "")
         command = [str(w) for w in ct.get("command") or []]
         args = [str(w) for w in ct.get("args") or []]
+        if self.container:
+            return self._in_container(ct, spec, pod_context, command, args)
         if not command:
             image = ct.get("image") or "(no image)"
-            hint = "give the command in the job (`-- COMMAND ...`), or run it on a cluster"
+            hint = "give the command in the job (`-- COMMAND ...`), or run it in its image (`--container podman`)"
             if name in (c.DATASET_INITIALIZER, c.MODEL_INITIALIZER):
-                hint = "the initializers download with their own image: run without --dataset/--model here"
+                hint = (
+                    "the initializers download with their own image: run without --dataset/--model here, "
+                    "or in the images (`--container podman`)"
+                )
             raise UsageError(
                 f"pod {pod}: container {name} runs its image's entrypoint ({image} gives no command): "
                 "a local run starts commands on this machine and does not pull images",
@@ -549,6 +604,67 @@ class _Planner:
         if self._add_shim(local):
             self.shimmed.append(local)
         return local
+
+    def _in_container(
+        self,
+        ct: Obj,
+        spec: Obj,
+        pod_context: tuple[str, str, dict[str, str], dict[str, str]],
+        command: list[str],
+        args: list[str],
+    ) -> LocalContainer:
+        """A container of its own image: the env, command and paths as the pod has them."""
+        pod, _hostname, fields, volumes = pod_context
+        name = str(ct.get("name") or "")
+        image = str(ct.get("image") or "")
+        if not image:
+            raise UsageError(f"pod {pod}: container {name} has no image to run")
+        env = self._env(ct, spec, pod, fields)
+        # The kubelet expands $(VAR) in command and args; the image's own env is not known here.
+        command = [expand(w, env) for w in command]
+        args = [expand(w, env) for w in args]
+        mounts = [
+            Mount(source=local, target=path, read_only=read_only)
+            for path, (local, read_only) in self._container_mounts(ct, volumes, pod).items()
+        ]
+        resources = ct.get("resources") or {}
+        if resources.get("limits") or resources.get("requests"):
+            self._note_once(
+                "containers: resource requests and limits (CPU, memory, GPUs) are not applied; "
+                "every container shares this machine"
+            )
+        return LocalContainer(
+            name=name,
+            argv=[*command, *args],
+            env=env,
+            cwd=str(ct.get("workingDir") or "") or None,
+            image=image,
+            command=command,
+            args=args,
+            mounts=mounts,
+            pull_policy=str(ct.get("imagePullPolicy") or ""),
+        )
+
+    def _container_mounts(self, ct: Obj, volumes: dict[str, str], pod: str) -> dict[str, tuple[str, bool]]:
+        """mount path -> (its source here, read-only), a subPath's directory made for the run."""
+        out: dict[str, tuple[str, bool]] = {}
+        files = {f.path for f in self.files}
+        for mount in ct.get("volumeMounts") or []:
+            path = str(mount.get("mountPath") or "")
+            vol = str(mount.get("name") or "")
+            if not path.startswith("/") or vol not in volumes:
+                raise UsageError(f"pod {pod}: volumeMount {vol or '(unnamed)'} at {path or '(no path)'} is not valid")
+            local = volumes[vol]
+            read_only = bool(mount.get("readOnly")) or local in self.read_only_dirs
+            sub = mount.get("subPath")
+            if sub:
+                local = f"{local}/{_safe_relative(str(sub), 'subPath')}"
+                if local not in files and local not in self.dirs and volumes[vol].startswith(self.opt.run_dir):
+                    self.dirs.append(local)  # the kubelet makes a subPath's directory
+            out[path.rstrip("/") or "/"] = (local, read_only)
+        if "/" in out:
+            raise UsageError(f"pod {pod}: a volume mounted at / cannot be mounted in a container")
+        return out
 
     def _mpi_env(self, env: dict[str, str], argv: list[str]) -> None:
         words = " ".join(argv)
@@ -628,6 +744,8 @@ class _Planner:
             path = str(source["fieldRef"].get("fieldPath") or "")
             if path not in fields:
                 raise UsageError(f"pod {pod}: env {name} reads fieldPath {path!r}, which a local run does not know")
+            if self.container and path.startswith("status."):
+                self._note_once(f"containers: {path} is the pod's host name here (its address is the engine's choice)")
             return fields[path]
         if source.get("resourceFieldRef"):
             return self._resource_value(source["resourceFieldRef"], ct, spec, pod, name)

@@ -1,5 +1,8 @@
 """A local run from rendered objects: plan, prepare, run, clean up (`ktrain job run --local`,
-`ktrain.train(..., backend="local")`)."""
+`ktrain.train(..., backend="local")`, `ktrain.TrainerClient` with a local backend config).
+
+`LocalRun` holds the steps apart (`prepare`, `execute`, `close`), for a caller that runs the pods
+in the background (the SDK's local backends); `run_objects` does all three."""
 
 from __future__ import annotations
 
@@ -17,6 +20,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import IO, Any
+
+    from ktrain.local.containers import Engine
+    from ktrain.local.runner import Runner as RunnerType
 
     Obj = dict[str, Any]
 
@@ -37,6 +43,11 @@ class LocalRunOptions:
     keep: bool = False  # keep the run's directory (volumes, emptyDirs) afterwards
     grace: float = GRACE_SECONDS
     cwd: str | None = None  # where pods without a working directory run (default: the current one)
+    container: str | None = None  # podman | docker | "auto" (the first that works): pods in their images
+    pull: str | None = None  # containers: always | missing | never for every image (else imagePullPolicy)
+    container_host: str | None = None  # containers: the engine's address (DOCKER_HOST / CONTAINER_HOST)
+    remove: bool = True  # containers: remove them and the run's network afterwards
+    on_line: Callable[[str, str], None] | None = None  # (pod, line) instead of printing the pods' lines
 
 
 def _stderr_note(text: str) -> None:
@@ -72,7 +83,9 @@ def make_run_dir() -> str:
     raise UsageError(f"the temporary directory {path} has characters that would need quoting in a shell")
 
 
-def plan_objects(objects: list[Obj], ml_policy: str | None, run_dir: str, max_processes: int) -> RunPlan:
+def plan_objects(
+    objects: list[Obj], ml_policy: str | None, run_dir: str, max_processes: int, container: bool = False
+) -> RunPlan:
     return plan_run(
         objects,
         PlanOptions(
@@ -84,68 +97,153 @@ def plan_objects(objects: list[Obj], ml_policy: str | None, run_dir: str, max_pr
             memory_bytes=_memory_bytes(),
             as_root=hasattr(os, "geteuid") and os.geteuid() == 0,
             max_processes=max_processes,
+            container=container,
         ),
     )
 
 
-def run_objects(objects: list[Obj], ml_policy: str | None, options: LocalRunOptions) -> RunResult:
-    """Run rendered objects (what `job render` prints, as dicts) on this machine."""
-    notify = options.notify or _stderr_note
-    out = options.out or sys.stdout
-    base = dict(os.environ if options.env is None else options.env)
-    run_dir = make_run_dir()
-    try:
-        plan = plan_objects(objects, ml_policy, run_dir, options.max_processes)
-        if options.pip:
-            from ktrain.local.venv import ensure_venv
+class LocalRun:
+    """One local run: `prepare` (plan, checks, files, the engine's network), `execute` (the pods,
+    until the run ends), `close` (the run's directory and network). `cancel` stops it from
+    another thread."""
 
-            bin_dir = ensure_venv(options.pip, options.pip_index_urls, path=base.get("PATH"), notify=notify)
-            base["PATH"] = bin_dir + os.pathsep + base.get("PATH", os.defpath)
-            base["VIRTUAL_ENV"] = os.path.dirname(bin_dir)
-        check_programs(plan, base, mpi=ml_policy == "mpi")
+    def __init__(self, objects: list[Obj], ml_policy: str | None, options: LocalRunOptions) -> None:
+        self.objects = objects
+        self.ml_policy = ml_policy
+        self.options = options
+        self.notify = options.notify or _stderr_note
+        self.run_dir: str | None = None
+        self.plan: RunPlan | None = None
+        self.engine: Engine | None = None
+        self.network = False
+        self.runner: RunnerType | None = None
+        self.cancelled: str | None = None
+
+    def prepare(self) -> None:
+        options = self.options
+        base = dict(os.environ if options.env is None else options.env)
+        self.run_dir = make_run_dir()
+        if options.container:
+            from ktrain.local.containers import find_engine
+
+            wanted = None if options.container == "auto" else options.container
+            self.engine = find_engine(wanted, dict(os.environ), options.container_host)
+        plan = plan_objects(
+            self.objects, self.ml_policy, self.run_dir, options.max_processes, container=self.engine is not None
+        )
+        if self.engine is None:
+            if options.pip:
+                from ktrain.local.venv import ensure_venv
+
+                bin_dir = ensure_venv(options.pip, options.pip_index_urls, path=base.get("PATH"), notify=self.notify)
+                base["PATH"] = bin_dir + os.pathsep + base.get("PATH", os.defpath)
+                base["VIRTUAL_ENV"] = os.path.dirname(bin_dir)
+            check_programs(plan, base, mpi=self.ml_policy == "mpi")
         for text in plan.notes:
-            notify(text)
-        if plan.images:
-            notify(
+            self.notify(text)
+        if plan.images and self.engine is None:
+            self.notify(
                 f"the image{'s' if len(plan.images) > 1 else ''} ({', '.join(plan.images)}) "
                 f"{'are' if len(plan.images) > 1 else 'is'} not pulled: the pods run this machine's programs"
             )
         for step in plan.steps:
             if step.skipped:
-                notify(f"{step.name}: not started ({step.skipped})")
+                self.notify(f"{step.name}: not started ({step.skipped})")
         write_files(plan)
+        self.base = base
+        self.plan = plan
+        if self.engine is not None:
+            self.engine.create_network(plan.run_name)
+            self.network = True
+            self.notify(
+                f"pods run in their images under {self.engine.name}, on the network {plan.run_name} "
+                "where their host names resolve"
+            )
+
+    def execute(self) -> RunResult:
+        assert self.plan is not None, "prepare() first"
+        options = self.options
+        out = options.out or sys.stdout
         colour = colour_wanted(out) if options.colour is None else options.colour
-        runner = Runner(
-            plan, base_env=base, out=out, colour=colour, timeout=options.timeout, grace=options.grace, cwd=options.cwd
+        self.runner = Runner(
+            self.plan,
+            base_env=self.base,
+            out=out,
+            colour=colour,
+            timeout=options.timeout,
+            grace=options.grace,
+            cwd=options.cwd,
+            engine=self.engine,
+            remove=options.remove,
+            pull=options.pull,
+            on_line=options.on_line,
         )
-        result = runner.run()
+        if self.cancelled is not None:
+            self.runner.cancel(self.cancelled)
+        result = self.runner.run()
         for text in result.notes:
-            notify(text)
+            self.notify(text)
         return result
-    finally:
-        if options.keep:
-            notify(f"the run's files are kept in {run_dir}")
+
+    def cancel(self, reason: str) -> None:
+        self.cancelled = reason
+        if self.runner is not None:
+            self.runner.cancel(reason)
+
+    def pod_states(self) -> dict[str, str]:
+        if self.runner is not None:
+            return self.runner.pod_states()
+        return {p.name: "pending" for p in self.plan.pods()} if self.plan is not None else {}
+
+    def close(self) -> None:
+        if self.engine is not None and self.network and self.plan is not None:
+            if self.options.remove:
+                self.engine.remove_network(self.plan.run_name)
+            else:
+                self.notify(f"the containers and the network {self.plan.run_name} are kept")
+            self.network = False
+        if self.run_dir is None:
+            return
+        if self.options.keep or (self.engine is not None and not self.options.remove):
+            self.notify(f"the run's files are kept in {self.run_dir}")
         else:
-            shutil.rmtree(run_dir, ignore_errors=True)
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+        self.run_dir = None
 
 
-def run_outcome(outcome: Any, options: LocalRunOptions) -> RunResult:
-    """Run a `ktrain.service.requests.RenderOutcome` (its objects and its runtime's ML policy)."""
+def run_objects(objects: list[Obj], ml_policy: str | None, options: LocalRunOptions) -> RunResult:
+    """Run rendered objects (what `job render` prints, as dicts) on this machine."""
+    run = LocalRun(objects, ml_policy, options)
+    try:
+        run.prepare()
+        return run.execute()
+    finally:
+        run.close()
+
+
+def local_run(outcome: Any, overrides: Any, options: LocalRunOptions | None = None) -> LocalRun:
+    """A `LocalRun` of a render outcome, with the request's `--pip` packages (`overrides`: its
+    `JobOverrides`); not started."""
     from ktrain.local.plan import ml_policy_of
-
-    return run_objects(outcome.result.objects, ml_policy_of(outcome.runtime.runtime), options)
-
-
-def run_checked(outcome: Any, overrides: Any, options: LocalRunOptions | None = None) -> str:
-    """`run_outcome` with the request's `--pip` packages (`overrides`: its `JobOverrides`);
-    returns the job's name, raises `LocalRunError` when the run fails (the Python API's
-    `backend="local"`)."""
-    from ktrain.local.runner import LocalRunError
 
     opts = options or LocalRunOptions()
     opts.pip = list(overrides.pip or [])
     opts.pip_index_urls = list(overrides.pip_index_urls or [])
-    result = run_outcome(outcome, opts)
+    return LocalRun(outcome.result.objects, ml_policy_of(outcome.runtime.runtime), opts)
+
+
+def run_checked(outcome: Any, overrides: Any, options: LocalRunOptions | None = None) -> str:
+    """Run a render outcome to its end (`local_run`); returns the job's name, raises
+    `LocalRunError` when the run fails (the CLI's `job run --local`, the Python API's
+    `backend="local"`)."""
+    from ktrain.local.runner import LocalRunError
+
+    run = local_run(outcome, overrides, options)
+    try:
+        run.prepare()
+        result = run.execute()
+    finally:
+        run.close()
     if result.exit_code != 0:
         raise LocalRunError(result)
     return str(outcome.job.name)

@@ -7,6 +7,11 @@ them all: SIGTERM to each group, SIGKILL to what is left after a grace period. W
 process ends, what it left in its group is killed too, as the kubelet tears a container down.
 There are no restarts: the first container that fails ends the run with its exit code (a signal
 N gives 128+N, as a shell reports it).
+
+With an engine (`ktrain.local.containers.Engine`) each container is an `<engine> run` of its image
+instead (its client is the process watched here): the run ends with `<engine> stop` of the
+containers still running (TERM, then KILL after the grace period) and `<engine> rm --force` of
+every container it started.
 """
 
 from __future__ import annotations
@@ -26,9 +31,13 @@ from ktrain.util.structs import field, struct
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import IO, Any
 
+    from ktrain.local.containers import Engine
+
 EXIT_TIMEOUT = 124
+EXIT_ENGINE = 125  # podman/docker run: the engine itself failed (no image, a bad option, ...)
 GRACE_SECONDS = 5.0
 _COLOURS = ("36", "33", "35", "32", "34", "31", "96", "93", "95", "92", "94", "91")
 
@@ -55,6 +64,8 @@ def write_files(plan: RunPlan) -> None:
     """The run's directories and the files its volumes hold."""
     for path in plan.dirs:
         os.makedirs(path, exist_ok=True)
+        if plan.container:  # the image's user may be anyone, as an emptyDir is writable for all
+            os.chmod(path, 0o777)
     for planned in plan.files:
         os.makedirs(os.path.dirname(planned.path), exist_ok=True)
         fd = os.open(planned.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -103,10 +114,11 @@ def check_programs(plan: RunPlan, base: dict[str, str], mpi: bool) -> None:
 class _Proc:
     """One running container."""
 
-    def __init__(self, pod: _PodRun, container: LocalContainer, popen: subprocess.Popen[bytes]) -> None:
+    def __init__(self, pod: _PodRun, container: LocalContainer, popen: subprocess.Popen[bytes], name: str = "") -> None:
         self.pod = pod
         self.container = container
         self.popen = popen
+        self.name = name  # the engine's container name (container mode)
         self.done = False
 
 
@@ -132,8 +144,17 @@ class Runner:
         timeout: float | None = None,
         grace: float = GRACE_SECONDS,
         cwd: str | None = None,
+        engine: Engine | None = None,
+        remove: bool = True,
+        pull: str | None = None,
+        on_line: Callable[[str, str], None] | None = None,
     ) -> None:
         self.plan = plan
+        self.engine = engine  # container mode: each container an `<engine> run`
+        self.remove = remove  # container mode: remove the containers afterwards
+        self.pull = pull  # container mode: the run's pull policy (else each container's)
+        self.on_line = on_line  # (pod, line) instead of writing `out`
+        self.stop_reason: str | None = None  # `cancel`
         self.base_env = base_env
         self.out = out
         self.timeout = timeout
@@ -155,6 +176,14 @@ class Runner:
         self.pods: dict[str, list[_PodRun]] = {s.name: [_PodRun(p, s) for p in s.pods] for s in plan.steps}
         self.started_steps: set[str] = set()
 
+    def cancel(self, reason: str) -> None:
+        """Stop every pod and end the run (from another thread): exit 143, as SIGTERM."""
+        self.stop_reason = reason
+
+    def pod_states(self) -> dict[str, str]:
+        """Each pod's state by name: pending | running | succeeded | failed."""
+        return {r.pod.name: r.state for runs in self.pods.values() for r in runs}
+
     # ------------------------------------------------------------------ the loop
 
     def run(self) -> RunResult:
@@ -175,6 +204,8 @@ class Runner:
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
         self._start_ready_steps()
         while True:
+            if self.stop_reason is not None:
+                return RunResult(128 + signal.SIGTERM, f"{self.stop_reason}: every pod was stopped", self.notes)
             if self.stop_signal is not None:
                 name = signal.Signals(self.stop_signal).name
                 return RunResult(128 + self.stop_signal, f"interrupted ({name}): every pod was stopped", self.notes)
@@ -209,6 +240,8 @@ class Runner:
             run.state = "failed"
             self._stop_pod(run)
             how = f"was killed by signal {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
+            if self.engine is not None and code == EXIT_ENGINE:
+                how += f" ({self.engine.name} could not run it: see its message above)"
             status = 128 - code if code < 0 else code
             what = "init container" if run.phase == "init" else "container"
             return RunResult(
@@ -317,6 +350,8 @@ class Runner:
         run.active = [self._spawn(run, c) for c in run.pod.containers]
 
     def _spawn(self, run: _PodRun, container: LocalContainer) -> _Proc:
+        if self.engine is not None:
+            return self._spawn_container(run, container)
         cwd = container.cwd
         if cwd is None or (not container.cwd_mapped and not os.path.isdir(cwd)):
             if cwd is not None:
@@ -336,7 +371,31 @@ class Runner:
             )
         except OSError as exc:
             raise UsageError(f"pod {run.pod.name}: cannot start {container.argv[0]}: {exc.strerror}") from None
-        proc = _Proc(run, container, popen)
+        return self._watch(_Proc(run, container, popen))
+
+    def _spawn_container(self, run: _PodRun, container: LocalContainer) -> _Proc:
+        from ktrain.local.containers import container_name, run_argv
+
+        assert self.engine is not None
+        argv, passed = run_argv(
+            self.engine.name, self.plan.run_name, run.pod, container, remove=self.remove, pull=self.pull
+        )
+        argv[0] = self.engine.path
+        try:
+            popen = subprocess.Popen(
+                argv,
+                env=self.engine.run_env(passed),
+                cwd=self.cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise UsageError(f"pod {run.pod.name}: cannot start {self.engine.name}: {exc.strerror}") from None
+        return self._watch(_Proc(run, container, popen, container_name(self.plan.run_name, run.pod, container)))
+
+    def _watch(self, proc: _Proc) -> _Proc:
         self.procs.append(proc)
         reader = threading.Thread(target=self._pump, args=(proc,), daemon=True)
         waiter = threading.Thread(target=self._wait, args=(proc, reader), daemon=True)
@@ -353,6 +412,9 @@ class Runner:
         assert stream is not None
         buffer = getattr(self.out, "buffer", None)
         for line in iter(stream.readline, b""):
+            if self.on_line is not None:
+                self.on_line(proc.pod.pod.name, line.decode("utf-8", "replace").rstrip("\n"))
+                continue
             if not line.endswith(b"\n"):
                 line += b"\n"
             with self.lock:
@@ -382,8 +444,12 @@ class Runner:
 
     def _stop_all(self) -> None:
         running = [p for p in self.procs if p.popen.poll() is None]
-        for proc in running:
-            _killpg(proc.popen.pid, signal.SIGTERM)
+        if self.engine is not None:
+            # The engine stops the containers (TERM, KILL after the grace period); their clients then end.
+            self.engine.stop([p.name for p in running], self.grace)
+        else:
+            for proc in running:
+                _killpg(proc.popen.pid, signal.SIGTERM)
         end = time.monotonic() + self.grace
         for proc in running:
             try:
@@ -397,6 +463,8 @@ class Runner:
                 proc.popen.wait(timeout=5)
             except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not refused
                 pass
+        if self.engine is not None and self.remove:
+            self.engine.remove([p.name for p in self.procs])  # what `--rm` has not removed yet
 
     def _install_signals(self) -> dict[int, Any]:
         if threading.current_thread() is not threading.main_thread():

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ktrain.errors import UsageError
 from ktrain.python_api import arguments as a
 from ktrain.python_api.request import function_request, prepare, unique_name
 
@@ -53,6 +54,7 @@ def train(
     kubeconfig: object = None,
     context: object = None,
     backend: object = "cluster",
+    container: object = None,
     **options: Any,
 ) -> str:
     """Run `func(**func_args)` on the cluster (the SDK's CustomTrainer): its source travels as
@@ -63,17 +65,22 @@ def train(
 
     `backend="local"` runs the same pods on this machine instead (`ktrain job run --local`),
     printing their lines, and returns when the run ends; a failed run raises
-    `ktrain.local.runner.LocalRunError` (its `exit_code` is the failing pod's)."""
+    `ktrain.local.runner.LocalRunError` (its `exit_code` is the failing pod's). With
+    `container="podman"` or `"docker"` the pods are containers of their images
+    (`ktrain job run --local --container`)."""
     chosen = a.enum_value(backend, "backend", {"cluster": "cluster", "local": "local"}) or "cluster"
+    engine = a.enum_value(container, "container", {"podman": "podman", "docker": "docker"})
+    if engine is not None and chosen != "local":
+        raise UsageError('container= runs the pods here: give backend="local" too')
     request, registry = function_request(
         func, func_args, function="train", options={"runtime": a.text(runtime, "runtime"), **options}
     )
     request.fallback_name = unique_name()
     if chosen == "local":
-        from ktrain.local.run import run_checked
+        from ktrain.local.run import LocalRunOptions, run_checked
         from ktrain.service.render import render_request
 
-        return run_checked(render_request(request, registry), request.overrides)
+        return run_checked(render_request(request, registry), request.overrides, LocalRunOptions(container=engine))
     from ktrain.python_api.client import Client
 
     client = Client(kubeconfig=kubeconfig, context=context, namespace=options.get("namespace"))

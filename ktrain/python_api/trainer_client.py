@@ -1,5 +1,6 @@
-"""`ktrain.TrainerClient`: the Kubeflow SDK's `TrainerClient` (SDK 0.5, Kubernetes backend), on
-ktrain's use cases.
+"""`ktrain.TrainerClient`: the Kubeflow SDK's `TrainerClient` (SDK 0.5: its Kubernetes backend, and
+its local process and container backends on ktrain's local runs, `ktrain.python_api.local_backend`),
+on ktrain's use cases.
 
 The same methods, arguments, defaults and return types as `kubeflow.trainer.TrainerClient`
 (`list_runtimes`, `get_runtime`, `train`, `list_jobs`, `get_job`, `get_job_logs`,
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
 from ktrain.errors import ArgumentTypeError, JobFailedError, RuntimeNotFoundError, UsageError, WaitTimeoutError
@@ -22,7 +23,11 @@ from ktrain.python_api import conversion
 from ktrain.python_api import types as t
 from ktrain.python_api.client import Client, job_name
 
+if TYPE_CHECKING:
+    from ktrain.python_api.local_backend import LocalBackend
+
 Obj = dict[str, Any]
+LOCAL_CONFIGS = ("LocalProcessBackendConfig", "ContainerBackendConfig")
 STATUSES = (t.TRAINJOB_CREATED, t.TRAINJOB_RUNNING, t.TRAINJOB_COMPLETE, t.TRAINJOB_FAILED)
 # ktrain's job states (ktrain.cluster.job_state) that the SDK has no name for.
 SDK_STATUS = {"Suspended": t.TRAINJOB_CREATED}
@@ -31,18 +36,31 @@ GPU, TPU, NPU = "nvidia.com/gpu", "google.com/tpu", "huawei.com/Ascend910"
 
 class TrainerClient:
     """Train on Kubernetes as the Kubeflow SDK does. `backend_config`: a KubernetesBackendConfig
-    (ktrain's or the SDK's: namespace, config_file, context). `target` is ktrain's: "trainjob"
-    (the default, as the SDK) submits a TrainJob for the Trainer controller; "jobset" submits the
-    objects the controller would make, for a cluster without it."""
+    (ktrain's or the SDK's: namespace, config_file, context); or a LocalProcessBackendConfig (the
+    job's pods as processes on this machine) or a ContainerBackendConfig (as containers of their
+    images under podman or docker), which run in the background (`ktrain.python_api.local_backend`).
+    `target` is ktrain's: "trainjob" (the default, as the SDK) submits a TrainJob for the Trainer
+    controller; "jobset" submits the objects the controller would make, for a cluster without it."""
 
     def __init__(self, backend_config: object = None, *, target: object = "trainjob") -> None:
         from ktrain.service.submit import TARGETS
 
         config = t.KubernetesBackendConfig() if backend_config is None else backend_config
-        if a.kind_of(config) != "KubernetesBackendConfig":
+        kind = a.kind_of(config)
+        self._local: LocalBackend | None = None
+        if kind in LOCAL_CONFIGS:
+            from ktrain.python_api.local_backend import LocalBackend
+
+            if target != "trainjob":
+                raise UsageError("target= is for a cluster: a local backend runs the job's pods here")
+            self.target = "local"
+            self._local = LocalBackend(config, kind)
+            return
+        if kind != "KubernetesBackendConfig":
             raise ArgumentTypeError(
-                f"backend_config must be a KubernetesBackendConfig, not {a.kind_of(config)}",
-                hint="ktrain submits to Kubernetes only (not the SDK's local-process and container backends)",
+                f"backend_config must be a KubernetesBackendConfig, LocalProcessBackendConfig or "
+                f"ContainerBackendConfig, not {kind}",
+                hint="from ktrain import KubernetesBackendConfig",
             )
         if getattr(config, "client_configuration", None) is not None:
             raise UsageError(
@@ -62,6 +80,8 @@ class TrainerClient:
 
     @property
     def namespace(self) -> str:
+        if self._local is not None:
+            return "default"  # what a local run renders the job into
         return str(self._client.connect().namespace)
 
     # --- runtimes ---------------------------------------------------------------------------------
@@ -69,6 +89,10 @@ class TrainerClient:
     def _runtime_entries(self) -> list[Any]:
         """The runtimes a job here can use, namespaced TrainingRuntimes before cluster-scoped ones
         of the same name (the SDK's preference); with target "jobset", ktrain's local ones too."""
+        if self._local is not None:  # ktrain's own, as `ktrain runtime list` shows them
+            from ktrain.inputs.registry import RuntimeRegistry
+
+            return RuntimeRegistry().entries()
         from ktrain.cluster.runtimes import fetch_runtime_entries
 
         entries, _warnings = fetch_runtime_entries(self._client.connect())
@@ -82,7 +106,8 @@ class TrainerClient:
         return list(chosen.values())
 
     def list_runtimes(self) -> list[t.Runtime]:
-        """The runtimes jobs can use (the cluster's; TrainingRuntimes first for a shared name)."""
+        """The runtimes jobs can use (the cluster's; TrainingRuntimes first for a shared name;
+        ktrain's own with a local backend)."""
         return [runtime_of(entry) for entry in self._runtime_entries()]
 
     def get_runtime(self, name: object) -> t.Runtime:
@@ -90,6 +115,10 @@ class TrainerClient:
         for entry in self._runtime_entries():
             if entry.runtime.name == wanted:
                 return runtime_of(entry)
+        if self._local is not None:
+            raise RuntimeNotFoundError(
+                f"runtime {a.shown(wanted)} not found among ktrain's runtimes", hint="`ktrain runtime list` shows them"
+            )
         raise RuntimeNotFoundError(
             f"runtime {a.shown(wanted)} not found in namespace {self.namespace} or the cluster",
             hint="`ktrain runtime list` shows the runtimes",
@@ -140,6 +169,8 @@ class TrainerClient:
         else:
             request, registry = prepare(job, merged, function="train")
         request.fallback_name = unique_name()
+        if self._local is not None:
+            return self._local.train(request, registry, runtime_of)
         return self._client._submit(request, registry, target=self.target)
 
     def list_jobs(self, runtime: object = None) -> list[t.TrainJob]:
@@ -148,6 +179,8 @@ class TrainerClient:
         from ktrain.cluster.observe import list_jobs, list_pods
 
         wanted = None if runtime is None else conversion.runtime_name(runtime)
+        if self._local is not None:
+            return self._local.list_jobs(wanted)
         cluster = self._client.connect()
         jobs = list_jobs(cluster)
         pods = list_pods(cluster, cluster.namespace, c.JOBSET_NAME_LABEL) if jobs else []
@@ -166,6 +199,8 @@ class TrainerClient:
         from ktrain.cluster import job_state
         from ktrain.cluster.observe import find_job, job_pods
 
+        if self._local is not None:
+            return self._local.get_job(name)
         checked = job_name(name)
         cluster = self._client.connect()
         trainjob, jobset = find_job(cluster, checked)
@@ -180,6 +215,9 @@ class TrainerClient:
         running pod yet gives no lines, as in the SDK."""
         wanted = a.text(step, "step")
         streaming = False if follow is None else a.boolean(follow, "follow")
+        if self._local is not None:
+            step_selection(wanted, self._local.get_job(name).runtime)  # the step's name, checked as on the cluster
+            return self._local.get_job_logs(name, wanted, streaming)
         job = self.get_job(name)
         rjob, rank = step_selection(wanted, job.runtime)
         found = next((s for s in job.steps if s.name == wanted and s.status != "Pending"), None)
@@ -212,6 +250,8 @@ class TrainerClient:
             for hook in hooks:
                 hook(job)
             if t.TRAINJOB_FAILED not in wanted and job.status == t.TRAINJOB_FAILED:
+                if self._local is not None:
+                    raise self._local.failure(checked)
                 raise JobFailedError(f"TrainJob {checked} is Failed")
             if job.status in wanted:
                 return job
@@ -219,6 +259,10 @@ class TrainerClient:
         raise WaitTimeoutError(f"Timeout waiting for TrainJob {checked} to reach status: {sorted(wanted)}")
 
     def delete_job(self, name: object) -> None:
+        """Delete the job (a local one: stop its pods and forget it)."""
+        if self._local is not None:
+            self._local.delete_job(name)
+            return
         self._client.delete(name)
 
 

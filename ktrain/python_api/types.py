@@ -254,3 +254,35 @@ class KubernetesBackendConfig:
     config_file: str | None = None
     context: str | None = None
     client_configuration: Any = None
+
+
+@dataclass
+class LocalProcessBackendConfig:
+    """`TrainerClient(backend_config=LocalProcessBackendConfig())` runs each job's pods as
+    processes on this machine (`ktrain job run --local`), in the background (SDK
+    `kubeflow.trainer.backends.localprocess.types.LocalProcessBackendConfig`). `cleanup_venv`:
+    False keeps the run's directory (volumes, emptyDirs) afterwards; the `--pip` environment is
+    ktrain's cache and always kept."""
+
+    cleanup_venv: bool = True
+
+
+@dataclass
+class ContainerBackendConfig:
+    """`TrainerClient(backend_config=ContainerBackendConfig())` runs each job's pods as containers
+    of their images under podman or docker (`ktrain job run --local --container`), in the
+    background (SDK `kubeflow.trainer.backends.container.types.ContainerBackendConfig`).
+    `container_runtime`: docker or podman (default: the first whose `info` works, docker first, as
+    the SDK); `pull_policy`: IfNotPresent | Always | Never; `auto_remove`: False keeps the
+    containers and the run's network; `container_host`: the engine's address (DOCKER_HOST or
+    CONTAINER_HOST). The SDK's `runtime_source` and initializer images and timeout are its own:
+    ktrain runs the runtimes it renders with (`runtime_files=`), and refuses other values."""
+
+    pull_policy: str = "IfNotPresent"
+    auto_remove: bool = True
+    container_host: str | None = None
+    container_runtime: str | None = None
+    runtime_source: Any = None
+    dataset_initializer_image: str = "ghcr.io/kubeflow/trainer/dataset-initializer:latest"
+    model_initializer_image: str = "ghcr.io/kubeflow/trainer/model-initializer:latest"
+    initializer_timeout: int = 600

@@ -488,6 +488,7 @@ RUN_CASES: list[Case] = [
     (lambda f: ["job", "run", "--local", *TORCH, "--timeout", "soon", "--", "true"], ""),
     (lambda f: ["job", "run", "--local", *TORCH], ""),  # the image's entrypoint: refused
     (lambda f: ["job", "run", "--keep", *TORCH, "--", "true"], ""),  # no --local
+    (lambda f: ["job", "run", "--local", "--container", "lxc", *TORCH, "--", "true"], ""),  # not an engine
     (_every_job_option, ""),
     (lambda f: ["job", "run", "--filename", "-", "--no-suspend"], JOB),
     *[(_prefixed(["job", "run"], make), stdin) for make, stdin in NEW_FLAG_CASES],

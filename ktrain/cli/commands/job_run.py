@@ -27,6 +27,10 @@ def run_job(
         int, Option("--max-local-procs", help="Refuse a run that would start more local processes.", min=1)
     ] = 64,
     keep: Annotated[bool, Option("--keep", help="Keep the run's directory (volumes, emptyDirs) afterwards.")] = False,
+    container: Annotated[
+        str | None,
+        Option("--container", help="Run each pod as a container of its image, with podman or docker."),
+    ] = None,
 ) -> None:
     """Run a job here before it waits for GPUs: render it, then start each pod as local processes.
 
@@ -35,8 +39,14 @@ def run_job(
     resolve to 127.0.0.1 and ports are chosen free. Output lines are prefixed by pod. The exit
     code follows the JobSet success policy: 0, or the failing pod's exit code (124 on --timeout,
     130 on Ctrl-C).
+
+    With --container podman|docker each pod is a container of its real image instead, on a
+    network of the run where the pods' host names resolve; volumes are bind-mounted at their
+    mount paths. Resource limits and GPUs are not applied.
     """
-    if not local:
+    if container is not None and container not in ("podman", "docker"):
+        raise UsageError(f"--container must be podman or docker, not {container!r}")
+    if not local and container is None:
         raise UsageError(
             "job run runs a job on this machine only, for now: add --local",
             hint="to run it on a cluster use `ktrain job create --follow` (or `--wait`)",
@@ -59,5 +69,5 @@ def run_job(
     run_checked(
         outcome,
         request.overrides,
-        LocalRunOptions(timeout=seconds, max_processes=max_local_procs, notify=note, keep=keep),
+        LocalRunOptions(timeout=seconds, max_processes=max_local_procs, notify=note, keep=keep, container=container),
     )

@@ -47,3 +47,10 @@ def test_train_local_failure_raises_with_the_pods_exit_code(capfd: pytest.Captur
 def test_an_unknown_backend_is_refused() -> None:
     with pytest.raises(UsageError, match="backend must be one of cluster, local"):
         ktrain.train(_fail, runtime="xgboost-distributed", backend="laptop")
+
+
+def test_container_needs_the_local_backend_and_a_known_engine() -> None:
+    with pytest.raises(UsageError, match='container= runs the pods here: give backend="local" too'):
+        ktrain.train(_fail, runtime="xgboost-distributed", container="podman")
+    with pytest.raises(UsageError, match="container must be one of podman, docker"):
+        ktrain.train(_fail, runtime="xgboost-distributed", backend="local", container="lxc")
