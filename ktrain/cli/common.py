@@ -41,6 +41,15 @@ def note(message: str) -> None:
     sys.stderr.write(f"note: {message}\n")
 
 
+def report_inputs(notes: list[str], warnings: list[str]) -> None:
+    """What reading and rendering a job found out: notes (a v1 file converted, the files `--code`
+    sends), then warnings, on stderr, as every job command prints them."""
+    for message in notes:
+        note(message)
+    for message in warnings:
+        warn(message)
+
+
 def stall_notice(reason: str) -> None:
     """While waiting: why the job is not moving (once per new reason), on stderr."""
     from ktrain.util.text import printable

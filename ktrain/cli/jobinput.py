@@ -311,6 +311,15 @@ class JobInput:
     def registry(self) -> Any:
         return registry_from(self.runtime_file, self.runtimes_dir)
 
+    def resolve_and_render(self, request: Any, run: Any = None) -> tuple[Any, list[str]]:
+        """`render_resolving` (or `run` in its place, e.g. `validate_request`) as `job render`,
+        `job validate` and `job run` resolve runtimes: local ones first, a cluster's when
+        --kubeconfig/--context name one, the current context's for a name found nowhere else."""
+        from ktrain.service.render import render_resolving
+
+        explicit_cluster = bool(self.kubeconfig or self.context)
+        return render_resolving(request, self.registry(), self.connection(), prefer_cluster=explicit_cluster, run=run)
+
     def connection(self, request_timeout: float = 30.0) -> Any:
         """The `ConnectionOptions` these inputs name (no cluster is contacted)."""
         return connection(self.kubeconfig, self.context, self.namespace, request_timeout)

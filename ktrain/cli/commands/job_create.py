@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from ktrain.cli.common import note, parse_timeout, warn
+from ktrain.cli.common import parse_timeout, report_inputs, warn
 from ktrain.cli.jobinput import JobInput
 from ktrain.cli.spec import REQUEST_TIMEOUT, Option, command
 from ktrain.errors import UsageError
@@ -108,10 +108,7 @@ def submit_job(
     job = outcome.job
     notes += runtime_file_notes(outcome.runtime, for_controller=target == TARGET_TRAINJOB)
     objects = objects_for_target(outcome, request, target)
-    for message in request.notes:
-        note(message)
-    for message in [*notes, *outcome.result.warnings]:
-        warn(message)
+    report_inputs(request.notes, [*notes, *outcome.result.warnings])
     if target == TARGET_TRAINJOB:
         missing = controller_runtime_note(outcome)
         if missing:
@@ -207,10 +204,7 @@ def _dry_run_client(job_input: JobInput, request: Any, output: str, target: str)
     )
     notes += runtime_file_notes(outcome.runtime, for_controller=target == "trainjob")
     objects = objects_for_target(outcome, request, target)
-    for message in request.notes:
-        note(message)
-    for message in [*notes, *outcome.result.warnings]:
-        warn(message)
+    report_inputs(request.notes, [*notes, *outcome.result.warnings])
     if target != "trainjob" and outcome.secret_printed and output != "name":
         warn(
             f"the output holds a freshly generated SSH private key (Secret {outcome.job.name}-mpi-ssh-auth); "

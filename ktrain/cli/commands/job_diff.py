@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ktrain.cli.common import note, warn
+from ktrain.cli.common import report_inputs, warn
 from ktrain.cli.jobinput import JobInput
 from ktrain.cli.spec import REQUEST_TIMEOUT, Argument, command
 from ktrain.errors import ExitCode, KtrainError, UsageError
@@ -86,10 +86,7 @@ def _diff(job_input: JobInput, name: str, request_timeout: float) -> None:
     outcome, notes = render_resolving(
         request, job_input.registry(), job_input.connection(request_timeout), cluster=cluster
     )
-    for message in request.notes:
-        note(message)
-    for message in [*notes, *outcome.result.warnings]:
-        warn(message)
+    report_inputs(request.notes, [*notes, *outcome.result.warnings])
     objects = outcome.result.objects
     if trainjob is not None:  # submitted with --target trainjob: the TrainJob, and what its controller made
         ov = request.overrides

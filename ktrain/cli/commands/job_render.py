@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from ktrain.cli.common import note, warn
+from ktrain.cli.common import report_inputs, warn
 from ktrain.cli.jobinput import JobInput
 from ktrain.cli.spec import Option, command
 
@@ -27,7 +27,6 @@ def render_job(
 ) -> None:
     """Render the objects the Trainer controller would create, without a cluster."""
     from ktrain.output.manifests import check_output, format_objects
-    from ktrain.service.render import render_resolving
 
     check_output(output)  # before any work: a bad -o must not follow a render and its warnings
     if explain and output != "yaml":
@@ -35,14 +34,8 @@ def render_job(
 
         raise UsageError("--explain writes YAML comments: use it with -o yaml")
     request = job_input.render_request()
-    explicit_cluster = bool(job_input.kubeconfig or job_input.context)
-    outcome, notes = render_resolving(
-        request, job_input.registry(), job_input.connection(), prefer_cluster=explicit_cluster
-    )
-    for message in request.notes:
-        note(message)
-    for message in [*notes, *outcome.result.warnings]:
-        warn(message)
+    outcome, notes = job_input.resolve_and_render(request)
+    report_inputs(request.notes, [*notes, *outcome.result.warnings])
     if outcome.secret_printed and output != "name":
         warn(
             "the output holds a freshly generated SSH private key (Secret "

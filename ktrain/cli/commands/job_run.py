@@ -6,7 +6,7 @@ the JobSet as local processes (see README, "Run a job locally").
 
 from __future__ import annotations
 
-from ktrain.cli.common import note, parse_timeout, warn
+from ktrain.cli.common import note, parse_timeout, report_inputs
 from ktrain.cli.jobinput import JobInput
 from ktrain.cli.spec import Option, command
 from ktrain.errors import UsageError
@@ -53,17 +53,10 @@ def run_job(
         )
     seconds = parse_timeout(timeout)
     from ktrain.local.run import LocalRunOptions
-    from ktrain.service.render import render_resolving
 
     request = job_input.render_request()
-    explicit_cluster = bool(job_input.kubeconfig or job_input.context)
-    outcome, notes = render_resolving(
-        request, job_input.registry(), job_input.connection(), prefer_cluster=explicit_cluster
-    )
-    for message in request.notes:
-        note(message)
-    for message in [*notes, *outcome.result.warnings]:
-        warn(message)
+    outcome, notes = job_input.resolve_and_render(request)
+    report_inputs(request.notes, [*notes, *outcome.result.warnings])
     from ktrain.local.run import run_checked
 
     run_checked(
