@@ -39,6 +39,7 @@ SECRET_WORDS = frozenset(
         "passwords",
         "passwd",
         "pwd",
+        "pw",
         "pass",
         "passphrase",
         "secret",
@@ -165,11 +166,12 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORDS.findall(text)]
 
 
-def key_of(secret: str, line: str) -> str:
-    """The name `line` gives `secret`: the identifier (or quoted key) before the `=`, `:`, `(`...
-    that precedes it (`os.environ["HF_TOKEN"] = "..."` -> HF_TOKEN; `login(key="...")` -> key),
-    or after a comparison (`"..." == password`); "" when there is none (a list item)."""
-    at = line.find(secret)
+def key_of(secret: str, line: str, at: int | None = None) -> str:
+    """The name `line` gives `secret` (the occurrence at `at`, else the first): the identifier (or
+    quoted key) before the `=`, `:`, `(`... that precedes it (`os.environ["HF_TOKEN"] = "..."` ->
+    HF_TOKEN; `login(key="...")` -> key), or after a comparison (`"..." == password`); "" when
+    there is none (a list item)."""
+    at = line.find(secret) if at is None else at
     if at < 0:
         return ""
     before = line[:at].rstrip(" \t\"'`@")
@@ -192,15 +194,33 @@ def _names_a_reference(key_words: list[str]) -> bool:
 
 
 def _is_placeholder(value: str) -> bool:
-    """A value that spells a secret word or a placeholder, or repeats one character (`****`)."""
-    value_words = set(words(value))
-    return bool(value_words & (SECRET_WORDS | PLACEHOLDER_WORDS)) or len(set(value.lower())) <= 1
+    """A value that spells a secret word (`MITHRIL_API_KEY`, `supersecret`) or a placeholder
+    (`your-api-key`, `changeme`, `sk-...`), or repeats one character (`****`)."""
+    lowered = value.lower()
+    return (
+        bool(set(words(value)) & (SECRET_WORDS | PLACEHOLDER_WORDS))
+        or any(word in lowered for word in ("secret", "password", "passwd", "...", "\u2026"))
+        or len(set(lowered)) <= 1
+    )
 
 
 def _keyword_is_not_a_secret(secret: str, line: str) -> bool:
     if len(secret) < MIN_KEYWORD_VALUE or _EXPRESSION.match(secret) or _is_placeholder(secret):
         return True
-    return _names_a_reference(words(key_of(secret, line)))
+    # the value may stand more than once on the line (`a="X", secretRef="X"`): the keys holding a
+    # secret word are the ones detect-secrets matched
+    keys = [words(key_of(secret, line, at)) for at in _occurrences(secret, line)]
+    named = [k for k in keys if set(k) & SECRET_WORDS] or keys
+    return bool(named) and all(_names_a_reference(k) for k in named)
+
+
+def _occurrences(secret: str, line: str) -> list[int]:
+    """Where `secret` stands in `line`."""
+    starts, at = [], line.find(secret)
+    while at >= 0:
+        starts.append(at)
+        at = line.find(secret, at + 1)
+    return starts
 
 
 def _string_is_unnamed(secret: str, line: str) -> bool:

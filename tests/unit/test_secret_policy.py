@@ -37,6 +37,10 @@ PASSED = [
         "    envFrom:\n    - secretRef:\n        name: app-secrets\n",
     ),
     ("gotypes.py", 'V = _s(imagePullSecrets="LocalObjectReference", secretKeyRef="LocalObjectReference")\n'),
+    ("gotypes.py", 'E = _s("prefix", configMapRef="LocalObjectReference", secretRef="LocalObjectReference")\n'),
+    ("README.md", 'The filter hides `client = OpenAI(api_key="sk-...")`, the commonest way.\n'),
+    ("test_cli.py", "secret_file = {'secret': 'supersecret', 'secret2': 'verysecret'}\n"),
+    ("test_parsers.py", '"https://user:pw@host:1234/p",\n'),
     ("app.py", 'api_key = os.environ["OPENAI_API_KEY"]\npassword = getpass()\ntoken = get_secret("hf")\n'),
     (
         "consts.py",
