@@ -16,12 +16,14 @@ as given, while the user's own command keeps Kubernetes' meaning, as without the
 
 from __future__ import annotations
 
-from typing import Any
-
 from ktrain import constants as c
 from ktrain.errors import UsageError
 
-Obj = dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs a render with --code milliseconds it does not need
+    from typing import Any
+
+    Obj = dict[str, Any]
 
 PATCH_MANAGER = f"{c.DEFAULT_PATCH_MANAGER}-code"
 CODE_ANNOTATION = c.CODE_DIGEST_KEY  # the code's digest, on the TrainJob and the JobSet

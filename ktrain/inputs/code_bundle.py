@@ -33,13 +33,19 @@ from __future__ import annotations
 import errno
 import os
 from hashlib import sha256  # only with --code: not on the plain render path
-from typing import Any
 
 from ktrain import constants as c
 from ktrain.errors import CodeRefusedError
 from ktrain.util.structs import struct
 
-Obj = dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs a render with --code milliseconds it does not need
+    from typing import Any
+
+    Obj = dict[str, Any]
+    # Rules in force: (base, up, spec). `base` is the directory (relative to the tree sent) of the
+    # ignore file; `up` its path from an ignore file above the tree (git work tree mode only).
+    Rules = list[tuple[str, str, Any]]
 
 MOUNT_PATH = "/opt/ktrain/code"
 VOLUME_NAME = "ktrain-code"
@@ -86,6 +92,22 @@ SECRET_PATTERNS = (
     ".htpasswd",
 )
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._")
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\n\t"
+
+
+def _secret_names() -> Any:
+    """SECRET_PATTERNS as one expression, with git's meaning (tests check it against pathspec):
+    a pattern without a slash matches any component of the path (a file, or a directory and so
+    everything in it); one with a slash matches from the top. Only `*` is special in them. Built
+    here so that a tree with no .ktrainignore and no --code-include does not import pathspec."""
+    import re
+
+    def glob(pattern: str) -> str:
+        return "[^/]*".join(re.escape(part) for part in pattern.split("*"))
+
+    anywhere = "|".join(glob(p) for p in SECRET_PATTERNS if "/" not in p)
+    from_top = "|".join(glob(p) for p in SECRET_PATTERNS if "/" in p)
+    return re.compile(f"(?:^|.*/)(?:{anywhere})(?:/|$)|(?:{from_top})(?:/|$)")
 
 
 @struct
@@ -211,11 +233,6 @@ def _follow(path: str, rel: str, root: str) -> str:
     return real
 
 
-# Rules in force: (base, up, spec). `base` is the directory (relative to the tree sent) of the
-# ignore file; `up` its path from an ignore file above the tree (git work tree mode only).
-Rules = list[tuple[str, str, Any]]
-
-
 def _ignored(rel: str, is_dir: bool, rules: Rules) -> bool:
     ignored = False
     for base, up, spec in rules:
@@ -273,12 +290,9 @@ def _walk(
 
 
 def _git(args: list[str], cwd: str) -> Any:
-    import shutil
     import subprocess
 
-    git = shutil.which("git")
-    if git is None:
-        return None
+    git = "git"  # found on PATH by the exec (shutil.which would cost the import of shutil)
     try:
         # core.fsmonitor would run a program the repository's config names
         return subprocess.run(
@@ -314,10 +328,18 @@ def _empty_repository() -> str | None:
     if not _safe_directory(cache_dir()):  # only this user may write there (git reads its config)
         return None
     path = os.path.join(cache_dir(), "empty-git")
-    if os.path.isfile(os.path.join(path, "HEAD")):
+    head = os.path.join(path, "HEAD")
+    if os.path.isfile(head):
         return path
-    made = _git(["init", "-q", "--bare", path], cache_dir())
-    return path if made is not None and made.returncode == 0 else None
+    # What git needs to take a directory for a repository (objects/, refs/, HEAD), made here
+    # rather than by `git init`, a process more; HEAD last, by rename, so it means "complete".
+    os.makedirs(os.path.join(path, "objects"), mode=0o700, exist_ok=True)
+    os.makedirs(os.path.join(path, "refs"), mode=0o700, exist_ok=True)
+    partial = f"{head}.{os.getpid()}"
+    with open(partial, "w") as fh:
+        fh.write("ref: refs/heads/main\n")
+    os.replace(partial, head)
+    return path
 
 
 def _git_tree(root: str) -> list[tuple[str, str]] | None:
@@ -398,7 +420,7 @@ def tree_files(root: str) -> list[tuple[str, str]]:
 def collect(paths: list[str], include: list[str] | None = None, cwd: str | None = None) -> CodeBundle:
     """Read the files of `--code PATH...` (see the module docstring)."""
     cwd = os.path.abspath(cwd or os.getcwd())
-    secret_names = _spec(list(SECRET_PATTERNS))
+    secret_names = _secret_names()
     include_spec = _spec(list(include)) if include else None
     found: dict[str, CodeFile] = {}
     to_scan: list[CodeFile] = []
@@ -417,7 +439,7 @@ def collect(paths: list[str], include: list[str] | None = None, cwd: str | None 
         found[rel] = code_file
         if explicit or (include_spec is not None and include_spec.match_file(rel)):
             return
-        if secret_names.match_file(rel):
+        if secret_names.match(rel):
             by_name.append(rel)
         else:
             to_scan.append(code_file)
@@ -466,6 +488,8 @@ def _key(path: str) -> str:
 
 
 def _is_text(data: bytes) -> bool:
+    if data.isascii():  # printable ASCII, newlines and tabs: nothing left once they are deleted
+        return not data.translate(None, _PRINTABLE_ASCII)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -474,8 +498,14 @@ def _is_text(data: bytes) -> bool:
     return text.replace("\n", "").replace("\t", "").isprintable()
 
 
-def config_maps(bundle: CodeBundle, job_name: str, namespace: str) -> list[Obj]:
-    """The ConfigMaps holding the bundle, packed in path order."""
+def _packed(bundle: CodeBundle) -> list[tuple[Obj, Obj]]:
+    """(data, binaryData) of each ConfigMap, packed in path order; worked out once a bundle (a
+    render asks for the ConfigMaps twice: for the volume, then for the objects)."""
+    cached = bundle.__dict__.get("_packed")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    import base64
+
     groups: list[list[CodeFile]] = [[]]
     used = 0
     for f in bundle.files:
@@ -484,11 +514,8 @@ def config_maps(bundle: CodeBundle, job_name: str, namespace: str) -> list[Obj]:
             used = 0
         groups[-1].append(f)
         used += len(f.data)
-    base = f"{job_name}-code-{bundle.digest()}"
-    out = []
-    for index, group in enumerate(groups):
-        import base64
-
+    packed: list[tuple[Obj, Obj]] = []
+    for group in groups:
         data: Obj = {}
         binary: Obj = {}
         for f in group:
@@ -496,6 +523,17 @@ def config_maps(bundle: CodeBundle, job_name: str, namespace: str) -> list[Obj]:
                 data[_key(f.path)] = f.data.decode("utf-8")
             else:
                 binary[_key(f.path)] = base64.b64encode(f.data).decode("ascii")
+        packed.append((data, binary))
+    bundle.__dict__["_packed"] = packed
+    return packed
+
+
+def config_maps(bundle: CodeBundle, job_name: str, namespace: str) -> list[Obj]:
+    """The ConfigMaps holding the bundle, packed in path order."""
+    base = f"{job_name}-code-{bundle.digest()}"
+    groups = _packed(bundle)
+    out = []
+    for index, (data, binary) in enumerate(groups):
         cm: Obj = {
             "apiVersion": "v1",
             "kind": "ConfigMap",
@@ -506,9 +544,9 @@ def config_maps(bundle: CodeBundle, job_name: str, namespace: str) -> list[Obj]:
             },
         }
         if data:
-            cm["data"] = data
+            cm["data"] = dict(data)  # each caller gets its own objects
         if binary:
-            cm["binaryData"] = binary
+            cm["binaryData"] = dict(binary)
         out.append(cm)
     return out
 

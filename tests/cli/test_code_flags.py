@@ -107,10 +107,10 @@ def test_secrets_by_content_are_refused_by_file_line_and_kind_never_the_value(cl
 
 
 def test_a_line_marked_for_detect_secrets_is_sent(cli: Any, project: Path) -> None:
-    (project / "conf.py").write_text('password = "hunter2-but-a-test-fixture"  # pragma: allowlist secret\n')
+    (project / "conf.py").write_text('password = "Tr0ub4dor&3-horse"  # pragma: allowlist secret\n')
     r = cli("job", "render", "-r", "torch-distributed", "--code", ".", "-o", "name", "--", "torchrun", "train.py")
     assert r.exit_code == 0, r.stderr
-    (project / "conf.py").write_text('password = "hunter2-but-a-test-fixture"\n')
+    (project / "conf.py").write_text('password = "Tr0ub4dor&3-horse"\n')
     r = cli("job", "render", "-r", "torch-distributed", "--code", ".", "-o", "name", "--", "torchrun", "train.py")
     assert r.exit_code == 3 and "conf.py:1: Secret Keyword" in r.stderr
 

@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ktrain.errors import CodeRefusedError, KtrainError
 from ktrain.inputs import code_bundle
@@ -103,9 +105,34 @@ def test_likely_secrets_are_refused_by_name(chdir: Path, name: str) -> None:
 
 
 def test_a_private_key_block_is_refused_whatever_the_file_is_called(chdir: Path) -> None:
-    _tree(chdir, {"train.py": "", "notes.txt": "x\n-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n"})
+    body = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
+    _tree(chdir, {"train.py": "", "notes.txt": f"x\n-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n"})
     with pytest.raises(KtrainError, match=r"notes\.txt"):
         collect(["."], cwd=str(chdir))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    parts=st.lists(
+        st.sampled_from(
+            [
+                *code_bundle.SECRET_PATTERNS,
+                *("src", "a.py", ".aws", ".kube", ".docker", "x.env", "key", "id_rsa.pub", "config", "credentials"),
+                *("my.pem.bak", "service-account", "sa-key.json", "env", "*"),
+            ]
+        ).map(lambda p: p.replace("*", "x")),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_credential_names_match_as_git_matches_them(parts: list[str]) -> None:
+    """SECRET_PATTERNS is matched without pathspec (one expression): the same paths as pathspec's
+    gitignore rules, patterns with a slash from the top, the others at any depth."""
+    import pathspec
+
+    path = "/".join(parts)
+    expected = pathspec.GitIgnoreSpec.from_lines(list(code_bundle.SECRET_PATTERNS)).match_file(path)
+    assert bool(code_bundle._secret_names().match(path)) == expected, path
 
 
 def test_code_include_or_naming_the_file_sends_it_anyway(chdir: Path) -> None:
