@@ -27,6 +27,18 @@ from typing import Any
 
 import pytest
 
+# Property tests: the same examples on every run by default, so a landing is never decided by
+# the draw (a failure names its example and reproduces). KTRAIN_HYPOTHESIS=explore draws fresh
+# ones (1,000 where a test sets no count of its own) to look for new counterexamples (README).
+try:
+    from hypothesis import settings as _hypothesis_settings
+except ImportError:  # pragma: no cover - hypothesis is in the test extra
+    pass
+else:
+    _hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+    _hypothesis_settings.register_profile("explore", max_examples=1000, print_blob=True)
+    _hypothesis_settings.load_profile(os.environ.get("KTRAIN_HYPOTHESIS", "ci"))
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 CASES = SHARED / "conformance" / "cases"

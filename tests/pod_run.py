@@ -121,5 +121,13 @@ def run_container(
         # busybox is one binary: its shell is the `sh` applet (`busybox sh -c ...`)
         words[0:1] = [shell, "sh"] if os.path.basename(shell) == "busybox" else [shell]
     full_env = {**pod_env, **env, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
-    result = subprocess.run(words, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=root)
+    raw = subprocess.run(words, env=full_env, capture_output=True, timeout=timeout, cwd=root)
+    # Decoded by hand: text mode would turn a value's "\r\n" into "\n" (universal newlines),
+    # and the tests compare what the pod wrote byte for byte.
+    result = subprocess.CompletedProcess(
+        raw.args,
+        raw.returncode,
+        raw.stdout.decode("utf-8", "surrogateescape"),
+        raw.stderr.decode("utf-8", "surrogateescape"),
+    )
     return result, mounts

@@ -41,6 +41,8 @@ EVIL = [
     "\\c",
     "%s%n",
     "x\ntouch PWNED",
+    "x\r\ntouch PWNED",
+    "\r",
     "a;touch PWNED",
     "a&&touch PWNED&",
     "a|touch PWNED",
