@@ -47,14 +47,19 @@ def kubelet_expand(text: str, env: dict[str, str]) -> str:
     return "".join(out) + text[checkpoint:]
 
 
-def trainer_pod(objects: list[Obj]) -> tuple[Obj, Obj]:
-    """(pod spec, `node` container) of the trainer step's JobSet pod template."""
+def trainer_pod(objects: list[Obj], rjob: str | None = None) -> tuple[Obj, Obj]:
+    """(pod spec, `node` container) of the trainer step's JobSet pod template (of the replicated
+    job named `rjob`, when given: an MPI job's workers)."""
     jobset = next(o for o in objects if o["kind"] == "JobSet")
-    trainer = next(
-        r
-        for r in jobset["spec"]["replicatedJobs"]
-        if r["template"].get("metadata", {}).get("labels", {}).get(ANCESTOR) == "trainer"
-    )
+
+    def chosen(r: Obj) -> bool:
+        return bool(
+            r["name"] == rjob
+            if rjob
+            else r["template"].get("metadata", {}).get("labels", {}).get(ANCESTOR) == "trainer"
+        )
+
+    trainer = next(r for r in jobset["spec"]["replicatedJobs"] if chosen(r))
     pod = trainer["template"]["spec"]["template"]["spec"]
     return pod, next(c for c in pod["containers"] if c["name"] == "node")
 
@@ -79,9 +84,10 @@ def _write_config_map_volume(target: Path, volume: Obj, maps: dict[str, Obj]) ->
         os.symlink(f"..data/{name}", target / name)
 
 
-def lay_out_volumes(objects: list[Obj], root: Path) -> dict[str, Path]:
-    """The trainer container's mounts as directories under `root`: mountPath -> directory."""
-    pod, container = trainer_pod(objects)
+def lay_out_volumes(objects: list[Obj], root: Path, rjob: str | None = None) -> dict[str, Path]:
+    """The trainer container's (or `rjob`'s `node` container's) mounts as directories under
+    `root`: mountPath -> directory."""
+    pod, container = trainer_pod(objects, rjob)
     maps = {o["metadata"]["name"]: o for o in objects if o["kind"] == "ConfigMap"}
     volumes = {v["name"]: v for v in pod.get("volumes", [])}
     mounts: dict[str, Path] = {}

@@ -5,6 +5,8 @@ The user's code must run, see its arguments, and its exit code must come back un
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,11 +16,14 @@ import pytest
 import yaml
 
 from ktrain.authoring.code_launch import SOURCE_PATH
+from ktrain.errors import UsageError
 from ktrain.inputs.code_bundle import MOUNT_PATH
 from ktrain.inputs.registry import RuntimeRegistry
 from ktrain.service.render import render_request
 from ktrain.service.requests import JobOverrides, RenderRequest
-from tests.pod_run import run_container, trainer_pod, write_exe
+from tests.pod_run import lay_out_volumes, run_container, trainer_pod, write_exe
+
+REPO = Path(__file__).resolve().parents[1]
 
 TRAIN = """\
 import os, sys
@@ -38,10 +43,14 @@ codes = [subprocess.call([sys.executable, *args], env={{**os.environ, "RANK": st
 sys.exit(max(codes))
 """
 MPIRUN = """#!{python}
-import os, subprocess, sys
+import json, os, subprocess, sys
 argv = sys.argv[1:]
 while argv and argv[0].startswith("-"):
-    argv = argv[2:] if argv[0] in ("--hostfile", "-np") else argv[1:]
+    argv = argv[2:] if argv[0] in ("--hostfile", "-np", "--map-by") else argv[1:]
+if "ppr:1:node" in sys.argv:  # once per host: run here (the launcher's host), recorded for the workers'
+    with open(os.environ["FANOUT_LOG"], "a", encoding="utf-8") as f:
+        f.write(json.dumps({{"options": sys.argv[1 : len(sys.argv) - len(argv)], "program": argv}}) + "\\n")
+    sys.exit(subprocess.call(argv))
 codes = [subprocess.call(argv, env={{**os.environ, "RANK": str(r)}}) for r in range(2)]
 sys.exit(max(codes))
 """
@@ -60,12 +69,17 @@ def _render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runtime: str, comma
     (project / "requirements.txt").write_text("numpy\n")
     monkeypatch.chdir(project)
     registry = RuntimeRegistry(files=extra.pop("runtime_files", []))
+    allow_extensions = extra.pop("allow_extensions", False)
     overrides = JobOverrides(runtime=runtime, name="job", nodes=2, code=["."], command=command, **extra)
-    return render_request(RenderRequest(overrides=overrides, ssh_secret="keys"), registry).result.objects
+    request = RenderRequest(overrides=overrides, ssh_secret="keys", allow_extensions=allow_extensions)
+    return render_request(request, registry).result.objects
 
 
-def _run_trainer(objects: list, tmp_path: Path, exit_code: int = 0) -> subprocess.CompletedProcess[str]:
-    """Lay the volumes out as the kubelet would and run the trainer container's command."""
+def _run_trainer(
+    objects: list, tmp_path: Path, exit_code: int = 0, mounts: dict[str, Path] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Lay the volumes out as the kubelet would and run the trainer container's command (`mounts`,
+    when given, gets where each mount path was laid out)."""
     _, container = trainer_pod(objects)
     assert {"name": "ktrain-code", "mountPath": SOURCE_PATH, "readOnly": True} in container["volumeMounts"]
     assert {"name": "ktrain-workdir", "mountPath": MOUNT_PATH} in container["volumeMounts"]
@@ -81,8 +95,11 @@ def _run_trainer(objects: list, tmp_path: Path, exit_code: int = 0) -> subproces
         "EXPECTED_CWD": str(pod / "volumes" / "volume-1-ktrain-workdir"),
         "EXIT_CODE": str(exit_code),
         "PIP_LOG": str(tmp_path / "pip.log"),
+        "FANOUT_LOG": str(tmp_path / "fanout.jsonl"),
     }
-    result, _ = run_container(objects, pod, bin_dir, env)
+    result, laid_out = run_container(objects, pod, bin_dir, env)
+    if mounts is not None:
+        mounts.update(laid_out)
     return result
 
 
@@ -113,11 +130,105 @@ def test_mpi_launcher_runs_the_code(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     result = _run_trainer(objects, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "hello from rank 1 [] True" in result.stdout
-    # MPI workers see the same files at the same path (their command stays sshd).
-    jobset = next(o for o in objects if o["kind"] == "JobSet")
-    node = next(r for r in jobset["spec"]["replicatedJobs"] if r["name"] == "node")
-    mounts = node["template"]["spec"]["template"]["spec"]["containers"][0]["volumeMounts"]
-    assert {"name": "ktrain-code", "mountPath": MOUNT_PATH, "readOnly": True} in mounts
+    # MPI workers get the same pair of volumes (their command stays sshd; the launcher fills theirs).
+    _, worker = trainer_pod(objects, "node")
+    assert worker["command"] == ["/usr/sbin/sshd"]
+    assert {"name": "ktrain-code", "mountPath": SOURCE_PATH, "readOnly": True} in worker["volumeMounts"]
+    assert {"name": "ktrain-workdir", "mountPath": MOUNT_PATH} in worker["volumeMounts"]
+
+
+def test_mpi_workers_get_a_writable_copy_of_the_code_and_the_packages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers run sshd, not the wrapper: before the command, the launcher's wrapper runs the
+    node script once on every host of the hostfile through Open MPI (`--map-by ppr:1:node`). Here
+    the launcher runs; then the program mpirun was given runs again in a worker's volumes, as
+    Open MPI starts it there (in the launcher's working directory)."""
+    objects = _render(
+        tmp_path,
+        monkeypatch,
+        "deepspeed-distributed",
+        ["mpirun", "--hostfile", "/etc/mpi/hostfile", "python", "train.py"],
+        pip=["numpy", "my pkg$(touch PWNED)"],
+    )
+    launcher: dict[str, Path] = {}
+    result = _run_trainer(objects, tmp_path, mounts=launcher)
+    assert result.returncode == 0, result.stderr
+    assert "hello from rank 1 [] True" in result.stdout
+    # Here, then through the fan-out on the launcher's host (runLauncherAsNode: it is in the hostfile).
+    assert result.stderr.count("ktrain: pip install numpy my pkg$(touch PWNED)\n") == 2
+    (fan_out,) = [json.loads(line) for line in (tmp_path / "fanout.jsonl").read_text().splitlines()]
+    assert fan_out["options"] == ["--hostfile", "/etc/mpi/hostfile", "--map-by", "ppr:1:node"]
+    mount_path_of = {str(directory): path for path, directory in launcher.items()}
+    worker = tmp_path / "worker"
+    worker_dirs = lay_out_volumes(objects, worker / "volumes", rjob="node")
+    program = [str(worker_dirs[mount_path_of[w]]) if w in mount_path_of else w for w in fan_out["program"]]
+    assert program[:2] == ["sh", "-c"] and program[3:] == [
+        "ktrain-node",
+        str(worker_dirs[SOURCE_PATH]),
+        str(worker_dirs[MOUNT_PATH]),
+        "2",
+        "numpy",
+        "my pkg$(touch PWNED)",
+    ]
+    bin_dir = tmp_path / "bin"  # the python stubs of the launcher's run: pip is recorded
+    ran = subprocess.run(
+        program,
+        cwd=worker_dirs[MOUNT_PATH],
+        env={"PATH": f"{bin_dir}:{os.environ['PATH']}", "PIP_LOG": str(worker / "pip.log")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 0, ran.stderr
+    copied = worker_dirs[MOUNT_PATH]  # the emptyDir, not the read-only ConfigMap volume
+    assert sorted(p.name for p in copied.iterdir()) == ["helpers.py", "requirements.txt", "train.py"]
+    assert (copied / "train.py").read_text() == TRAIN
+    assert (worker / "pip.log").read_text().split()[-4:] == ["numpy", "my", "pkg$(touch", "PWNED)"]  # `echo` splits
+    assert not list(tmp_path.rglob("PWNED"))
+
+
+def test_ktrain_train_on_mpi_installs_the_packages_on_every_host(tmp_path: Path) -> None:
+    """The Kubeflow SDK installs `packages_to_install` in every MPI rank's `bash -c`; ktrain's
+    launcher installs them once per host through the fan-out, then runs the function."""
+    from ktrain.python_api import train_request
+
+    request = train_request(
+        getting_started,
+        runtime="deepspeed-distributed",
+        func_args={"lr": 0.1},
+        name="fn",
+        packages_to_install=["numpy"],
+    )
+    request.ssh_secret = "keys"
+    objects = render_request(request, RuntimeRegistry()).result.objects
+    result = _run_trainer(objects, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["downloaded 16 0.1", "downloaded 16 0.1"]  # two ranks (the stub's)
+    assert result.stderr.count("ktrain: pip install numpy\n") == 2  # here and through the fan-out
+    (fan_out,) = [json.loads(line) for line in (tmp_path / "fanout.jsonl").read_text().splitlines()]
+    assert fan_out["program"][-2:] == ["1", "numpy"]
+
+
+def test_pip_on_a_non_open_mpi_runtime_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only Open MPI's mpirun is known to run a program once per host; elsewhere --pip would
+    install on the launcher only, so it is refused before anything is submitted."""
+    runtime = yaml.safe_load((REPO / "runtimes" / "deepspeed-distributed.yaml").read_text())
+    runtime["metadata"]["name"] = "ds-intel"
+    runtime["spec"]["mlPolicy"]["mpi"]["mpiImplementation"] = "Intel"
+    path = tmp_path / "intel.yaml"
+    path.write_text(yaml.safe_dump(runtime))
+    refused = "--pip on an Intel runtime would install on the launcher only"  # Intel: a ktrain extension
+    with pytest.raises(UsageError, match=refused):
+        _render(
+            tmp_path,
+            monkeypatch,
+            "ds-intel",
+            ["mpirun", "python", "train.py"],
+            runtime_files=[str(path)],
+            pip=["numpy"],
+            allow_extensions=True,
+        )
 
 
 def test_plain_runtime_with_pip_installs_then_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -34,31 +34,22 @@ WORKDIR_VOLUME = "ktrain-workdir"
 # at the code path (`MOUNT_PATH` of ktrain.inputs.code_bundle) and runs from there.
 SOURCE_PATH = "/opt/ktrain/code-src"
 
-# The one script: a constant, whatever the job. $1: the ConfigMap mount ("" without --code),
-# $2: the writable code directory, $3: how many of the arguments after it are pip's; then pip's
-# arguments; then the command. The kubelet lays a ConfigMap volume out as `..data/` (a link to
-# the current payload) plus top-level links into it: copying `..data/.` copies each file once,
-# with its mode, with busybox's cp as with GNU's. pip_install keeps the first K of its arguments
-# by rotating them (POSIX sh has no arrays but "$@"); the line it prints leaves out index URLs,
-# which may hold credentials (pip redacts them in its own output).
-WRAPPER_SCRIPT = """\
+# What every pod that runs the code does first (`sh -c NODE_SCRIPT ktrain-node SRC DIR N PIP...`):
+# $1: the ConfigMap mount ("" without --code), $2: the writable code directory, $3: how many
+# arguments follow, all pip's. The kubelet lays a ConfigMap volume out as `..data/` (a link to the
+# current payload) plus top-level links into it: copying `..data/.` copies each file once, with its
+# mode, with busybox's cp as with GNU's. The line it prints leaves out index URLs, which may hold
+# credentials (pip redacts them in its own output). It holds no single quote: the wrapper keeps it
+# in a single-quoted variable, to run it here and, for MPI, on every host through mpirun.
+NODE_SCRIPT = """\
 set -e
-src=$1 dst=$2 n=$3
+src=$1 dst=$2
 shift 3
 if [ -n "$src" ]; then
   if [ -d "$src/..data" ]; then src=$src/..data; fi
   cp -R "$src/." "$dst/"
-  cd "$dst"
 fi
-pip_install() {
-  k=$1
-  shift
-  i=0
-  for a do
-    if [ "$i" -lt "$k" ]; then set -- "$@" "$a"; fi
-    i=$((i + 1))
-  done
-  shift "$i"
+if [ "$#" -gt 0 ]; then
   shown= skip=
   for a do
     if [ -n "$skip" ]; then
@@ -70,23 +61,59 @@ pip_install() {
       esac
     fi
   done
-  printf 'ktrain: pip install%s\\n' "$shown" >&2
+  printf "ktrain: pip install%s\\n" "$shown" >&2
   PY=$(command -v python3 || command -v python || true)
   if [ -z "$PY" ]; then
-    echo 'ktrain: --pip needs python3 or python in the image' >&2
+    echo "ktrain: --pip needs python3 or python in the image" >&2
     exit 127
   fi
   PIP_DISABLE_PIP_VERSION_CHECK=1 "$PY" -m pip install --quiet --no-warn-script-location "$@" ||
     PIP_DISABLE_PIP_VERSION_CHECK=1 "$PY" -m pip install --quiet --no-warn-script-location --user "$@"
-}
-if [ "$n" -gt 0 ]; then
-  pip_install "$n" "$@"
-  shift "$n"
 fi
+"""
+NODE_NAME = "ktrain-node"  # $0 of the node script
+
+# The one wrapper: a constant, whatever the job. $1, $2: as the node script's; $3: how many pip
+# arguments there are; $4: how many words the fan-out command has (0 but on MPI); then the
+# fan-out command, pip's arguments, the command. It runs the node script here, then (MPI) once on
+# every host of the hostfile through the fan-out command (`mpirun ... --map-by ppr:1:node`), so
+# the workers, which run sshd and not this wrapper, get the same writable copy and packages; it
+# then changes into the copy and `exec`s the command. `node_run` builds each run's arguments by
+# rotating "$@" (POSIX sh has no arrays): the fan-out words when asked, the node script and its
+# fixed words, the pip arguments.
+WRAPPER_SCRIPT = f"""\
+set -e
+node='{NODE_SCRIPT}'
+src=$1 dst=$2 n=$3 f=$4
+shift 4
+node_run() {{
+  everywhere=$1
+  shift
+  k=$#
+  i=0
+  for a do
+    if [ "$i" -lt "$f" ] && [ "$everywhere" = 1 ]; then set -- "$@" "$a"; fi
+    if [ "$i" -eq "$f" ]; then set -- "$@" sh -c "$node" {NODE_NAME} "$src" "$dst" "$n"; fi
+    if [ "$i" -ge "$f" ] && [ "$i" -lt $((f + n)) ]; then set -- "$@" "$a"; fi
+    i=$((i + 1))
+  done
+  shift "$k"
+  "$@"
+}}
+node_run 0 "$@"
+if [ "$f" -gt 0 ]; then
+  node_run 1 "$@" || {{
+    status=$?
+    echo "ktrain: copying the code to the MPI hosts failed (exit $status): $1" >&2
+    exit "$status"
+  }}
+fi
+shift $((f + n))
+if [ -n "$src" ]; then cd "$dst"; fi
 exec "$@"
 """
-# sh, -c, the script, $0, and the three fixed positional arguments.
-_FIXED_WORDS = 7
+# sh, -c, the script, $0, and the four fixed positional arguments.
+_FIXED_WORDS = 8
 
 
 def pip_arguments(packages: list[str], index_urls: list[str], requirements: list[str]) -> list[str]:
@@ -112,11 +139,14 @@ def wrap(
     code_source: str | None,
     code_dir: str | None,
     pip_args: list[str],
+    fan_out: list[str] | None = None,
 ) -> list[str]:
-    """`sh -c SCRIPT ktrain-launch SRC DIR N PIP_ARGS... COMMAND...`: the command's words stay
-    words (no re-quoting), and no value is ever part of the script."""
+    """`sh -c SCRIPT ktrain-launch SRC DIR N F FAN_OUT... PIP_ARGS... COMMAND...`: the command's
+    words stay words (no re-quoting), and no value is ever part of the script. `fan_out` (MPI):
+    the command that runs a program once on every host (`mpi_fan_out`)."""
     if not command:
         raise UsageError("--code/--pip: the runtime's trainer has no command to run", hint="give one after `--`")
+    fan_out = fan_out or []
     return [
         "sh",
         "-c",
@@ -125,9 +155,17 @@ def wrap(
         code_source or "",
         code_dir or "",
         str(len(pip_args)),
+        str(len(fan_out)),
+        *fan_out,
         *(_literal(a) for a in pip_args),
         *command,
     ]
+
+
+def mpi_fan_out(hostfile: str) -> list[str]:
+    """Open MPI's way to run a program once on each host of `hostfile` (Open MPI 4 and 5): what
+    copies the code and installs the packages on an MPI job's workers."""
+    return ["mpirun", "--hostfile", hostfile, "--map-by", "ppr:1:node"]
 
 
 def is_wrapped(command: list[str] | None) -> bool:
@@ -136,16 +174,19 @@ def is_wrapped(command: list[str] | None) -> bool:
 
 def wrapper_words(command: list[str]) -> int:
     """How many leading words of a wrapped command are the wrapper's (the rest is the user's)."""
-    count = command[6] if len(command) >= _FIXED_WORDS else ""
-    return _FIXED_WORDS + (int(count) if count.isdigit() else 0)
+    if len(command) < _FIXED_WORDS:
+        return _FIXED_WORDS
+    pip, fan = command[6], command[7]
+    return _FIXED_WORDS + sum(int(x) for x in (pip, fan) if x.isdigit())
 
 
-def mount_patch(runtime_template: Obj, volume: Obj, mount_path: str, digest: str) -> Obj:
+def mount_patch(runtime_template: Obj, volume: Obj, mount_path: str, digest: str, *, fan_out: bool = False) -> Obj:
     """The runtime patch giving the code to every container of every replicated job but the
     initializers (the trainer, an MPI launcher and its workers), at `mount_path`. The wrapped
     trainer container (`node` of the trainer step) gets there a writable emptyDir, which the
-    wrapper fills from the ConfigMap volume mounted at `SOURCE_PATH`; the others (an MPI job's
-    workers run sshd, which ktrain does not wrap) see the ConfigMap volume itself, read-only."""
+    wrapper fills from the ConfigMap volume mounted at `SOURCE_PATH`; with `fan_out` (MPI) so do
+    the `node` containers of the other steps (the workers, which the wrapper fills through
+    mpirun). Any other container sees the ConfigMap volume itself, read-only."""
     workdir = {"name": WORKDIR_VOLUME, "emptyDir": {}}
     rjobs = []
     for rjob in (runtime_template.get("spec") or {}).get("replicatedJobs") or []:
@@ -161,7 +202,7 @@ def mount_patch(runtime_template: Obj, volume: Obj, mount_path: str, digest: str
         for ct in pod.get("containers") or []:
             if not (isinstance(ct, dict) and isinstance(ct.get("name"), str)):
                 continue
-            if trainer_step and ct["name"] == c.NODE:
+            if ct["name"] == c.NODE and (trainer_step or fan_out):
                 wraps = True
                 mounts = [
                     {"name": volume["name"], "mountPath": SOURCE_PATH, "readOnly": True},

@@ -41,10 +41,14 @@ def apply_code(data: Obj, request: RenderRequest, entry: RuntimeEntry) -> Obj:
             "--code/--pip cannot wrap `tune run`: torchtune recipes run from the image",
             hint="use a torch runtime for your own training code",
         )
-    if (ov.pip or ov.requirements) and runtime.spec.ml_policy is not None and runtime.spec.ml_policy.mpi is not None:
+    mpi = runtime.spec.ml_policy.mpi if runtime.spec.ml_policy is not None else None
+    # MPI: the workers run sshd, not the wrapper; the launcher's wrapper copies the code and
+    # installs the packages on every host through Open MPI's mpirun (`--map-by ppr:1:node`).
+    fan_out = mpi is not None and mpi.mpi_implementation in ("OpenMPI", "")
+    if (ov.pip or ov.requirements) and mpi is not None and not fan_out:
         raise UsageError(
-            "--pip on an MPI runtime would install on the launcher only: its workers start sshd, "
-            "which ktrain does not wrap",
+            f"--pip on an {mpi.mpi_implementation} runtime would install on the launcher only: its workers "
+            "start sshd, and ktrain reaches every host only through Open MPI's mpirun",
             hint="install the packages in the image (--code works on MPI runtimes)",
         )
     if command is None:
@@ -65,7 +69,7 @@ def apply_code(data: Obj, request: RenderRequest, entry: RuntimeEntry) -> Obj:
         )
         if note not in request.notes:
             request.notes.append(note)
-        patch = code_launch.mount_patch(template, volume, code_bundle.MOUNT_PATH, digest)
+        patch = code_launch.mount_patch(template, volume, code_bundle.MOUNT_PATH, digest, fan_out=fan_out)
         spec.setdefault("runtimePatches", []).append(patch)
         data["metadata"].setdefault("annotations", {})[code_launch.CODE_ANNOTATION] = digest
     command = [str(w) for w in command]
@@ -80,6 +84,7 @@ def apply_code(data: Obj, request: RenderRequest, entry: RuntimeEntry) -> Obj:
         code_source=code_launch.SOURCE_PATH if shipped else None,
         code_dir=code_bundle.MOUNT_PATH if shipped else None,
         pip_args=code_launch.pip_arguments(packages, list(ov.pip_index_urls), _landed(requirements, request)),
+        fan_out=code_launch.mpi_fan_out(MPI_HOSTFILE) if fan_out and (shipped or packages or requirements) else None,
     )
     return data
 

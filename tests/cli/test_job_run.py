@@ -207,6 +207,18 @@ def test_an_mpi_job_runs_every_rank_here() -> None:
     assert "node: not started" in result.stderr
 
 
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="mpirun is not installed (Debian: openmpi-bin)")
+def test_mpi_ranks_write_into_their_copy_of_the_code() -> None:
+    """--code on MPI: the launcher's wrapper copies the code to every host through Open MPI's own
+    mpirun (`--map-by ppr:1:node`) before the command; every rank runs in a writable copy."""
+    result = ktrain("--runtime", "deepspeed-distributed", "--nodes", "2",
+                    "--code", str(WORKLOADS / "mpi_writer.py"), "--", "mpirun", "python3", "mpi_writer.py")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = sorted(_lines(result.stdout, "launcher-0-0"))
+    assert [line.split(" wrote ")[0] for line in lines] == ["rank 0", "rank 1"]
+    assert all("'checkpoints', 'mpi_writer.py'" in line for line in lines)
+
+
 def test_mpi_without_mpirun_says_so(tmp_path: Path) -> None:
     (tmp_path / "python3").symlink_to(sys.executable)  # a PATH with python but no MPI
     result = ktrain("--runtime", "deepspeed-distributed", "--nodes", "2", "--", "mpirun", "python3", "x.py",
