@@ -133,7 +133,9 @@ def _pip_words(stdout: str) -> list[str]:
     docs = list(yaml.safe_load_all(stdout))
     jobset = next(d for d in docs if d["kind"] == "JobSet")
     command = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["command"]
-    return command[7 : 7 + int(command[6])]
+    # sh -c SCRIPT ktrain-launch SRC DIR N F, the F fan-out words (MPI), the N pip words
+    start = 8 + int(command[7])
+    return command[start : start + int(command[6])]
 
 
 def test_requirements_files_are_installed_from_the_code_directory(cli: Any, tmp_path: Path) -> None:
