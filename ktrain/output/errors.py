@@ -36,8 +36,10 @@ def echo_window(source_line: str, column: int | None, width: int = ECHO_WIDTH) -
     return line.translate(_CONTROL), col
 
 
-# A hostile file can hold thousands of problems (a list of 10 000 duplicates): list the first ones.
+# A hostile file can hold thousands of problems (a list of 10 000 duplicates): list the first ones,
+# and no more than a screenful of text (each may quote up to MAX_MESSAGE characters of the input).
 MAX_PROBLEMS = 20
+PROBLEMS_TEXT = 6000
 # Messages quote what the user wrote (a name, a list of names): a megabyte of it is not echoed.
 MAX_MESSAGE = 1000
 
@@ -69,15 +71,20 @@ def format_error(exc: KtrainError) -> str:
     elif isinstance(exc, ValidationFailedError):
         count = len(exc.errors)
         lines.append(f"error: {exc.subject} is invalid ({count} problem{'s' if count != 1 else ''}):")
+        used = 0
         for i, err in enumerate(exc.errors):
-            if i == MAX_PROBLEMS and count > MAX_PROBLEMS + 1:
-                lines.append(f"  ... and {count - MAX_PROBLEMS} more problems")
-                break
             loc = exc.locations.get(i)
             where = f"{loc.file}:{loc.line}:{loc.column}: " if loc and loc.line else ""
-            lines.append(f"  - {where}{bounded(str(err))}")
+            entry = [f"  - {where}{bounded(str(err))}"]
             if loc and loc.source_line:
-                lines += ["  " + x for x in _caret(loc.source_line, loc.column)]
+                entry += ["  " + x for x in _caret(loc.source_line, loc.column)]
+            size = sum(len(x) + 1 for x in entry)
+            full = i == MAX_PROBLEMS or (i > 0 and used + size > PROBLEMS_TEXT)
+            if full and count > i + 1:
+                lines.append(f"  ... and {count - i} more problems")
+                break
+            lines += entry
+            used += size
     else:
         lines.append(f"error: {bounded(exc.message)}")
     if exc.hint:

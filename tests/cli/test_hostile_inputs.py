@@ -236,6 +236,28 @@ def test_echoed_line_keeps_the_caret_under_the_column() -> None:
     assert "\x1b" not in short and short.splitlines()[1:3] == ["    ab?[2Jc", "      ^"]
 
 
+def test_a_hundred_long_duplicates_fill_a_screen_not_a_scrollback(cli, tmp_path: Path) -> None:
+    """Found by the mutation fuzzer: 100 problems each quoting a 1,000-character value made 8 KiB of
+    stderr. The list stops at a screenful and says how many were left out."""
+    name = "a" * 2000
+    jobs = "".join(f"      - &job{{name: {name}}}\n" if i == 0 else "      - *job\n" for i in range(101))
+    runtime = tmp_path / "rt.yaml"
+    runtime.write_text(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata:\n  name: rt\n"
+        "spec:\n  mlPolicy:\n    numNodes: 1\n  template:\n    spec:\n      replicatedJobs:\n"
+        + jobs.replace("      - ", "        - ")
+    )
+    result = cli("job", "render", "--runtime-file", str(runtime), "-r", "rt", "--image", "x")
+    assert result.exit_code == int(ExitCode.INVALID), result.stderr
+    _no_traceback(result.stderr)
+    assert len(result.stderr.encode()) < 8192
+    first, *rest = result.stderr.splitlines()
+    assert first.startswith("error: ClusterTrainingRuntime rt is invalid (") and "problems):" in first
+    listed = sum(1 for line in rest if line.startswith("  - "))
+    total = int(first.split("(")[1].split()[0])
+    assert 1 <= listed < total and f"  ... and {total - listed} more problems" in rest
+
+
 # --- item 14: the parse cache -------------------------------------------------------------------
 
 RUNTIME = (REPO / "runtimes" / "torch-distributed.yaml").read_text()
