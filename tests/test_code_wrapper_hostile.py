@@ -73,6 +73,17 @@ with open(os.environ["RECORD"], "a", encoding="utf-8") as f:
 """
 
 
+# Open MPI's mpirun as a stub: its options, then the program, run once (on "every host" for the
+# wrapper's fan-out, `--map-by ppr:1:node`) with the argv it was given.
+MPIRUN = """#!{python}
+import subprocess, sys
+argv = sys.argv[1:]
+while argv and argv[0].startswith("-"):
+    argv = argv[2:] if argv[0] in ("--hostfile", "--map-by") else argv[1:]
+sys.exit(subprocess.call(argv))
+"""
+
+
 def _run(
     tmp_path: Path,
     shell: str,
@@ -81,27 +92,31 @@ def _run(
     env_value: str,
     file_names: list[str],
     args: list[str],
+    runtime: str = "torch-distributed",
 ) -> tuple[Any, list[dict[str, Any]], list[str], dict[str, Path]]:
     project = tmp_path / "project"
     project.mkdir()
     for name in file_names:
         (project / name).write_text(f"# {name!r}\n")
     (project / "train.py").write_text("print(1)\n")
+    mpi = runtime != "torch-distributed"
     overrides = JobOverrides(
-        runtime="torch-distributed",
+        runtime=runtime,
         name="hostile",
         code=[str(project)],
-        command=["train-stub", *args],
+        command=["mpirun", "train-stub", *args] if mpi else ["train-stub", *args],
         pip=packages,
         pip_index_urls=index_urls,
         env=[("HOSTILE", env_value)],
     )
-    objects = render_request(RenderRequest(overrides=overrides), RuntimeRegistry()).result.objects
+    request = RenderRequest(overrides=overrides, ssh_secret="keys" if mpi else None)
+    objects = render_request(request, RuntimeRegistry()).result.objects
     objects = list(yaml.safe_load_all(dump_all(objects)))  # as kubectl reads what ktrain prints
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for stub in ("python3", "python", "train-stub"):
         write_exe(bin_dir / stub, RECORDER.format(python=sys.executable))
+    write_exe(bin_dir / "mpirun", MPIRUN.format(python=sys.executable))
     record = tmp_path / "record.jsonl"
     result, mounts = run_container(objects, tmp_path / "pod", bin_dir, {"RECORD": str(record)}, shell=shell)
     calls = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()] if record.exists() else []
@@ -156,6 +171,41 @@ def test_hostile_values_arrive_byte_for_byte_and_run_nothing(
     assert command["cwd"] == str(mounts["/opt/ktrain/code"])
     assert command["files"] == sorted([*file_names, "train.py"])
     assert result.stderr == "ktrain: pip install" + "".join(f" {p}" for p in packages) + "\n"
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    packages=st.lists(PACKAGE, min_size=1, max_size=3),
+    index_urls=st.lists(TEXT, max_size=2),
+    file_names=st.lists(FILE_NAME, max_size=2, unique_by=lambda v: v.casefold()),
+    args=st.lists(TEXT, max_size=3),
+)
+def test_on_mpi_the_fan_out_to_every_host_passes_the_same_bytes(
+    tmp_path_factory: pytest.TempPathFactory,
+    shell: str,
+    packages: list[str],
+    index_urls: list[str],
+    file_names: list[str],
+    args: list[str],
+) -> None:
+    """The launcher's wrapper runs the node script here and, through `mpirun --map-by
+    ppr:1:node`, on every host: both installs get the values byte for byte, then the command."""
+    tmp_path = tmp_path_factory.mktemp("hostile-mpi")
+    file_names = [n for n in file_names if n != "train.py"]
+    result, calls, pwned, mounts = _run(
+        tmp_path, shell, packages, index_urls, "", file_names, args, runtime="deepspeed-distributed"
+    )
+    assert result.returncode == 0, result.stderr
+    assert pwned == []
+    here, every_host, command = calls
+    expected = ["-m", "pip", "install", "--quiet", "--no-warn-script-location", *_pip_args(packages, index_urls)]
+    assert here["argv"] == every_host["argv"] == expected
+    assert command["who"] == "train-stub"
+    assert command["argv"] == [kubelet_expand(a, {"HOSTILE": ""}) for a in args]
+    assert command["cwd"] == str(mounts["/opt/ktrain/code"])
+    assert command["files"] == sorted([*file_names, "train.py"])
+    assert result.stderr == 2 * ("ktrain: pip install" + "".join(f" {p}" for p in packages) + "\n")
 
 
 @pytest.mark.parametrize("shell", SHELLS)
