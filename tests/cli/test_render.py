@@ -149,3 +149,45 @@ def test_python_dash_m_entry_point_renders_without_a_cluster(tmp_path) -> None:
         check=True,
     )
     assert "clustertrainingruntime.trainer.kubeflow.org/torch-distributed" in out.stdout.splitlines()
+
+
+FLUX_RUNTIME = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: flux-rt
+spec:
+  mlPolicy:
+    numNodes: 2
+    flux:
+      numProcPerNode: 1
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels:
+                trainer.kubeflow.org/trainjob-ancestor-step: trainer
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: node
+                      image: flux-app:1
+"""
+
+
+def test_flux_without_a_uid_is_a_usage_error_that_says_how_to_give_one(cli, tmp_path) -> None:
+    """Found by the mutation fuzzer: a Flux job rendered from flags (no uid: the CURVE keys derive
+    from it) exited 1 as if ktrain had failed; the input is what is missing."""
+    runtime = tmp_path / "flux.yaml"
+    runtime.write_text(FLUX_RUNTIME)
+    base = ["job", "render", "--runtime-file", str(runtime), "-r", "flux-rt", "--nodes", "2"]
+    r = cli(*base, "--", "lmp", "-in", "in.reaxc")
+    assert r.exit_code == ExitCode.USAGE, r.stderr
+    assert "derived from the TrainJob uid" in r.stderr and "--set metadata.uid=UUID" in r.stderr
+    r = cli(*base, "--set", "metadata.uid=0b0e2c9a-1d1f-4c3e-9a77-5a0f6d3c2b10", "--", "lmp", "-in", "in.reaxc")
+    assert r.exit_code == 0, r.stderr
+    kinds = [d["kind"] for d in _docs(r.stdout)]
+    assert kinds.count("Secret") == 1 and "JobSet" in kinds  # the CURVE Secret, from the uid given

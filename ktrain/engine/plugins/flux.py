@@ -10,7 +10,7 @@ from ktrain.engine.info import RuntimeInfo
 from ktrain.engine.plugins import flux_assets as assets
 from ktrain.engine.plugins.base import Plugin, gpu_count, resources_for_detection
 from ktrain.engine.plugins.plainml import enforce_plain
-from ktrain.errors import FieldError, KtrainError
+from ktrain.errors import FieldError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -143,9 +143,10 @@ class FluxPlugin(Plugin):
             return []
         uid = info.job.metadata.uid
         if not uid:
-            raise KtrainError(
+            # What the user gave is not enough to render (exit 2, as any other missing input).
+            raise UsageError(
                 "the Flux CURVE Secret is derived from the TrainJob uid, which is unknown before the TrainJob exists",
-                hint="set metadata.uid in the job file, "
+                hint="set metadata.uid (in the job file, or --set metadata.uid=UUID), "
                 "or submit with --target trainjob and let the controller build it",
             )
         num_nodes = trainer.num_nodes
