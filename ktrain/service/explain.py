@@ -63,7 +63,8 @@ def _name_the_code_wrapper(obj: Obj, note: Any) -> Any:
             return found  # type: ignore[no-any-return]
         word = path[at + 1]
         if isinstance(word, int) and word < wrapper_words(node):
-            return "--code/--pip wrapper (ktrain: copy the code, pip install, exec the command)"
+            everywhere = ", also on every MPI host through mpirun" if node[7] not in ("", "0") else ""
+            return f"--code/--pip wrapper (ktrain: copy the code, pip install{everywhere}, exec the command)"
         return f"{found}, run by the --code/--pip wrapper"
 
     return source

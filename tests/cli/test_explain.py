@@ -95,6 +95,30 @@ def test_mpi_explain_credits_the_mpi_plugin(cli) -> None:
     assert list(yaml.safe_load_all(out)) == list(yaml.safe_load_all(plain.stdout))
 
 
+def test_mpi_explain_says_the_code_wrapper_reaches_every_host(cli, tmp_path) -> None:
+    (tmp_path / "train.py").write_text("print(1)\n")
+    base = [
+        "render",
+        "--runtime",
+        "deepspeed-distributed",
+        "--ssh-secret",
+        "keys",
+        "--code",
+        str(tmp_path),
+        "--explain",
+    ]
+    mpi = cli(*base, "--pip", "numpy", "--", "mpirun", "python3", "train.py")
+    assert mpi.exit_code == 0, mpi.stderr
+    assert _source(mpi.stdout, "- ppr:1:node") == (
+        "--code/--pip wrapper (ktrain: copy the code, pip install, also on every MPI host through mpirun, "
+        "exec the command)"
+    )
+    assert _source(mpi.stdout, "- train.py").endswith(", run by the --code/--pip wrapper")
+    torch = cli(*base[:2], "torch-distributed", *base[5:], "--", "torchrun", "train.py")
+    assert torch.exit_code == 0, torch.stderr
+    assert "also on every MPI host" not in torch.stdout
+
+
 def test_volcano_explain_credits_the_scheduler_plugin(cli, tmp_path) -> None:
     runtime = (
         (REPO / "runtimes" / "torch-distributed.yaml")
