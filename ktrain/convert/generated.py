@@ -378,7 +378,17 @@ class Generated:
                     "v1 gave it the framework env too; here only the framework container has it",
                 )
         for key in pod:
-            if key != "containers":
+            if key == "restartPolicy" and _overridden_restart(role):
+                # kubeflow/common setRestartPolicy: the v1 controller wrote the replica's policy over
+                # the template's (ExitCode as Never), so the template's value never reached a pod.
+                ctx.row(
+                    (*role.path, "template", "spec", key),
+                    DROPPED,
+                    "-",
+                    f"v1 replaced it with the replica's restartPolicy {role.restart or role.default_restart}"
+                    + ("" if role.restart else " (v1's default)"),
+                )
+            elif key != "containers":
                 ctx.row((*role.path, "template", "spec", key), KEPT, f"{target} pod spec {key}")
         for key in pod_template.get("metadata") or {}:
             ctx.row((*role.path, "template", "metadata", key), KEPT, f"{target} pod template metadata.{key}")
@@ -543,3 +553,11 @@ def _asks_for_gpus(role: Role) -> bool:
         if "nvidia.com/gpu" in limits:
             return True
     return False
+
+
+def _overridden_restart(role: Role) -> bool:
+    """Whether the template's own pod restartPolicy differs from the one v1 gave the pod."""
+    written = role.template.get("spec", {}).get("restartPolicy")
+    restart = role.restart or role.default_restart
+    given = "Never" if restart == "ExitCode" else restart
+    return written is not None and written != given

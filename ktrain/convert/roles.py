@@ -7,7 +7,7 @@ import difflib
 from ktrain.convert.common import RESTART_POLICIES, Ctx, Obj, Role, without_nulls
 from ktrain.convert.kinds import REPLICA_SPEC_FIELDS, V1, KindInfo, default_restart
 from ktrain.convert.podspec import prune
-from ktrain.convert.report import DROPPED
+from ktrain.convert.report import DROPPED, KEPT
 from ktrain.inputs.documents import Path
 
 
@@ -21,6 +21,16 @@ def read_roles(ctx: Ctx, info: KindInfo, spec: Obj, api: str) -> list[Role]:
     by_type: dict[str, Role] = {}
     for rtype, rspec in specs.items():
         path: Path = ("spec", key, rtype)
+        canonical = camel_case(info, api, rtype)
+        if canonical != rtype:
+            if canonical in specs or canonical in by_type:
+                raise ctx.error(
+                    f"replica types {rtype!r} and {canonical!r} are the same type to the v1 API (case does not matter)",
+                    path,
+                    key=True,
+                )
+            ctx.row(path, KEPT, f"replica type {canonical}", f"v1's defaulter renamed {rtype!r} to {canonical!r}")
+            rtype = canonical
         if rtype not in info.roles:
             close = difflib.get_close_matches(str(rtype), info.roles, n=1)
             raise ctx.error(
@@ -36,7 +46,10 @@ def read_roles(ctx: Ctx, info: KindInfo, spec: Obj, api: str) -> list[Role]:
             ctx.row((*path, "label"), DROPPED, "-", "not a v1 MXJob field (pruned by the API server)")
             rspec = {k: v for k, v in rspec.items() if k != "label"}
         ctx.known(rspec, REPLICA_SPEC_FIELDS, path, "replica spec")
-        replicas = rspec.get("replicas", 1)
+        # An MPIJob Worker's replicas default to 0: SetDefaults_MPIJob (training-operator
+        # pkg/apis/kubeflow.org/v1 mpi_defaults.go) and mpi-operator v2beta1 setDefaultsTypeWorker;
+        # every other replica type's to 1.
+        replicas = rspec.get("replicas", 0 if info.kind == "MPIJob" and rtype == "Worker" else 1)
         replicas = ctx.typed(replicas, int, (*path, "replicas"), "an integer")
         if replicas < 0:
             raise ctx.error("replicas must be >= 0", (*path, "replicas"))
@@ -88,6 +101,20 @@ def read_roles(ctx: Ctx, info: KindInfo, spec: Obj, api: str) -> list[Role]:
     roles = [by_type[t] for t in info.roles if t in by_type]
     _check_sizes(ctx, info, roles, str(spec_name(ctx)))
     return roles
+
+
+def camel_case(info: KindInfo, api: str, rtype: object) -> object:
+    """The replica type as the v1 API server stored it: the training-operator's defaulting webhook
+    (`setTypeNameToCamelCase` in pkg/apis/kubeflow.org/v1/defaulting_utils.go, called from
+    SetDefaults_PyTorchJob, _TFJob, _XGBoostJob, _PaddleJob, _JAXJob, _MXJob) renamed `ps`, `Ps`,
+    `WORKER` ... to the type's own case before any controller read the job. SetDefaults_MPIJob does
+    not, and mpi-operator's v2beta1 has no such defaulter."""
+    if api != V1 or info.kind == "MPIJob" or not isinstance(rtype, str) or rtype in info.roles:
+        return rtype
+    for role in info.roles:
+        if role.lower() == rtype.lower():
+            return role
+    return rtype
 
 
 # The largest object the API server stores (etcd's default --max-request-bytes, 1.5 MiB): a JobSet

@@ -103,6 +103,7 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
     spec = ctx.typed(data.get("spec"), dict, ("spec",), "a mapping")
     ctx.known(spec, spec_fields(info, api), ("spec",), f"{info.kind} spec ({api})")
     roles = read_roles(ctx, info, spec, api)
+    _master_wait(ctx, info, roles)
 
     tj_meta: Obj = {"name": name}
     ctx.row(("apiVersion",), KEPT, f"TrainJob apiVersion {c.TRAINER_API_VERSION}", f"{info.kind} is now a TrainJob")
@@ -195,6 +196,24 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
     )
 
 
+def _master_wait(ctx: Ctx, info: KindInfo, roles: list[Role]) -> None:
+    """pytorch/initcontainer.go setInitContainer: with a Master, v1 gave every Worker pod an init
+    container `init-pytorch` that looped on `nslookup <job>-master-0` until the Master's Service
+    resolved, so no worker started before the Master had a name. JobSet starts every pod at once."""
+    by_type = {r.type: r for r in roles}
+    worker = by_type.get("Worker")
+    if info.kind != "PyTorchJob" or "Master" not in by_type or worker is None or not worker.replicas:
+        return
+    ctx.row(
+        worker.path,
+        APPROXIMATED,
+        "-",
+        "v1 held each Worker in an init container (init-pytorch) until the Master's host name resolved; here "
+        "workers start with the Master and may look up MASTER_ADDR before the Master's pod has an address: a "
+        "program that does not retry the lookup fails (with restartPolicy Never, so does the job)",
+    )
+
+
 def _main_path(roles: list[Role]) -> str:
     by_type = {r.type: r for r in roles}
     role = by_type.get("Worker") or roles[0]
@@ -247,7 +266,10 @@ def _rewrite_hosts(ctx: Ctx, roles: list[Role], name: str, the_plan: Plan) -> li
 # `--target jobset` (the default) that is the JobSet, which gets them through the conversion's
 # runtime patch, as `--kueue-queue` labels it through the flags' patch (ENGINE.md §4.1). A JobSet
 # labelled with a Kueue queue stays suspended until Kueue admits it (`job create`, Kueue's webhook).
-QUEUE_LABELS = (c.KUEUE_QUEUE_LABEL, c.KUEUE_PRIORITY_LABEL, "kai.scheduler/queue")
+# `runai/queue` is KAI's queue label before it was renamed `kai.scheduler/queue` (and Run:ai's); the
+# pod-grouper of those releases reads it from the top owner just the same.
+KAI_QUEUE_LABELS = ("kai.scheduler/queue", "runai/queue")
+QUEUE_LABELS = (c.KUEUE_QUEUE_LABEL, c.KUEUE_PRIORITY_LABEL, *KAI_QUEUE_LABELS)
 
 
 def queue_labels(ctx: Ctx, tj_meta: Obj, tj_spec: Obj) -> None:
@@ -261,6 +283,6 @@ def queue_labels(ctx: Ctx, tj_meta: Obj, tj_spec: Obj) -> None:
             KEPT,
             f"TrainJob metadata.labels and JobSet metadata.labels (runtimePatches {PATCH_MANAGER})",
             "the queue reads it from the JobSet (job create leaves a queued JobSet suspended for Kueue)"
-            if key != "kai.scheduler/queue"
+            if key not in KAI_QUEUE_LABELS
             else "KAI's pod-grouper reads it from the top owner: the JobSet (or the TrainJob with --target trainjob)",
         )
