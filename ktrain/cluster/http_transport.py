@@ -315,7 +315,7 @@ class _Conn:
         self.reader = _Reader(self.raw, 65536)
         self.http = http.client.HTTPConnection("localhost")  # never connects: `sock` is set
         self.http.auto_open = 0
-        self.http.response_class = _Answer
+        self.http.response_class = StrictAnswer
         self.http.sock = self  # what it needs of a socket: sendall, makefile, close
 
     def makefile(self, mode: str) -> _Reader:
@@ -337,7 +337,7 @@ class _Conn:
             self.sock.close()
 
 
-class _Answer(http.client.HTTPResponse):
+class StrictAnswer(http.client.HTTPResponse):
     """http.client's answer, with what Go's client is stricter about: at most MAX_INTERIM 1xx
     answers (http.client skips any number of `100 Continue` and takes 102/103 as final), and a
     Content-Length that is one plain number (http.client reads a bad one as "until the close")."""
@@ -521,7 +521,7 @@ class HttpTransport:
                 for name, value in pairs:
                     h.putheader(name, value)
                 h.endheaders(payload)
-                answer: Any = h.getresponse()  # an _Answer (response_class)
+                answer: Any = h.getresponse()  # a StrictAnswer (response_class)
             except _CLOSED_BEFORE_ANSWER as exc:
                 conn.close()
                 if reused and attempt == 0 and method in _IDEMPOTENT:
@@ -549,7 +549,7 @@ def _tunnel(sock: socket.socket, authority: str, proxy_auth: str | None, deadlin
     if proxy_auth:
         h.putheader("Proxy-Authorization", proxy_auth)
     h.endheaders()
-    answer = _Answer(plain, method="CONNECT")  # type: ignore[arg-type]
+    answer = StrictAnswer(plain, method="CONNECT")  # type: ignore[arg-type]
     answer.begin()  # not getresponse(): a 200 to CONNECT has no length, and http.client would close
     if answer.status != 200:
         raise _TunnelRefused(f"{answer.status} {_printable(answer.reason)}".strip())
@@ -629,7 +629,7 @@ def _sent_failure(exc: BaseException) -> BaseException:
 class _Response:
     """One answer; its connection goes back to the transport once the body is read to its end."""
 
-    def __init__(self, transport: HttpTransport, conn: _Conn, answer: _Answer) -> None:
+    def __init__(self, transport: HttpTransport, conn: _Conn, answer: StrictAnswer) -> None:
         self._transport = transport
         self._conn: _Conn | None = conn
         self._sock = conn.sock

@@ -9,9 +9,10 @@ imported only when chosen.
 
 Deadlines as the standard-library transport keeps them, as far as urllib3 allows: urllib3 bounds
 each socket read, not a whole request, so the request and its answer's head run in a worker
-thread the caller waits for until the deadline (a server that drip-feeds a head, or sends 1xx
-answers for ever, is given up on then), and a watchdog shuts the socket down when the deadline
-passes while the body is read. Bodies are capped at `MAX_BODY_BYTES` as there.
+thread the caller waits for until the deadline (a server that drip-feeds a head is given up on
+then), and a watchdog shuts the socket down when the deadline passes while the body is read.
+Answers are read as there (`StrictAnswer`: at most five 1xx answers, one plain Content-Length),
+and bodies are capped at `MAX_BODY_BYTES`.
 """
 
 from __future__ import annotations
@@ -93,7 +94,25 @@ def _finish(configuration: Any) -> tuple[KubernetesTransport, str, bool]:
         import warnings
 
         warnings.filterwarnings("ignore", category=u3.InsecureRequestWarning)
-    return KubernetesTransport(client.ApiClient(configuration)), str(configuration.host), insecure
+    api = client.ApiClient(configuration)
+    _strict_answers(api.rest_client.pool_manager)
+    return KubernetesTransport(api), str(configuration.host), insecure
+
+
+def _strict_answers(pool_manager: Any) -> None:
+    """Read every answer through the standard-library transport's `StrictAnswer` (at most MAX_INTERIM
+    1xx answers, one plain Content-Length), as Go's client and ktrain's own transport do: urllib3
+    uses http.client's answer, which skips any number of `100 Continue` and takes a 103 as final.
+    Each of the pool manager's pool classes (plain, TLS, SOCKS) gets a subclass whose connection
+    class answers with it; urllib3 wraps whatever `response_class` gives (urllib3 2.x)."""
+    from ktrain.cluster.http_transport import StrictAnswer
+
+    classes = dict(pool_manager.pool_classes_by_scheme)
+    for scheme, pool_class in classes.items():
+        base = pool_class.ConnectionCls
+        connection = type(f"Strict{base.__name__}", (base,), {"response_class": StrictAnswer})
+        classes[scheme] = type(f"Strict{pool_class.__name__}", (pool_class,), {"ConnectionCls": connection})
+    pool_manager.pool_classes_by_scheme = classes
 
 
 class KubernetesTransport:
