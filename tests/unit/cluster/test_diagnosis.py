@@ -708,14 +708,15 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 pod(
                     0,
                     conditions=refused(
-                        "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports."
+                        # volumerestrictions/volume_restrictions.go ErrReasonDiskConflict: not decoded
+                        "0/2 nodes are available: 2 node(s) had no available disk."
                     ),
                 )
             ],
         ),
         {d.NODES: [node("a"), node("b")], d.NODE_PODS: []},
         d.UNSCHEDULABLE,
-        "the scheduler cannot place pod demo-node-0-0-x: 0/2 nodes are available: 2 node(s) didn't have free ports",
+        "the scheduler cannot place pod demo-node-0-0-x: 0/2 nodes are available: 2 node(s) had no available disk",
         [d.NODES, d.NODE_PODS],
     ),
     (
