@@ -56,6 +56,9 @@ CODE_DIGEST_KEY = "ktrain.io/code"
 JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
 JOBSET_RJOB_NAME_LABEL = "jobset.sigs.k8s.io/replicatedjob-name"
 JOBSET_JOB_INDEX_LABEL = "jobset.sigs.k8s.io/job-index"
+JOBSET_JOB_KEY_LABEL = "jobset.sigs.k8s.io/job-key"  # a hash of the Job's namespaced name
+# JobSet exclusive placement (api/jobset/v1alpha2 ExclusiveKey): one Job per domain of this topology key
+JOBSET_EXCLUSIVE_ANNOTATION = "alpha.jobset.sigs.k8s.io/exclusive-topology"
 JOB_COMPLETION_INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index"
 
 # --- names --------------------------------------------------------------------------------------

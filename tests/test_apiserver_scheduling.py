@@ -130,3 +130,31 @@ def test_the_recorded_texts_are_the_reference_recordings() -> None:
         for doc in (yaml.safe_load(block.split("```", 1)[0]) for block in text.split("```yaml\n")[1:])
     ]
     assert set(sch.RECORDED.values()) == set(messages)
+
+
+def test_claims_are_served_listed_and_refused_as_the_real_server_does(srv: ApiServerDouble) -> None:
+    # core/v1 persistentvolumeclaims: namespaced, short name pvc, a status subresource
+    sch.add_claim(srv, "data", "ns", storage_class="fast")
+    sch.add_claim(srv, "ckpt", "ns", phase="Bound", volume="pvc-1", access_modes=("ReadWriteMany",))
+
+    core = {r["name"]: r for r in json.loads(get(srv, "/api/v1").data)["resources"]}
+    listed = json.loads(get(srv, "/api/v1/namespaces/ns/persistentvolumeclaims").data)
+    one = json.loads(get(srv, "/api/v1/namespaces/ns/persistentvolumeclaims/ckpt").data)
+    missing = json.loads(get(srv, "/api/v1/namespaces/ns/persistentvolumeclaims/nope").data)
+    srv.forbid("list", "persistentvolumeclaims")
+    refused = json.loads(get(srv, "/api/v1/namespaces/ns/persistentvolumeclaims").data)
+
+    assert core["persistentvolumeclaims"]["namespaced"] is True
+    assert core["persistentvolumeclaims"]["shortNames"] == ["pvc"]
+    assert "persistentvolumeclaims/status" in core
+    assert listed["kind"] == "PersistentVolumeClaimList"
+    assert {(i["metadata"]["name"], i["status"]["phase"]) for i in listed["items"]} == {
+        ("data", "Pending"),
+        ("ckpt", "Bound"),
+    }
+    assert one["status"] == {"phase": "Bound", "accessModes": ["ReadWriteMany"], "capacity": {"storage": "100Gi"}}
+    assert missing["message"] == 'persistentvolumeclaims "nope" not found'
+    assert refused["message"] == (
+        'persistentvolumeclaims is forbidden: User "x" cannot list resource "persistentvolumeclaims" '
+        'in API group "" in the namespace "ns"'
+    )

@@ -101,6 +101,7 @@ CLUSTER_TRAINING_RUNTIME = Resource(
 # Read by `job why` (ktrain.cluster.diagnosis) only.
 NODE = Resource("v1", "Node", "nodes", namespaced=False)
 RESOURCE_QUOTA = Resource("v1", "ResourceQuota", "resourcequotas")
+PVC = Resource("v1", "PersistentVolumeClaim", "persistentvolumeclaims")
 BATCH_JOB = Resource("batch/v1", "Job", "jobs")
 KUEUE_WORKLOADS = tuple(Resource(v, "Workload", "workloads") for v in c.KUEUE_API_VERSIONS)
 KUEUE_LOCAL_QUEUES = tuple(Resource(v, "LocalQueue", "localqueues") for v in c.KUEUE_API_VERSIONS)

@@ -14,9 +14,13 @@ The first reason that holds wins, in this order:
 2. suspended: by Kueue (its Workload's QuotaReserved/Admitted condition, the ClusterQueue), by a
    queue label on a cluster without Kueue, or by hand;
 3. missing controllers: a TrainJob without a JobSet (Trainer), a JobSet without Jobs (JobSet);
-4. pods the scheduler refused, decoded against the pod's ask and the nodes; pods no scheduler
-   looks at (a `schedulerName` that is not running); a gang (PodGroup) the nodes cannot hold;
-5. pods that fail: image pulls, crash loops (the last log lines), OOM kills (the limit hit);
+4. pods the scheduler refused: for their volumes (a claim missing, unbound, lost, pinned elsewhere;
+   read from the namespace's PersistentVolumeClaims and their events), else decoded against the
+   pod's ask and the nodes, then its pod (anti-)affinity, topology spread (JobSet's exclusive
+   placement) and host ports; pods no scheduler looks at (a `schedulerName` that is not running);
+   a gang (PodGroup) the nodes cannot hold;
+5. pods that fail: image pulls, crash loops (the last log lines), OOM kills (the limit hit), a
+   ReadWriteOnce volume attached to another node (Multi-Attach);
 6. pods that are never created (ResourceQuota, admission);
 7. running, or running but stuck at the rendezvous (rank 0's last log lines).
 
@@ -65,6 +69,15 @@ CRASH_LOOP = "CrashLoopBackOff"
 OOM_KILLED = "OOMKilled"
 CONTAINER_ERROR = "ContainerError"
 POD_FAILED = "PodFailed"
+CLAIM_NOT_FOUND = "ClaimNotFound"  # a pod mounts a PersistentVolumeClaim that does not exist
+CLAIM_PENDING = "ClaimPending"  # ... one that is not bound (no class, no volume, provisioning failed)
+CLAIM_UNUSABLE = "ClaimUnusable"  # ... one that lost its volume or is being deleted
+VOLUME_NODE_CONFLICT = "VolumeNodeConflict"  # its volume is pinned (zone) away from the nodes
+VOLUME_IN_USE = "VolumeInUse"  # a ReadWriteOnce volume attached to another node (Multi-Attach)
+POD_AFFINITY = "PodAffinity"  # required pod affinity / anti-affinity (its own, or other pods')
+EXCLUSIVE_PLACEMENT = "ExclusivePlacement"  # JobSet's exclusive-topology: no free domain
+TOPOLOGY_SPREAD = "TopologySpread"
+HOST_PORTS = "HostPortsTaken"
 QUOTA_EXCEEDED = "QuotaExceeded"
 POD_CREATION_FAILED = "PodCreationFailed"
 RENDEZVOUS_WAIT = "RendezvousWait"
@@ -89,7 +102,8 @@ LOCAL_QUEUE = "local-queue"  # a Kueue LocalQueue (name)
 POD_GROUP = "pod-group"  # a PodGroup (api_version, name)
 SERVED = "served"  # whether the cluster serves an API group/version (api_version)
 LOG = "log"  # the last lines of a container's log (name = pod, container, previous)
-READS = (EVENTS, JOBS, NODES, NODE_PODS, QUOTAS, WORKLOADS, LOCAL_QUEUE, POD_GROUP, SERVED, LOG)
+CLAIMS = "claims"  # the namespace's PersistentVolumeClaims
+READS = (EVENTS, JOBS, NODES, NODE_PODS, QUOTAS, WORKLOADS, LOCAL_QUEUE, POD_GROUP, SERVED, LOG, CLAIMS)
 
 # A read whose API the cluster does not serve (Kueue, Volcano not installed).
 NOT_SERVED = "not served"
@@ -126,6 +140,7 @@ class Read:
             NODE_PODS: "the pods on the nodes (what they have free)",
             QUOTAS: "ResourceQuotas",
             WORKLOADS: "Kueue Workloads",
+            CLAIMS: "PersistentVolumeClaims",
         }.get(self.what, self.what)
 
 
@@ -608,6 +623,528 @@ def _is_cordoned(reason: str) -> bool:
     return reason.startswith("node(s) were unschedulable")
 
 
+# --- volumes --------------------------------------------------------------------------------------
+# kube-scheduler's VolumeBinding plugin refuses a pod whose claims cannot be had, in PreFilter
+# (pkg/scheduler/framework/plugins/volumebinding/volume_binding.go, podHasPVCs and PreFilter):
+# the lister's `persistentvolumeclaim "<name>" not found`, `waiting for ephemeral volume controller
+# to create the persistentvolumeclaim "<name>"`, `persistentvolumeclaim "<name>" bound to
+# non-existent persistentvolume "<pv>"`, `persistentvolumeclaim "<name>" is being deleted`, and
+# "pod has unbound immediate PersistentVolumeClaims"; and in Filter with the ConflictReasons of
+# volumebinding/binder.go (below). The claim's own account is the PV controller's
+# (pkg/controller/volume/persistentvolume/pv_controller.go): a Warning ProvisioningFailed event with
+# the class lister's `storageclass.storage.k8s.io "<class>" not found` or the provisioner's error;
+# the Normal events (FailedBinding "no persistent volumes available for this claim and no storage
+# class is set", ExternalProvisioning "waiting for a volume to be created, either by external
+# provisioner "<p>" or manually created by system administrator") are not read (only Warnings are):
+# the claim's spec and the provisioner annotation the controller sets (setClaimProvisioner) say the same.
+
+_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
+_NODE_CONFLICTS = ("node(s) had volume node affinity conflict", "node(s) didn't match PersistentVolume's node affinity")
+_NO_STORAGE = "node(s) did not have enough free storage"
+_PV_GONE = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
+_PROVISIONER_ANNOTATIONS = ("volume.kubernetes.io/storage-provisioner", "volume.beta.kubernetes.io/storage-provisioner")
+# The attach/detach controller's Warning FailedAttachVolume on a pod whose ReadWriteOnce volume is
+# attached elsewhere (pkg/controller/volume/attachdetach/reconciler/reconciler.go reportMultiAttachError,
+# worded by GenerateMsg in pkg/volume/util/operationexecutor/operation_executor.go):
+# `Multi-Attach error for volume "<pv>" Volume is already used by pod(s) <a>, <b>` (or `... by <n>
+# pod(s) in different namespaces`, `... exclusively attached to one node and can't be attached to another`).
+_MULTI_ATTACH = "Multi-Attach error for volume "
+
+
+def _quoted_after(text: str, lead: str) -> str | None:
+    """The double-quoted name following `lead` in `text` (`persistentvolumeclaim "x" ...`)."""
+    at = text.find(lead + ' "')
+    if at < 0:
+        return None
+    rest = text[at + len(lead) + 2 :]
+    end = rest.find('"')
+    return rest[:end] if end > 0 else None
+
+
+def _missing_claim(message: str) -> str | None:
+    """The claim of the lister's `persistentvolumeclaim "<name>" not found`."""
+    name = _quoted_after(message, "persistentvolumeclaim")
+    if name and f'persistentvolumeclaim "{name}" not found' in message:
+        return name
+    return None
+
+
+def volume_words(message: str) -> list[str]:
+    """The volume reasons in a scheduler message, by kind: missing, ephemeral, lost, deleting,
+    unbound, bind-conflict, node-conflict, no-storage, pv-gone."""
+    said = []
+    if _missing_claim(message):
+        said.append("missing")
+    if "waiting for ephemeral volume controller to create the persistentvolumeclaim" in message:
+        said.append("ephemeral")
+    if "bound to non-existent persistentvolume" in message:
+        said.append("lost")
+    if "is being deleted" in message and "persistentvolumeclaim" in message:
+        said.append("deleting")
+    for kind, text in (
+        ("unbound", _UNBOUND_IMMEDIATE),
+        ("bind-conflict", _BIND_CONFLICT),
+        ("no-storage", _NO_STORAGE),
+        ("pv-gone", _PV_GONE),
+    ):
+        if text in message:
+            said.append(kind)
+    if any(text in message for text in _NODE_CONFLICTS):
+        said.append("node-conflict")
+    return said
+
+
+def pod_claims(pod: Obj) -> list[tuple[str, str, bool]]:
+    """(volume, claim, ephemeral) for each claim the pod mounts; a generic ephemeral volume's claim
+    is named <pod>-<volume> (component-helpers/storage/ephemeral VolumeClaimName)."""
+    out = []
+    for vol in _spec(pod).get("volumes") or []:
+        if not isinstance(vol, dict):
+            continue
+        source = vol.get("persistentVolumeClaim")
+        if isinstance(source, dict) and source.get("claimName"):
+            out.append((str(vol.get("name")), str(source["claimName"]), False))
+        elif isinstance(vol.get("ephemeral"), dict):
+            out.append((str(vol.get("name")), f"{_pod_name(pod)}-{vol.get('name')}", True))
+    return out
+
+
+def _claim_line(f: Facts, pvc: Obj) -> str:
+    spec = _spec(pvc)
+    size = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
+    modes = ", ".join(str(m) for m in spec.get("accessModes") or []) or "no access modes"
+    cls = spec.get("storageClassName")
+    return (
+        f"PersistentVolumeClaim {f.namespace}/{_meta(pvc).get('name')}: {_status(pvc).get('phase') or 'Pending'}, "
+        f"storage class {cls if cls else '(none)'}, {size or '?'}, {modes}"
+        + (f", volume {spec.get('volumeName')}" if spec.get("volumeName") else "")
+    )
+
+
+def _volume_verdict(f: Facts, pod: Obj, message: str, evidence: list[str], now: dt.datetime) -> Verdict | None:
+    """The scheduler refused the pod for its volumes: which claim holds it, and why."""
+    kinds = volume_words(message)
+    if not kinds:
+        return None
+    mounted = pod_claims(pod)
+    claims = _need(f, Read(CLAIMS))
+    where = _pod_where(pod)
+    if claims is None:
+        return _volume_from_words(f, pod, message, kinds, mounted, evidence)
+    by_name = {str(_meta(pvc).get("name")): pvc for pvc in claims if isinstance(pvc, dict)}
+    for volume, name, ephemeral in mounted:
+        pvc = by_name.get(name)
+        if pvc is None:
+            if ephemeral:
+                return Verdict(
+                    CLAIM_PENDING,
+                    f"{where} waits for the ephemeral volume controller to create claim {name} (volume {volume})",
+                    evidence,
+                    "the controller is part of kube-controller-manager: if this lasts, ask the cluster admin",
+                )
+            return Verdict(
+                CLAIM_NOT_FOUND,
+                f"{where} mounts PersistentVolumeClaim {name} (volume {volume}), which does not exist "
+                f"in namespace {f.namespace}",
+                evidence,
+                f"create PersistentVolumeClaim {name} in {f.namespace} (`kubectl get pvc -n {f.namespace}` lists "
+                "those there), or mount a claim that exists",
+            )
+        line = [*evidence, _claim_line(f, pvc)]
+        if _meta(pvc).get("deletionTimestamp"):
+            return Verdict(
+                CLAIM_UNUSABLE,
+                f"PersistentVolumeClaim {name} that {where} mounts is being deleted",
+                line,
+                f"create the claim again once it is gone, or mount another (`kubectl get pvc {name} -n "
+                f"{f.namespace}` shows it; its finalizer waits for the pods using it to end)",
+            )
+        phase = _status(pvc).get("phase") or "Pending"
+        if phase == "Lost":
+            return Verdict(
+                CLAIM_UNUSABLE,
+                f"PersistentVolumeClaim {name} that {where} mounts lost its volume "
+                f"{_spec(pvc).get('volumeName') or ''}".rstrip()
+                + " (phase Lost): the data is gone",
+                line,
+                "ask the cluster admin (the PersistentVolume was deleted), or create a new claim",
+            )
+        if phase != "Bound":
+            return _pending_claim(f, pod, volume, pvc, kinds, line, now)
+    bound = [by_name[name] for _, name, _ in mounted if name in by_name]
+    if "node-conflict" in kinds:
+        return Verdict(
+            VOLUME_NODE_CONFLICT,
+            f"the volumes of {where} are pinned (PersistentVolume node affinity, e.g. a zone) away from "
+            "the nodes it may use",
+            [*evidence, *(_claim_line(f, pvc) for pvc in bound)],
+            "run where the volume is (a node selector for its zone), or use a claim whose volume can be "
+            "reached from the nodes (`kubectl get pv <volume> -o yaml` shows its nodeAffinity)",
+        )
+    if "no-storage" in kinds:
+        return Verdict(
+            CLAIM_PENDING,
+            f"no node {where} may use has enough free storage for its claims' volumes",
+            [*evidence, *(_claim_line(f, pvc) for pvc in bound)],
+            "ask for smaller volumes, or ask the cluster admin for storage capacity",
+        )
+    return None
+
+
+def _pending_claim(
+    f: Facts, pod: Obj, volume: str, pvc: Obj, kinds: list[str], evidence: list[str], now: dt.datetime
+) -> Verdict:
+    name = str(_meta(pvc).get("name"))
+    spec = _spec(pvc)
+    cls = spec.get("storageClassName")
+    events = _need(f, Read(EVENTS))
+    said = _events_about(events, "PersistentVolumeClaim", {name})
+    evidence = [*evidence, *(_event_line(ev) for ev in said[-2:])]
+    what = f"PersistentVolumeClaim {name} (volume {volume} of {_pod_where(pod)}) is not bound"
+    describe = f"`kubectl describe pvc {name} -n {f.namespace}` shows the storage controllers' account"
+    if said:
+        last = str(said[-1].get("message") or "")
+        missing = _quoted_after(last, "storageclass.storage.k8s.io")
+        if missing and "not found" in last:
+            return Verdict(
+                CLAIM_PENDING,
+                f"{what}: its storage class {missing} does not exist",
+                evidence,
+                "`kubectl get storageclass` lists the classes: create the claim with one of them "
+                f"(spec.storageClassName), or ask the cluster admin to create {missing}",
+            )
+        return Verdict(
+            CLAIM_PENDING,
+            f"{what}: {said[-1].get('reason')}: {last}",
+            evidence,
+            f"the storage provisioner refuses it (its message says why); ask the cluster admin. {describe}",
+        )
+    if not cls:
+        return Verdict(
+            CLAIM_PENDING,
+            f"{what}: it names no storage class, and no PersistentVolume matches it",
+            evidence,
+            "set a storage class on the claim (`kubectl get storageclass` lists them), or ask the cluster "
+            "admin for a PersistentVolume of its size and access modes",
+        )
+    annotations = _meta(pvc).get("annotations") or {}
+    provisioner = next((annotations[k] for k in _PROVISIONER_ANNOTATIONS if annotations.get(k)), None)
+    if provisioner:
+        return Verdict(
+            CLAIM_PENDING,
+            f"{what}: waiting {_ago(_age(pvc, now))} for provisioner {provisioner} to create its volume "
+            f"(storage class {cls})",
+            evidence,
+            f"provisioner {provisioner} has not made the volume: ask the cluster admin whether it runs. {describe}",
+        )
+    if "bind-conflict" in kinds:
+        return Verdict(
+            CLAIM_PENDING,
+            f"{what}: no PersistentVolume of storage class {cls} fits it on the nodes the pod may use "
+            "(the class binds when a pod is scheduled: WaitForFirstConsumer)",
+            evidence,
+            f"ask the cluster admin for a PersistentVolume of class {cls} with the claim's size and access "
+            "modes, or use a storage class that provisions volumes",
+        )
+    return Verdict(CLAIM_PENDING, f"{what} (storage class {cls})", evidence, describe)
+
+
+def _volume_from_words(
+    f: Facts, pod: Obj, message: str, kinds: list[str], mounted: list[tuple[str, str, bool]], evidence: list[str]
+) -> Verdict:
+    """The claims could not be read: the scheduler's words and the pod's spec only."""
+    where = _pod_where(pod)
+    names = ", ".join(name for _, name, _ in mounted) or "?"
+    unread = "(the PersistentVolumeClaims could not be read to say more)"
+    describe = f"`kubectl describe pvc -n {f.namespace}` shows why; ask for read access to persistentvolumeclaims"
+    if "missing" in kinds:
+        name = _missing_claim(message)
+        return Verdict(
+            CLAIM_NOT_FOUND,
+            f"{where} mounts PersistentVolumeClaim {name}, which does not exist in namespace {f.namespace}",
+            evidence,
+            f"create PersistentVolumeClaim {name} in {f.namespace}, or mount a claim that exists",
+        )
+    if "lost" in kinds or "deleting" in kinds or "pv-gone" in kinds:
+        return Verdict(
+            CLAIM_UNUSABLE,
+            f"a claim {where} mounts ({names}) lost its volume or is being deleted {unread}",
+            evidence,
+            describe,
+        )
+    if "node-conflict" in kinds:
+        return Verdict(
+            VOLUME_NODE_CONFLICT,
+            f"the volumes of {where} ({names}) are pinned away from the nodes it may use {unread}",
+            evidence,
+            "run where the volume is (a node selector for its zone), or use another claim",
+        )
+    return Verdict(
+        CLAIM_PENDING,
+        f"the claims {where} mounts ({names}) are not bound {unread}",
+        evidence,
+        describe,
+    )
+
+
+def _multi_attach(f: Facts, pod: Obj, event: Obj) -> Verdict:
+    """A pod on a node whose ReadWriteOnce volume another node holds."""
+    text = str(event.get("message") or "")
+    pv = _quoted_after(text, "Multi-Attach error for volume") or "?"
+    _, _, users = text.partition("Volume is already used by pod(s) ")
+    holders = [u.strip() for u in users.split(" and ")[0].split(",") if u.strip()] if users else []
+    ours = {_pod_name(p) for p in f.pods or []}
+    claims = _need(f, Read(CLAIMS))
+    pvc = next((c for c in claims or [] if isinstance(c, dict) and _spec(c).get("volumeName") == pv), None)
+    claim = f"claim {_meta(pvc).get('name')}" if pvc else f"volume {pv}"
+    modes = "/".join(str(m) for m in _spec(pvc).get("accessModes") or []) if pvc else ""
+    evidence = [_event_line(event)] + ([_claim_line(f, pvc)] if pvc else [])
+    node = _spec(pod).get("nodeName")
+    mine = [h for h in holders if h in ours]
+    if mine:
+        sentence = (
+            f"{_pod_where(pod)} cannot start on node {node}: {claim}"
+            + (f" ({modes})" if modes else "")
+            + f" is attached to the node of the job's own pod {', '.join(mine)}; a ReadWriteOnce volume "
+            "serves one node at a time"
+        )
+        step = (
+            "mount a ReadWriteMany claim (a shared file system) for what every node reads or writes, "
+            "or give each pod a claim of its own"
+        )
+    else:
+        who = ", ".join(holders) if holders else "a pod on another node"
+        sentence = (
+            f"{_pod_where(pod)} cannot start on node {node}: {claim}"
+            + (f" ({modes})" if modes else "")
+            + f" is attached to another node, used by {who}"
+        )
+        step = "wait for the pods using it to end, or mount a ReadWriteMany claim"
+    return Verdict(VOLUME_IN_USE, sentence, evidence, step)
+
+
+# --- pod affinity, topology spread, host ports -------------------------------------------------------
+# kube-scheduler's reasons: interpodaffinity/filtering.go (ErrReasonAffinityRulesNotMatch,
+# ErrReasonAntiAffinityRulesNotMatch, ErrReasonExistingAntiAffinityRulesNotMatch),
+# podtopologyspread/filtering.go (ErrReasonConstraintsNotMatch, ErrReasonNodeLabelNotMatch adds
+# " (missing required label)"), nodeports/node_ports.go (ErrReason). Not recomputed: the words and
+# the pod's own rules say which rule, the nodes' labels how many domains there are. JobSet's exclusive
+# placement (pkg/webhooks/pod_mutating_webhook.go, setExclusiveAffinities) gives the leader pod (index
+# 0) a required pod affinity to its own Job (job-key In [its key]) and anti-affinity to every other Job
+# (job-key Exists, NotIn [its key]) in the annotation's topology key.
+
+_AFFINITY = "node(s) didn't match pod affinity rules"
+_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+_EXISTING_ANTI = "node(s) didn't satisfy existing pods anti-affinity rules"
+_SPREAD = "node(s) didn't match pod topology spread constraints"
+_PORTS = "node(s) didn't have free ports for the requested pod ports"
+
+
+def _selector_text(selector: Any) -> str:
+    """A label selector as kubectl writes one: `app=x,tier in (a,b),!gone`."""
+    if not isinstance(selector, dict):
+        return "no pods (no selector)"
+    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
+    for expr in selector.get("matchExpressions") or []:
+        if not isinstance(expr, dict):
+            continue
+        key, op = expr.get("key"), expr.get("operator")
+        values = ",".join(str(v) for v in expr.get("values") or [])
+        parts.append(
+            {"In": f"{key} in ({values})", "NotIn": f"{key} notin ({values})", "Exists": f"{key}"}.get(
+                str(op), f"!{key}"
+            )
+        )
+    return ",".join(parts) or "every pod (an empty selector)"
+
+
+def _pod_terms(pod: Obj, kind: str) -> list[Obj]:
+    rules = ((_spec(pod).get("affinity") or {}).get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    return [t for t in rules or [] if isinstance(t, dict)]
+
+
+def _term_text(term: Obj) -> str:
+    return f"topologyKey {term.get('topologyKey')}, pods matching {_selector_text(term.get('labelSelector'))}"
+
+
+def _count(fit: FitError, text: str) -> tuple[int | None, bool]:
+    """How many nodes the scheduler refused with `text` (a prefix), and whether it said so at all."""
+    for count, reason in fit.reasons:
+        if reason.startswith(text):
+            return count, True
+    return None, False
+
+
+def _nodes_phrase(fit: FitError, count: int | None) -> str:
+    if count is None:
+        return "the nodes"
+    return f"{count} of {fit.nodes} nodes" if fit.nodes else _plural(count, "node")
+
+
+def _exclusive_key(f: Facts, pod: Obj) -> str | None:
+    annotations = _meta(pod).get("annotations") or {}
+    key = annotations.get(c.JOBSET_EXCLUSIVE_ANNOTATION) or (_meta(f.jobset).get("annotations") or {}).get(
+        c.JOBSET_EXCLUSIVE_ANNOTATION
+    )
+    return str(key) if key else None
+
+
+def _placement_verdict(
+    f: Facts, pod: Obj, fit: FitError | None, views: list[NodeView], evidence: list[str]
+) -> Verdict | None:
+    if fit is None:
+        return None
+    name = _pod_name(pod)
+    anti_n, anti = _count(fit, _ANTI_AFFINITY)
+    aff_n, aff = _count(fit, _AFFINITY)
+    exclusive = _exclusive_key(f, pod)
+    if exclusive and (anti or aff):
+        return _exclusive_verdict(f, pod, exclusive, fit, anti_n if anti else aff_n, views, evidence)
+    if anti:
+        terms = _pod_terms(pod, "podAntiAffinity")
+        keys = sorted({str(t.get("topologyKey")) for t in terms})
+        return Verdict(
+            POD_AFFINITY,
+            f"pod {name}'s required anti-affinity keeps it out of {_nodes_phrase(fit, anti_n)}"
+            + (f" ({'; '.join(_term_text(t) for t in terms)})" if terms else "")
+            + ": pods it must not share a domain with run there",
+            [*evidence, *(_label_census(views, k) for k in keys)],
+            "wait for those pods to end, or make the rule preferred (preferredDuringSchedulingIgnoredDuringExecution) "
+            "or narrower (a smaller topologyKey)",
+        )
+    if aff:
+        terms = _pod_terms(pod, "podAffinity")
+        keys = sorted({str(t.get("topologyKey")) for t in terms})
+        return Verdict(
+            POD_AFFINITY,
+            f"pod {name}'s required pod affinity is not met on {_nodes_phrase(fit, aff_n)}"
+            + (f" ({'; '.join(_term_text(t) for t in terms)})" if terms else "")
+            + ": no pod it must join runs in a domain with room",
+            [*evidence, *(_label_census(views, k) for k in keys)],
+            "start the pods it must join first, or make the rule preferred "
+            "(preferredDuringSchedulingIgnoredDuringExecution)",
+        )
+    existing_n, existing = _count(fit, _EXISTING_ANTI)
+    if existing:
+        return Verdict(
+            POD_AFFINITY,
+            f"pods already running on {_nodes_phrase(fit, existing_n)} have a required anti-affinity that "
+            f"matches pod {name}'s labels",
+            evidence,
+            "`kubectl get pods -A -o wide` shows what runs on those nodes; wait for it to end, or ask its owners",
+        )
+    spread_n, spread = _count(fit, _SPREAD)
+    if spread:
+        constraints = [
+            t
+            for t in _spec(pod).get("topologySpreadConstraints") or []
+            if isinstance(t, dict) and (t.get("whenUnsatisfiable") or "DoNotSchedule") == "DoNotSchedule"
+        ]
+        shown = "; ".join(
+            f"topologyKey {t.get('topologyKey')}, maxSkew {t.get('maxSkew')}, "
+            f"pods matching {_selector_text(t.get('labelSelector'))}"
+            for t in constraints
+        )
+        label = any(reason.startswith(_SPREAD + " (missing required label)") for _, reason in fit.reasons)
+        keys = sorted({str(t.get("topologyKey")) for t in constraints})
+        return Verdict(
+            TOPOLOGY_SPREAD,
+            f"pod {name}'s topology spread constraint cannot be met on {_nodes_phrase(fit, spread_n)}"
+            + (f" ({shown})" if shown else "")
+            + ("; some nodes lack the topology label" if label else ""),
+            [*evidence, *(_label_census(views, k) for k in keys)],
+            "raise maxSkew or use whenUnsatisfiable: ScheduleAnyway, or wait for room in the emptier domains",
+        )
+    ports_n, ports = _count(fit, _PORTS)
+    if ports:
+        asked = sorted(
+            {
+                f"{p.get('hostPort')}/{p.get('protocol') or 'TCP'}"
+                for ct in _spec(pod).get("containers") or []
+                if isinstance(ct, dict)
+                for p in ct.get("ports") or []
+                if isinstance(p, dict) and p.get("hostPort")
+            }
+        )
+        host = " (hostNetwork: every container port is a host port)" if _spec(pod).get("hostNetwork") else ""
+        return Verdict(
+            HOST_PORTS,
+            (
+                f"pod {name} asks host port {', '.join(asked)}{host}; other pods hold it"
+                if asked
+                else f"the host ports pod {name} asks{host} are held by other pods"
+            )
+            + f" on {_nodes_phrase(fit, ports_n)}",
+            evidence,
+            "use another port, or run without hostPort/hostNetwork; `kubectl get pods -A -o wide` shows who runs there",
+        )
+    return None
+
+
+def _exclusive_verdict(
+    f: Facts, pod: Obj, key: str, fit: FitError, count: int | None, views: list[NodeView], evidence: list[str]
+) -> Verdict:
+    """JobSet exclusive placement: each Job wants a domain of `key` no other Job uses."""
+    domains: dict[str, list[str]] = {}
+    for node in views:
+        if key in node.labels:
+            domains.setdefault(node.labels[key], []).append(node.name)
+    rule = f"JobSet exclusive placement ({c.JOBSET_EXCLUSIVE_ANNOTATION}: {key})"
+    step_off = (
+        f"or run without exclusive placement (drop the {c.JOBSET_EXCLUSIVE_ANNOTATION} annotation from the runtime)"
+    )
+    if not domains:
+        return Verdict(
+            EXCLUSIVE_PLACEMENT,
+            f"{rule} puts each Job in a {key} domain of its own, and no node has label {key}",
+            evidence,
+            f"ask the cluster admin to label the nodes with {key}, {step_off}",
+        )
+    ours = (_meta(pod).get("labels") or {}).get(c.JOBSET_JOB_KEY_LABEL)
+    node_pods = f.values.get(Read(NODE_PODS).key)  # read already when the room was counted
+    holders: dict[str, set[str]] = {}
+    if isinstance(node_pods, list):
+        where = {n.name: n.labels.get(key) for n in views}
+        for other in node_pods:
+            labels = _meta(other).get("labels") or {}
+            job_key = labels.get(c.JOBSET_JOB_KEY_LABEL)
+            domain = where.get(str(_spec(other).get("nodeName") or ""))
+            if not job_key or job_key == ours or domain is None:
+                continue
+            if _status(other).get("phase") in ("Succeeded", "Failed"):
+                continue
+            owner = labels.get(c.JOBSET_NAME_LABEL) or _pod_name(other)
+            holders.setdefault(domain, set()).add(f"{_meta(other).get('namespace') or '?'}/{owner}")
+    total = len(domains)
+    if isinstance(node_pods, list):
+        taken = len(holders)
+        free = total - taken
+        census = [
+            f"{key}={domain}: "
+            + (", ".join(sorted(holders[domain])) if domain in holders else "free")
+            + f" ({_plural(len(nodes), 'node')})"
+            for domain, nodes in sorted(domains.items())
+        ]
+        state = (
+            f"all {total} {key} domains are held by other Jobs"
+            if not free
+            else f"{taken} of {total} {key} domains are held by other Jobs, and the {free} free "
+            f"{'one lacks' if free == 1 else 'ones lack'} room for it"
+        )
+    else:
+        census = [f"{key}={domain}: {_plural(len(nodes), 'node')}" for domain, nodes in sorted(domains.items())]
+        state = (
+            f"no {key} domain of {total} is free for it (which Jobs hold them could not be read: the pods on the nodes)"
+        )
+    return Verdict(
+        EXCLUSIVE_PLACEMENT,
+        f"{rule} puts each Job in a {key} domain of its own; {state}",
+        [*evidence, f"the scheduler: {_nodes_phrase(fit, count)} refused by the exclusive affinity rules", *census],
+        f"wait for the Jobs holding the domains to end (`ktrain job list -A`), {step_off}",
+    )
+
+
 # --- the diagnosis ------------------------------------------------------------------------------------
 
 
@@ -1048,6 +1585,9 @@ def _stuck_starting(f: Facts, waiting: list[Obj], now: dt.datetime) -> Verdict |
     events = _need(f, Read(EVENTS))
     for pod in late:
         said = [ev for ev in _events_about(events, "Pod", {_pod_name(pod)}) if ev.get("reason") in _START_FAILURES]
+        attach = [ev for ev in said if str(ev.get("message") or "").startswith(_MULTI_ATTACH)]
+        if attach:
+            return _multi_attach(f, pod, attach[-1])
         if said:
             last = said[-1]
             return Verdict(
@@ -1108,6 +1648,9 @@ def _unschedulable(f: Facts, pod: Obj, live: list[Obj], now: dt.datetime) -> Ver
         evidence.append(
             f"{_plural(len(same), 'more pod')} of the job {'waits' if len(same) == 1 else 'wait'} the same way"
         )
+    verdict = _volume_verdict(f, pod, message, evidence, now)
+    if verdict is not None:
+        return verdict
     nodes = _need(f, Read(NODES))
     if nodes is None:
         return _decode_without_nodes(f, pod, message, ask, evidence)
@@ -1193,11 +1736,15 @@ def _decode(
                     evidence,
                     f"wait for other pods to end, or ask for less ({_FLAGS.get(named, '--resource')})",
                 )
+    placed = _placement_verdict(f, pod, fit, views, evidence)
+    if placed is not None:
+        return placed
     return Verdict(
         UNSCHEDULABLE,
         f"the scheduler cannot place pod {_pod_name(pod)}: {message}",
         evidence,
-        "the nodes may have room by now (the scheduler retries); the message says what else holds it",
+        f"its message says what holds it (`kubectl describe pod {_pod_name(pod)} -n {f.namespace}` shows "
+        "the scheduler's latest attempt)",
     )
 
 
@@ -1356,6 +1903,23 @@ def _decode_without_nodes(
             said.append((2, UNTOLERATED_TAINTS, f"{nodes} have taints the pod does not tolerate", step))
         elif _is_cordoned(reason):
             said.append((3, NODES_CORDONED, f"{nodes} are cordoned", "wait for the nodes to be uncordoned"))
+        elif reason.startswith((_AFFINITY, _ANTI_AFFINITY, _EXISTING_ANTI)):
+            exclusive = _exclusive_key(f, pod)
+            if exclusive and not reason.startswith(_EXISTING_ANTI):
+                phrase = (
+                    f"{nodes} are in {exclusive} domains other Jobs hold "
+                    f"(JobSet exclusive placement, {c.JOBSET_EXCLUSIVE_ANNOTATION}: {exclusive})"
+                )
+                step = "wait for the Jobs holding the domains to end, or run without exclusive placement"
+                said.append((1, EXCLUSIVE_PLACEMENT, phrase, step))
+            else:
+                step = "wait for the pods the rule names to end or start, or make the rule preferred"
+                said.append((1, POD_AFFINITY, f"{nodes}: {reason}", step))
+        elif reason.startswith(_SPREAD):
+            step = "raise maxSkew or use whenUnsatisfiable: ScheduleAnyway"
+            said.append((1, TOPOLOGY_SPREAD, f"{nodes}: {reason}", step))
+        elif reason.startswith(_PORTS):
+            said.append((1, HOST_PORTS, f"{nodes}: {reason}", "use another port, or run without hostPort/hostNetwork"))
         else:
             said.append((4, UNSCHEDULABLE, f"{nodes}: {reason}", "the scheduler's message says what holds it"))
     said.sort(key=lambda item: item[0])

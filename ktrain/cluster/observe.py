@@ -928,7 +928,7 @@ class _Cursor:
 # read but the job itself may fail (RBAC above all): the failure is recorded and the diagnosis
 # goes on without it.
 
-# At most this many reads beyond the job and its pods (there are ten kinds; a log read twice at most).
+# At most this many reads beyond the job and its pods (there are eleven kinds; a log read twice at most).
 MAX_READS = 12
 
 
@@ -1049,6 +1049,8 @@ def _read(cluster: KubeCluster, facts: Any, read: Any) -> Any:
         return k.list_objects(cluster, k.POD, all_namespaces=True, field_selector=selector)
     if read.what == d.QUOTAS:
         return k.list_objects(cluster, k.RESOURCE_QUOTA, ns)
+    if read.what == d.CLAIMS:  # one list for every claim the pods mount
+        return k.list_objects(cluster, k.PVC, ns)
     if read.what == d.WORKLOADS:
         return _list_all(cluster, k.KUEUE_WORKLOADS, ns)
     if read.what == d.LOCAL_QUEUE:

@@ -167,6 +167,18 @@ NODES = ResourceType(
 RESOURCE_QUOTAS = ResourceType(
     "", "v1", "resourcequotas", "resourcequota", "ResourceQuota", True, ("quota",), status_subresource=True
 )
+# pkg/registry/core/persistentvolumeclaim/strategy.go: status is a subresource; fields select by
+# name and namespace only (PersistentVolumeClaimToSelectableFields).
+PERSISTENT_VOLUME_CLAIMS = ResourceType(
+    "",
+    "v1",
+    "persistentvolumeclaims",
+    "persistentvolumeclaim",
+    "PersistentVolumeClaim",
+    True,
+    ("pvc",),
+    status_subresource=True,
+)
 CRDS = ResourceType(
     "apiextensions.k8s.io",
     "v1",
@@ -189,6 +201,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     CRDS,
     NODES,
     RESOURCE_QUOTAS,
+    PERSISTENT_VOLUME_CLAIMS,
 )
 
 # --- CRD-backed types, grouped by the switch that enables them ------------------------------

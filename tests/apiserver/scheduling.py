@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .cluster import rfc3339
-from .resources import NODES, PODS, RESOURCE_QUOTAS
+from .resources import NODES, PERSISTENT_VOLUME_CLAIMS, PODS, RESOURCE_QUOTAS
 
 JSON = dict[str, Any]
 
@@ -153,6 +153,44 @@ def add_quota(srv: Any, name: str, namespace: str, hard: Mapping[str, str], used
         "status": {"hard": dict(hard), "used": dict(used)},
     }
     return srv.cluster.put(RESOURCE_QUOTAS, quota)
+
+
+def add_claim(
+    srv: Any,
+    name: str,
+    namespace: str,
+    *,
+    phase: str = "Pending",
+    storage: str = "100Gi",
+    access_modes: Sequence[str] = ("ReadWriteOnce",),
+    storage_class: str | None = None,
+    volume: str | None = None,
+    provisioner: str | None = None,
+) -> JSON:
+    """A PersistentVolumeClaim as the PV controller keeps it (pkg/controller/volume/persistentvolume/
+    pv_controller.go): status.phase Pending until bound, then Bound with the volume's access modes and
+    capacity; a claim handed to an external provisioner carries the provisioner annotations
+    (setClaimProvisioner). `storage_class` None leaves spec.storageClassName unset (no default class)."""
+    spec: JSON = {
+        "accessModes": list(access_modes),
+        "resources": {"requests": {"storage": storage}},
+        "volumeMode": "Filesystem",
+    }
+    if storage_class is not None:
+        spec["storageClassName"] = storage_class
+    if volume is not None:
+        spec["volumeName"] = volume
+    status: JSON = {"phase": phase}
+    if phase == "Bound":
+        status.update(accessModes=list(access_modes), capacity={"storage": storage})
+    meta: JSON = {"name": name, "namespace": namespace, "finalizers": ["kubernetes.io/pvc-protection"]}
+    if provisioner:
+        meta["annotations"] = {
+            "volume.beta.kubernetes.io/storage-provisioner": provisioner,
+            "volume.kubernetes.io/storage-provisioner": provisioner,
+        }
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta, "spec": spec, "status": status}
+    return srv.cluster.put(PERSISTENT_VOLUME_CLAIMS, claim)
 
 
 def quota_refusal(pod: str, quota: str, requested: str, used: str, limited: str) -> str:

@@ -279,6 +279,278 @@ def test_a_custom_scheduler_that_never_looks_at_the_pod(srv, kc, cli) -> None:
     )
 
 
+# --- volumes -----------------------------------------------------------------------------------------
+# kube-scheduler's VolumeBinding plugin (pkg/scheduler/framework/plugins/volumebinding/volume_binding.go
+# PreFilter, binder.go ConflictReasons) words the refusal; the PV controller (pkg/controller/volume/
+# persistentvolume/pv_controller.go) words the claim's Warning events; the attach/detach controller
+# (pkg/controller/volume/attachdetach/reconciler/reconciler.go) the Multi-Attach error. A PreFilter
+# refusal is UnschedulableAndUnresolvable, so preemption is "not helpful" on every node.
+
+NOT_HELPFUL = "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+UNBOUND = f"0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. {NOT_HELPFUL}"
+
+
+def mount(srv: ApiServerDouble, name: str, claim: str, volume: str = "data") -> None:
+    """The pod mounts `claim` at /data, as a runtime with a dataset or checkpoint volume does."""
+
+    def change(p: JSON) -> None:
+        p["spec"]["volumes"] = [{"name": volume, "persistentVolumeClaim": {"claimName": claim}}]
+        p["spec"]["containers"][0]["volumeMounts"] = [{"name": volume, "mountPath": "/data"}]
+
+    sch.change_pod(srv, name, NS, change)
+
+
+def refused_for_volumes(srv: ApiServerDouble, js: JSON, message: str, claim: str = "data") -> str:
+    name = pod(srv, js, 0)
+    mount(srv, name, claim)
+    sch.refuse_scheduling(srv, name, NS, message)
+    return name
+
+
+def test_a_claim_that_does_not_exist_is_named_without_reading_the_nodes(srv, kc, cli) -> None:
+    js = seed(srv)
+    sch.add_nodes(srv, 3, allocatable=GPU_NODE)
+    refused_for_volumes(srv, js, f'0/3 nodes are available: persistentvolumeclaim "data" not found. {NOT_HELPFUL}')
+    srv.clear_requests()
+
+    r = why(cli, kc)
+    requests = [(q.verb, q.resource) for q in srv.requests]
+    doc = json.loads(why(cli, kc, "-o", "json").stdout)
+
+    assert r.exit_code == 1
+    assert first_line(r) == (
+        "ClaimNotFound: pod demo-node-0-0-x0 (node rank 0) mounts PersistentVolumeClaim data (volume data), "
+        "which does not exist in namespace default"
+    )
+    assert "next: create PersistentVolumeClaim data in default (`kubectl get pvc -n default` lists" in r.stdout
+    assert (doc["reason"], doc["unread"]) == ("ClaimNotFound", [])
+    # one list of claims for the namespace; no nodes, no events
+    assert requests == [
+        ("get", "trainjobs.trainer.kubeflow.org"),
+        ("get", "jobsets.jobset.x-k8s.io"),
+        ("list", "pods"),
+        ("list", "persistentvolumeclaims"),
+    ]
+
+
+def test_an_unbound_claim_whose_storage_class_does_not_exist(srv, kc, cli) -> None:
+    js = seed(srv)
+    claim = sch.add_claim(srv, "data", NS, storage_class="fast")
+    # pv_controller.go provisionClaim: Warning ProvisioningFailed with the class lister's error
+    missing = 'storageclass.storage.k8s.io "fast" not found'
+    srv.add_event(claim, "ProvisioningFailed", missing, type="Warning", component="persistentvolume-controller")
+    refused_for_volumes(srv, js, UNBOUND)
+
+    r = why(cli, kc)
+
+    assert first_line(r) == (
+        "ClaimPending: PersistentVolumeClaim data (volume data of pod demo-node-0-0-x0 (node rank 0)) is not "
+        "bound: its storage class fast does not exist"
+    )
+    assert "  PersistentVolumeClaim default/data: Pending, storage class fast, 100Gi, ReadWriteOnce" in r.stdout
+    assert f"  event on PersistentVolumeClaim data: ProvisioningFailed: {missing}" in r.stdout
+    assert "next: `kubectl get storageclass` lists the classes: create the claim with one of them" in r.stdout
+
+
+def test_a_claim_without_a_storage_class_that_no_volume_matches(srv, kc, cli) -> None:
+    # pv_controller.go syncUnboundClaim: Normal FailedBinding "no persistent volumes available for this
+    # claim and no storage class is set" (a Normal event: the claim's spec says the same)
+    js = seed(srv)
+    sch.add_claim(srv, "data", NS, storage_class=None)
+    refused_for_volumes(srv, js, UNBOUND)
+
+    r = why(cli, kc)
+
+    assert first_line(r) == (
+        "ClaimPending: PersistentVolumeClaim data (volume data of pod demo-node-0-0-x0 (node rank 0)) is not "
+        "bound: it names no storage class, and no PersistentVolume matches it"
+    )
+    assert "next: set a storage class on the claim (`kubectl get storageclass` lists them)" in r.stdout
+
+
+def test_a_claim_waiting_for_its_external_provisioner(srv, kc, cli) -> None:
+    # pv_controller.go provisionClaimOperationExternal sets the provisioner annotations, then the
+    # Normal ExternalProvisioning event "waiting for a volume to be created, either by external
+    # provisioner ... or manually created by system administrator"
+    js = seed(srv)
+    sch.add_claim(srv, "data", NS, storage_class="fsx", provisioner="fsx.csi.aws.com")
+    refused_for_volumes(srv, js, UNBOUND)
+
+    r = why(cli, kc)
+
+    assert first_line(r).startswith(
+        "ClaimPending: PersistentVolumeClaim data (volume data of pod demo-node-0-0-x0 (node rank 0)) is not "
+        "bound: waiting "
+    )
+    assert first_line(r).endswith("for provisioner fsx.csi.aws.com to create its volume (storage class fsx)")
+    assert "next: provisioner fsx.csi.aws.com has not made the volume: ask the cluster admin" in r.stdout
+
+
+def test_wait_for_first_consumer_without_a_volume_to_bind(srv, kc, cli) -> None:
+    # binder.go ErrReasonBindConflict on every node: a WaitForFirstConsumer class with no provisioner
+    # (local volumes) and no PersistentVolume that fits
+    js = seed(srv)
+    sch.add_claim(srv, "data", NS, storage_class="local-nvme", storage="2Ti")
+    message = (
+        "0/4 nodes are available: 4 node(s) didn't find available persistent volumes to bind. "
+        "preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
+    )
+    refused_for_volumes(srv, js, message)
+
+    r = why(cli, kc)
+
+    assert first_line(r) == (
+        "ClaimPending: PersistentVolumeClaim data (volume data of pod demo-node-0-0-x0 (node rank 0)) is not "
+        "bound: no PersistentVolume of storage class local-nvme fits it on the nodes the pod may use "
+        "(the class binds when a pod is scheduled: WaitForFirstConsumer)"
+    )
+    assert "  PersistentVolumeClaim default/data: Pending, storage class local-nvme, 2Ti, ReadWriteOnce" in r.stdout
+
+
+def test_claims_forbidden_says_so_and_decides_from_the_schedulers_words(srv, kc, cli) -> None:
+    js = seed(srv)
+    refused_for_volumes(srv, js, UNBOUND)
+    srv.forbid("list", "persistentvolumeclaims")
+
+    r = why(cli, kc)
+
+    assert r.exit_code == 1
+    assert first_line(r) == (
+        "ClaimPending: the claims pod demo-node-0-0-x0 (node rank 0) mounts (data) are not bound "
+        "(the PersistentVolumeClaims could not be read to say more)"
+    )
+    assert r.stdout.splitlines()[-1] == (
+        'not read: PersistentVolumeClaims: forbidden: User "system:serviceaccount:default:ktrain" cannot list '
+        'resource "persistentvolumeclaims" in API group "" in the namespace "default"'
+    )
+
+
+def test_a_read_write_once_claim_the_jobs_other_pod_holds_on_another_node(srv, kc, cli) -> None:
+    js = seed(srv)
+    sch.add_claim(srv, "ckpt", NS, phase="Bound", volume="pvc-7f3a", storage_class="gp3")
+    first = pod(srv, js, 0, "Running", node="gpu-0", created=ago(6))
+    second = pod(srv, js, 1, node="gpu-1", created=ago(6))
+    for name in (first, second):
+        mount(srv, name, "ckpt", volume="ckpt")
+    sch.change_pod(srv, second, NS, sch.waiting("ContainerCreating"))
+    attach = f'Multi-Attach error for volume "pvc-7f3a" Volume is already used by pod(s) {first}'
+    srv.add_event(
+        srv.get_object("pods", second),
+        "FailedAttachVolume",
+        attach,
+        type="Warning",
+        component="attachdetach-controller",
+    )
+
+    r = why(cli, kc)
+
+    assert first_line(r) == (
+        "VolumeInUse: pod demo-node-0-1-x1 (node rank 1) cannot start on node gpu-1: claim ckpt (ReadWriteOnce) "
+        "is attached to the node of the job's own pod demo-node-0-0-x0; a ReadWriteOnce volume serves one node "
+        "at a time"
+    )
+    assert f"  event on Pod {second}: FailedAttachVolume: {attach}" in r.stdout
+    assert "next: mount a ReadWriteMany claim (a shared file system)" in r.stdout
+
+
+# --- pod affinity, topology spread, host ports ----------------------------------------------------------
+# kube-scheduler interpodaffinity/filtering.go, podtopologyspread/filtering.go, nodeports/node_ports.go
+
+
+def test_jobset_exclusive_placement_with_every_domain_taken(srv, kc, cli) -> None:
+    # JobSet pkg/webhooks/pod_mutating_webhook.go: the leader pod (index 0) of a JobSet annotated
+    # alpha.jobset.sigs.k8s.io/exclusive-topology gets a required anti-affinity to every other Job's
+    # pods (job-key Exists, NotIn [its own]) in that topology key
+    js = seed(srv)
+    pool = "cloud.google.com/gke-nodepool"
+    sch.add_nodes(srv, 2, "a", allocatable=GPU_NODE, labels={pool: "pool-a"})
+    sch.add_nodes(srv, 2, "b", allocatable=GPU_NODE, labels={pool: "pool-b"})
+    srv.add_namespace("team-b")
+    for i, where in enumerate(("a-0", "b-1")):
+        other = {c.JOBSET_NAME_LABEL: f"other-{i}", c.JOBSET_JOB_KEY_LABEL: f"key-{i}"}
+        srv.add_pod(f"other-{i}", "team-b", labels=other, node=where)
+    name = pod(srv, js, 0)
+    anti = [
+        {
+            "labelSelector": {
+                "matchExpressions": [
+                    {"key": c.JOBSET_JOB_KEY_LABEL, "operator": "Exists"},
+                    {"key": c.JOBSET_JOB_KEY_LABEL, "operator": "NotIn", "values": ["mine"]},
+                ]
+            },
+            "topologyKey": pool,
+            "namespaceSelector": {},
+        }
+    ]
+
+    def exclusive(p: JSON) -> None:
+        p["metadata"]["annotations"][c.JOBSET_EXCLUSIVE_ANNOTATION] = pool
+        p["metadata"]["labels"][c.JOBSET_JOB_KEY_LABEL] = "mine"
+        p["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": anti}}
+
+    sch.change_pod(srv, name, NS, exclusive)
+    message = (
+        "0/4 nodes are available: 4 node(s) didn't match pod anti-affinity rules. preemption: 0/4 nodes are "
+        "available: 4 No preemption victims found for incoming pod."
+    )
+    sch.refuse_scheduling(srv, name, NS, message)
+
+    r = why(cli, kc)
+
+    assert first_line(r) == (
+        "ExclusivePlacement: JobSet exclusive placement (alpha.jobset.sigs.k8s.io/exclusive-topology: "
+        f"{pool}) puts each Job in a {pool} domain of its own; all 2 {pool} domains are held by other Jobs"
+    )
+    assert f"  {pool}=pool-a: team-b/other-0 (2 nodes)" in r.stdout
+    assert f"  {pool}=pool-b: team-b/other-1 (2 nodes)" in r.stdout
+    assert "next: wait for the Jobs holding the domains to end (`ktrain job list -A`), or run without" in r.stdout
+
+
+def test_a_topology_spread_constraint_names_its_key_and_skew(srv, kc, cli) -> None:
+    js = seed(srv)
+    sch.add_nodes(srv, 3, allocatable=GPU_NODE, labels={"topology.kubernetes.io/zone": "z1"})
+    name = pod(srv, js, 0)
+    spread = {
+        "maxSkew": 1,
+        "topologyKey": "topology.kubernetes.io/zone",
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {c.JOBSET_NAME_LABEL: "demo"}},
+    }
+    sch.change_pod(srv, name, NS, lambda p: p["spec"].update(topologySpreadConstraints=[spread]))
+    sch.refuse_scheduling(
+        srv, name, NS, "0/3 nodes are available: 3 node(s) didn't match pod topology spread constraints."
+    )
+
+    r = why(cli, kc)
+
+    assert first_line(r) == (
+        "TopologySpread: pod demo-node-0-0-x0's topology spread constraint cannot be met on 3 of 3 nodes "
+        "(topologyKey topology.kubernetes.io/zone, maxSkew 1, pods matching jobset.sigs.k8s.io/jobset-name=demo)"
+    )
+    assert "  nodes have topology.kubernetes.io/zone: z1 ×3" in r.stdout
+
+
+def test_a_host_port_other_pods_hold(srv, kc, cli) -> None:
+    js = seed(srv)
+    sch.add_nodes(srv, 2, allocatable=GPU_NODE)
+    name = pod(srv, js, 0)
+    sch.change_pod(
+        srv, name, NS, lambda p: p["spec"]["containers"][0].update(ports=[{"containerPort": 29500, "hostPort": 29500}])
+    )
+    message = (
+        "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports. preemption: "
+        "0/2 nodes are available: 2 No preemption victims found for incoming pod."
+    )
+    sch.refuse_scheduling(srv, name, NS, message)
+
+    r = why(cli, kc)
+
+    assert first_line(r) == (
+        "HostPortsTaken: pod demo-node-0-0-x0 asks host port 29500/TCP; other pods hold it on 2 of 2 nodes"
+    )
+    assert "next: use another port, or run without hostPort/hostNetwork" in r.stdout
+
+
 # --- gangs -----------------------------------------------------------------------------------------
 
 

@@ -46,6 +46,21 @@ WORDS = st.sampled_from(
         "exceeded quota: , requested: , used: , limited: ",
         "0/ nodes are available: ",
         "[default] Rendezvous'ing worker group",
+        "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: x",
+        '0/3 nodes are available: persistentvolumeclaim "data" not found.',
+        'persistentvolumeclaim "data" bound to non-existent persistentvolume "pv"',
+        'waiting for ephemeral volume controller to create the persistentvolumeclaim "p-scratch"',
+        "0/4 nodes are available: 2 node(s) didn't find available persistent volumes to bind, 2 node(s) had "
+        "volume node affinity conflict.",
+        "0/2 nodes are available: 2 node(s) did not have enough free storage.",
+        "0/4 nodes are available: 3 node(s) didn't match pod anti-affinity rules, 1 node(s) didn't match pod "
+        "affinity rules.",
+        "0/2 nodes are available: 2 node(s) didn't satisfy existing pods anti-affinity rules.",
+        "0/3 nodes are available: 3 node(s) didn't match pod topology spread constraints (missing required label).",
+        "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports.",
+        'Multi-Attach error for volume "pv" Volume is already used by pod(s) demo-node-0-0-1, x',
+        'Multi-Attach error for volume "pv" Volume is already used by 2 pod(s) in different namespaces',
+        'storageclass.storage.k8s.io "fast" not found',
     ]
 )
 MESSAGE = st.one_of(TEXT, WORDS, st.builds(lambda a, b: a + b, WORDS, TEXT))
@@ -136,6 +151,59 @@ CONDITION = st.fixed_dictionaries(
     optional={"reason": st.sampled_from(["Unschedulable", "Pending", "NotEnoughResources", ""]), "message": MESSAGE},
 )
 
+SELECTOR = st.fixed_dictionaries(
+    {},
+    optional={
+        "matchLabels": st.dictionaries(st.sampled_from(["app", c.JOBSET_JOB_KEY_LABEL]), TEXT, max_size=2),
+        "matchExpressions": st.lists(EXPRESSION, max_size=2),
+    },
+)
+VOLUME = st.one_of(
+    st.builds(
+        lambda n, cl: {"name": n, "persistentVolumeClaim": {"claimName": cl}}, TEXT, st.sampled_from(["data", ""])
+    ),
+    st.builds(lambda n: {"name": n, "ephemeral": {}}, TEXT),
+    st.builds(lambda n: {"name": n, "emptyDir": {}}, TEXT),
+)
+TERM = st.fixed_dictionaries(
+    {"topologyKey": st.sampled_from(["zone", "kubernetes.io/hostname", ""])},
+    optional={"labelSelector": st.one_of(st.none(), SELECTOR)},
+)
+POD_AFFINITY = st.fixed_dictionaries(
+    {},
+    optional={
+        kind: st.fixed_dictionaries(
+            {}, optional={"requiredDuringSchedulingIgnoredDuringExecution": st.lists(TERM, max_size=2)}
+        )
+        for kind in ("podAffinity", "podAntiAffinity")
+    },
+)
+SPREAD = st.fixed_dictionaries(
+    {"topologyKey": st.sampled_from(["zone", ""]), "maxSkew": st.integers(0, 3)},
+    optional={"whenUnsatisfiable": st.sampled_from(["DoNotSchedule", "ScheduleAnyway"]), "labelSelector": SELECTOR},
+)
+CLAIM = st.builds(
+    lambda name, phase, cls, ann, volume, deleting: {
+        "metadata": {
+            "name": name,
+            "annotations": {"volume.kubernetes.io/storage-provisioner": ann} if ann else {},
+            **({"deletionTimestamp": "2026-06-01T00:00:00Z"} if deleting else {}),
+        },
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            **({"storageClassName": cls} if cls is not None else {}),
+            **({"volumeName": volume} if volume else {}),
+        },
+        "status": {"phase": phase} if phase else {},
+    },
+    st.sampled_from(["data", "ckpt", "demo-node-0-0-1-x"]),
+    st.sampled_from(["Pending", "Bound", "Lost", None]),
+    st.one_of(st.none(), st.sampled_from(["", "fast"])),
+    st.one_of(st.none(), TEXT),
+    st.one_of(st.none(), st.just("pv")),
+    st.booleans(),
+)
+
 STEP = st.sampled_from(["node", "launcher", "dataset-initializer"])
 # What the scheduler writes on a pod it cannot place (the verdicts that decode it need the most cases).
 REFUSED_BY_SCHEDULER = st.builds(
@@ -165,9 +233,13 @@ def pods(draw: Any) -> dict[str, Any]:
                 ),
             ),
         ),
+        ("volumes", st.lists(VOLUME, max_size=2)),
+        ("topologySpreadConstraints", st.lists(SPREAD, max_size=1)),
     ):
         if draw(st.booleans()):
             spec[key] = draw(strategy)
+    if draw(st.booleans()):
+        spec["affinity"] = {**spec.get("affinity", {}), **draw(POD_AFFINITY)}
     return {
         "metadata": {
             "name": f"demo-{draw(STEP)}-0-{rank}-{draw(st.integers(0, 9))}",
@@ -180,6 +252,7 @@ def pods(draw: Any) -> dict[str, Any]:
             "annotations": {
                 c.JOB_COMPLETION_INDEX_ANNOTATION: str(rank),
                 **({c.VOLCANO_GROUP_NAME_ANNOTATION: "pg"} if draw(st.booleans()) else {}),
+                **({c.JOBSET_EXCLUSIVE_ANNOTATION: "zone"} if draw(st.booleans()) else {}),
             },
         },
         "spec": spec,
@@ -210,9 +283,11 @@ EVENT = st.builds(
         "message": message,
         "count": count,
     },
-    st.sampled_from(["Pod", "Job", "JobSet", "TrainJob"]),
-    st.sampled_from(["demo", "demo-node-0", "demo-node-0-0-1"]),
-    st.sampled_from(["FailedCreate", "FailedScheduling", "Failed", "BackOff"]),
+    st.sampled_from(["Pod", "Job", "JobSet", "TrainJob", "PersistentVolumeClaim"]),
+    st.sampled_from(["demo", "demo-node-0", "demo-node-0-0-1", "data"]),
+    st.sampled_from(
+        ["FailedCreate", "FailedScheduling", "Failed", "BackOff", "FailedAttachVolume", "ProvisioningFailed"]
+    ),
     MESSAGE,
     st.one_of(st.none(), st.integers(0, 9)),
 )
@@ -272,6 +347,7 @@ def _answer(draw: Any, read: d.Read) -> Any:
         d.POD_GROUP: st.one_of(st.none(), POD_GROUP),
         d.SERVED: st.booleans(),
         d.LOG: LINES,
+        d.CLAIMS: st.lists(CLAIM, max_size=3),
     }
     return draw(strategies[read.what])
 

@@ -41,8 +41,8 @@ def explain_job(
 
     Reads the TrainJob and/or JobSet, its pods, and as much more as the case needs: events, Jobs,
     nodes (allocatable, labels, taints), the PodGroup, the Kueue Workload and LocalQueue, the
-    namespace's ResourceQuotas, the last log lines of a crashing or stuck container. A read the
-    cluster refuses (RBAC) is skipped and listed under `not read`.
+    namespace's ResourceQuotas and PersistentVolumeClaims, the last log lines of a crashing or
+    stuck container. A read the cluster refuses (RBAC) is skipped and listed under `not read`.
     Exit 0 when the job is running or has succeeded, 1 when it is not running (the reason on
     stdout), above 1 on errors (4: no such job, 5: the cluster).
     """

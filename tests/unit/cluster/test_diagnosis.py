@@ -364,6 +364,32 @@ def _cond(kind: str, status: str, reason: str = "", message: str = "") -> JSON:
 QUEUED = {c.KUEUE_QUEUE_LABEL: "q"}
 PENDING = "couldn't assign flavors to pod set node: insufficient quota for nvidia.com/gpu in flavor f in ClusterQueue"
 
+MOUNTS_DATA: JSON = {"volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]}
+UNBOUND = "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims."
+LOST = '0/2 nodes are available: persistentvolumeclaim "data" bound to non-existent persistentvolume "pv-9".'
+DELETING = '0/2 nodes are available: persistentvolumeclaim "data" is being deleted.'
+ANTI: JSON = {
+    "topologyKey": "zone",
+    "labelSelector": {
+        "matchLabels": {"app": "db"},
+        "matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]}],
+    },
+}
+
+
+def claim(name: str, phase: str, *, cls: str | None = None, volume: str | None = None, deleting: bool = False) -> JSON:
+    """A PersistentVolumeClaim as the PV controller keeps it (status.phase)."""
+    meta: JSON = {"name": name, "namespace": "ns", "creationTimestamp": at(10)}
+    if deleting:
+        meta["deletionTimestamp"] = at(1)
+    spec: JSON = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}}}
+    if cls is not None:
+        spec["storageClassName"] = cls
+    if volume is not None:
+        spec["volumeName"] = volume
+    return {"metadata": meta, "spec": spec, "status": {"phase": phase}}
+
+
 CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
     # (id, facts, answers, code, message (start), reads)
     (
@@ -708,14 +734,15 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 pod(
                     0,
                     conditions=refused(
-                        "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports."
+                        # volumerestrictions/volume_restrictions.go ErrReasonDiskConflict: not decoded
+                        "0/2 nodes are available: 2 node(s) had no available disk."
                     ),
                 )
             ],
         ),
         {d.NODES: [node("a"), node("b")], d.NODE_PODS: []},
         d.UNSCHEDULABLE,
-        "the scheduler cannot place pod demo-node-0-0-x: 0/2 nodes are available: 2 node(s) didn't have free ports",
+        "the scheduler cannot place pod demo-node-0-0-x: 0/2 nodes are available: 2 node(s) had no available disk",
         [d.NODES, d.NODE_PODS],
     ),
     (
@@ -938,6 +965,177 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
         d.UNKNOWN,
         "job demo is Created; its pods could not be read",
         [],
+    ),
+    # --- volumes: volumebinding/volume_binding.go (PreFilter) and binder.go; pv_controller.go ---
+    (
+        "claim-lost",
+        lambda: facts(jobset(), [pod(0, spec=MOUNTS_DATA, conditions=refused(LOST))]),
+        {d.CLAIMS: [claim("data", "Lost", volume="pv-9")]},
+        d.CLAIM_UNUSABLE,
+        "PersistentVolumeClaim data that pod demo-node-0-0-x (node rank 0) mounts lost its volume pv-9 (phase Lost)",
+        [d.CLAIMS],
+    ),
+    (
+        "claim-being-deleted",
+        lambda: facts(jobset(), [pod(0, spec=MOUNTS_DATA, conditions=refused(DELETING))]),
+        {d.CLAIMS: [claim("data", "Bound", deleting=True)]},
+        d.CLAIM_UNUSABLE,
+        "PersistentVolumeClaim data that pod demo-node-0-0-x (node rank 0) mounts is being deleted",
+        [d.CLAIMS],
+    ),
+    (
+        "ephemeral-claim-not-made-yet",
+        lambda: facts(
+            jobset(),
+            [
+                pod(
+                    0,
+                    spec={"volumes": [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {}}}]},
+                    conditions=refused(
+                        "0/2 nodes are available: waiting for ephemeral volume controller to create the "
+                        'persistentvolumeclaim "demo-node-0-0-x-scratch".'
+                    ),
+                )
+            ],
+        ),
+        {d.CLAIMS: []},
+        d.CLAIM_PENDING,
+        "pod demo-node-0-0-x (node rank 0) waits for the ephemeral volume controller to create claim "
+        "demo-node-0-0-x-scratch (volume scratch)",
+        [d.CLAIMS],
+    ),
+    (
+        "provisioning-failed-quotes-the-provisioner",
+        lambda: facts(jobset(), [pod(0, spec=MOUNTS_DATA, conditions=refused(UNBOUND))]),
+        {
+            d.CLAIMS: [claim("data", "Pending", cls="fsx")],
+            d.EVENTS: [
+                {
+                    "involvedObject": {"kind": "PersistentVolumeClaim", "name": "data"},
+                    "reason": "ProvisioningFailed",
+                    "message": 'failed to provision volume with StorageClass "fsx": rpc error: code = '
+                    "ResourceExhausted desc = quota exceeded",
+                    "lastTimestamp": at(1),
+                }
+            ],
+        },
+        d.CLAIM_PENDING,
+        "PersistentVolumeClaim data (volume data of pod demo-node-0-0-x (node rank 0)) is not bound: "
+        'ProvisioningFailed: failed to provision volume with StorageClass "fsx": rpc error',
+        [d.CLAIMS, d.EVENTS],
+    ),
+    (
+        "bound-volume-in-another-zone",
+        lambda: facts(
+            jobset(),
+            [
+                pod(
+                    0,
+                    spec=MOUNTS_DATA,
+                    conditions=refused(
+                        "0/3 nodes are available: 3 node(s) had volume node affinity conflict. preemption: 0/3 "
+                        "nodes are available: 3 Preemption is not helpful for scheduling."
+                    ),
+                )
+            ],
+        ),
+        {d.CLAIMS: [claim("data", "Bound", volume="pv-1", cls="gp3")]},
+        d.VOLUME_NODE_CONFLICT,
+        "the volumes of pod demo-node-0-0-x (node rank 0) are pinned (PersistentVolume node affinity, e.g. a zone)",
+        [d.CLAIMS],
+    ),
+    (
+        "missing-claim-with-claims-forbidden",
+        lambda: facts(
+            jobset(),
+            [
+                pod(
+                    0,
+                    spec=MOUNTS_DATA,
+                    conditions=refused('0/2 nodes are available: persistentvolumeclaim "data" not found.'),
+                )
+            ],
+        ),
+        {d.CLAIMS: FORBIDDEN},
+        d.CLAIM_NOT_FOUND,
+        "pod demo-node-0-0-x (node rank 0) mounts PersistentVolumeClaim data, which does not exist",
+        [d.CLAIMS],
+    ),
+    # --- interpodaffinity/filtering.go, podtopologyspread, JobSet's exclusive placement ---
+    (
+        "pod-anti-affinity-names-the-rule",
+        lambda: facts(
+            jobset(),
+            [
+                pod(
+                    0,
+                    spec={"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [ANTI]}}},
+                    conditions=refused("0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules."),
+                )
+            ],
+        ),
+        {d.NODES: [node("a", labels={"zone": "z1"}), node("b", labels={"zone": "z2"})], d.NODE_PODS: []},
+        d.POD_AFFINITY,
+        "pod demo-node-0-0-x's required anti-affinity keeps it out of 2 of 2 nodes (topologyKey zone, pods "
+        "matching app=db,tier in (a,b)): pods it must not share a domain with run there",
+        [d.NODES, d.NODE_PODS],
+    ),
+    (
+        "exclusive-placement-with-node-pods-forbidden",
+        lambda: facts(
+            jobset(),
+            [
+                pod(
+                    0,
+                    annotations={c.JOBSET_EXCLUSIVE_ANNOTATION: "zone"},
+                    conditions=refused("0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules."),
+                )
+            ],
+        ),
+        {d.NODES: [node("a", labels={"zone": "z1"}), node("b", labels={"zone": "z2"})], d.NODE_PODS: FORBIDDEN},
+        d.EXCLUSIVE_PLACEMENT,
+        "JobSet exclusive placement (alpha.jobset.sigs.k8s.io/exclusive-topology: zone) puts each Job in a zone "
+        "domain of its own; no zone domain of 2 is free for it (which Jobs hold them could not be read",
+        [d.NODES, d.NODE_PODS],
+    ),
+    (
+        "exclusive-placement-on-nodes-without-the-label",
+        lambda: facts(
+            jobset(),
+            [
+                pod(
+                    0,
+                    annotations={c.JOBSET_EXCLUSIVE_ANNOTATION: "rack"},
+                    conditions=refused("0/2 nodes are available: 2 node(s) didn't match pod affinity rules."),
+                )
+            ],
+        ),
+        {d.NODES: [node("a"), node("b")], d.NODE_PODS: []},
+        d.EXCLUSIVE_PLACEMENT,
+        "JobSet exclusive placement (alpha.jobset.sigs.k8s.io/exclusive-topology: rack) puts each Job in a rack "
+        "domain of its own, and no node has label rack",
+        [d.NODES, d.NODE_PODS],
+    ),
+    (
+        "anti-affinity-with-nodes-forbidden",
+        lambda: facts(
+            jobset(),
+            [
+                pod(
+                    0,
+                    annotations={c.JOBSET_EXCLUSIVE_ANNOTATION: "zone"},
+                    conditions=refused(
+                        "0/4 nodes are available: 1 Insufficient nvidia.com/gpu, 3 node(s) didn't match pod "
+                        "anti-affinity rules."
+                    ),
+                )
+            ],
+        ),
+        {d.NODES: FORBIDDEN},
+        d.INSUFFICIENT,
+        "1 of 4 nodes lack that much nvidia.com/gpu; 3 of 4 nodes are in zone domains other Jobs hold "
+        "(JobSet exclusive placement, alpha.jobset.sigs.k8s.io/exclusive-topology: zone)",
+        [d.NODES],
     ),
 ]
 
