@@ -990,6 +990,21 @@ def _exclusive_key(f: Facts, pod: Obj) -> str | None:
     return str(key) if key else None
 
 
+def _affinity_verdict(
+    pod: Obj, field: str, said: str, why: str, step: str, views: list[NodeView], evidence: list[str]
+) -> Verdict:
+    """A required pod (anti-)affinity rule (`field`) the scheduler could not meet: its terms and the
+    nodes' values of their topology keys."""
+    terms = _pod_terms(pod, field)
+    keys = sorted({str(t.get("topologyKey")) for t in terms})
+    return Verdict(
+        POD_AFFINITY,
+        said + (f" ({'; '.join(_term_text(t) for t in terms)})" if terms else "") + why,
+        [*evidence, *(_label_census(views, k) for k in keys)],
+        step,
+    )
+
+
 def _placement_verdict(
     f: Facts, pod: Obj, fit: FitError | None, views: list[NodeView], evidence: list[str]
 ) -> Verdict | None:
@@ -1002,28 +1017,26 @@ def _placement_verdict(
     if exclusive and (anti or aff):
         return _exclusive_verdict(f, pod, exclusive, fit, anti_n if anti else aff_n, views, evidence)
     if anti:
-        terms = _pod_terms(pod, "podAntiAffinity")
-        keys = sorted({str(t.get("topologyKey")) for t in terms})
-        return Verdict(
-            POD_AFFINITY,
-            f"pod {name}'s required anti-affinity keeps it out of {_nodes_phrase(fit, anti_n)}"
-            + (f" ({'; '.join(_term_text(t) for t in terms)})" if terms else "")
-            + ": pods it must not share a domain with run there",
-            [*evidence, *(_label_census(views, k) for k in keys)],
+        return _affinity_verdict(
+            pod,
+            "podAntiAffinity",
+            f"pod {name}'s required anti-affinity keeps it out of {_nodes_phrase(fit, anti_n)}",
+            ": pods it must not share a domain with run there",
             "wait for those pods to end, or make the rule preferred (preferredDuringSchedulingIgnoredDuringExecution) "
             "or narrower (a smaller topologyKey)",
+            views,
+            evidence,
         )
     if aff:
-        terms = _pod_terms(pod, "podAffinity")
-        keys = sorted({str(t.get("topologyKey")) for t in terms})
-        return Verdict(
-            POD_AFFINITY,
-            f"pod {name}'s required pod affinity is not met on {_nodes_phrase(fit, aff_n)}"
-            + (f" ({'; '.join(_term_text(t) for t in terms)})" if terms else "")
-            + ": no pod it must join runs in a domain with room",
-            [*evidence, *(_label_census(views, k) for k in keys)],
+        return _affinity_verdict(
+            pod,
+            "podAffinity",
+            f"pod {name}'s required pod affinity is not met on {_nodes_phrase(fit, aff_n)}",
+            ": no pod it must join runs in a domain with room",
             "start the pods it must join first, or make the rule preferred "
             "(preferredDuringSchedulingIgnoredDuringExecution)",
+            views,
+            evidence,
         )
     existing_n, existing = _count(fit, _EXISTING_ANTI)
     if existing:
