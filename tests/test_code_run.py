@@ -188,6 +188,25 @@ def test_mpi_workers_get_a_writable_copy_of_the_code_and_the_packages(
     assert not list(tmp_path.rglob("PWNED"))
 
 
+def test_a_failed_fan_out_stops_before_the_command_with_its_exit_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If mpirun cannot reach the hosts (sshd not up, no mpirun in the image), the command does
+    not start on hosts without the code: the wrapper says so and exits with mpirun's code."""
+    objects = _render(tmp_path, monkeypatch, "deepspeed-distributed", ["mpirun", "python", "train.py"], pip=["numpy"])
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    write_exe(bin_dir / "python3", PYTHON.format(python=sys.executable))
+    write_exe(bin_dir / "mpirun", "#!/bin/sh\necho 'ran' >> \"$MPIRUN_LOG\"\nexit 7\n")
+    env = {"PIP_LOG": str(tmp_path / "pip.log"), "MPIRUN_LOG": str(tmp_path / "mpirun.log")}
+    result, _ = run_container(objects, tmp_path / "pod", bin_dir, env)
+    assert result.returncode == 7
+    assert result.stderr.endswith(
+        "ktrain: preparing the MPI hosts (the code, the packages) through mpirun failed (exit 7)\n"
+    )
+    assert (tmp_path / "mpirun.log").read_text() == "ran\n"  # the fan-out only: the command never ran
+
+
 def test_ktrain_train_on_mpi_installs_the_packages_on_every_host(tmp_path: Path) -> None:
     """The Kubeflow SDK installs `packages_to_install` in every MPI rank's `bash -c`; ktrain's
     launcher installs them once per host through the fan-out, then runs the function."""

@@ -104,7 +104,7 @@ node_run 0 "$@"
 if [ "$f" -gt 0 ]; then
   node_run 1 "$@" || {{
     status=$?
-    echo "ktrain: copying the code to the MPI hosts failed (exit $status): $1" >&2
+    echo "ktrain: preparing the MPI hosts (the code, the packages) through $1 failed (exit $status)" >&2
     exit "$status"
   }}
 fi
