@@ -512,6 +512,7 @@ def test_the_local_capture_is_what_reaches_the_cluster(ktrain_client: Any, tmp_p
         "trainer": ktrain.BuiltinTrainer(config=ktrain.TorchTuneConfig(epochs=2, peft_config=ktrain.LoraConfig())),
         "initializer": ktrain.Initializer(model=ktrain.HuggingFaceModelInitializer(storage_uri="hf://m/n")),
         "name": "same",
+        "options": [opt.Labels({"team": "ml"}), opt.ActiveDeadlineSeconds(600), RUNTIME_PATCHES["placement"]],
     }
     local = ktrain_trainjob(ktrain_client, **arguments)
     with ApiServerDouble() as srv:
