@@ -245,8 +245,8 @@ def option_kinds(options: object) -> list[str]:
 
 
 def option_parts(options: object, trainer: object, *, backend: str | None = None) -> tuple[Obj, Obj]:
-    """(job keywords, TrainJob fields: `metadata` and `spec`) for the SDK's `options=[...]` (ktrain's option classes
-    or the SDK's own, read by field name), each meaning what its `__call__` does in the SDK's
+    """(job keywords, TrainJob fields: `metadata` and `spec`) for the SDK's `options=[...]`
+    (ktrain's option classes or the SDK's own, read by field name), each meaning what its `__call__` does in the SDK's
     Kubernetes backend (kubeflow/sdk `kubeflow/trainer/options/`). `backend`: a local backend's
     name, where the SDK takes only Name. Refused as in the SDK: TrainerCommand / TrainerArgs with
     another trainer than a CustomTrainerContainer; by ktrain: an option given twice (the SDK keeps
