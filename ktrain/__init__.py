@@ -42,6 +42,10 @@ _PYTHON_API = (
 
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]  # PEP 562: lazy attributes
+    if name == "options":  # `ktrain.options.Labels`, as `kubeflow.trainer.options.Labels`
+        import importlib
+
+        return importlib.import_module("ktrain.options")
     if name in _PYTHON_API:
         from ktrain import python_api
 
@@ -50,4 +54,4 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]  # PEP 562: lazy att
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_PYTHON_API])
+    return sorted({*globals(), *_PYTHON_API, "options"})

@@ -31,12 +31,14 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from kubeflow import trainer as sdk
+from kubeflow.trainer import options as sdk_options
 from kubeflow.trainer.backends.kubernetes.backend import KubernetesBackend
 from kubernetes import client as k8s
 from test_code_run import _run_trainer
 
 import ktrain
-from ktrain.errors import KtrainError, UsageError
+import ktrain.options as opt
+from ktrain.errors import ArgumentTypeError, KtrainError, UsageError
 
 REPO = Path(__file__).resolve().parents[1]
 NS = "team-a"
@@ -212,7 +214,7 @@ def _as_sdk(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return getattr(sdk, type(value).__name__)(value.value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        klass = getattr(sdk, type(value).__name__)
+        klass = getattr(sdk, type(value).__name__, None) or getattr(sdk_options, type(value).__name__)
         return klass(**{f.name: _as_sdk(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init})
     return value
 
@@ -510,6 +512,7 @@ def test_the_local_capture_is_what_reaches_the_cluster(ktrain_client: Any, tmp_p
         "trainer": ktrain.BuiltinTrainer(config=ktrain.TorchTuneConfig(epochs=2, peft_config=ktrain.LoraConfig())),
         "initializer": ktrain.Initializer(model=ktrain.HuggingFaceModelInitializer(storage_uri="hf://m/n")),
         "name": "same",
+        "options": [opt.Labels({"team": "ml"}), opt.ActiveDeadlineSeconds(600), RUNTIME_PATCHES["placement"]],
     }
     local = ktrain_trainjob(ktrain_client, **arguments)
     with ApiServerDouble() as srv:
@@ -521,3 +524,297 @@ def test_the_local_capture_is_what_reaches_the_cluster(ktrain_client: Any, tmp_p
         stored = srv.get_object("trainjobs", "same", NS)
     assert stored["spec"] == local["spec"]
     assert {k: v for k, v in stored["metadata"].items() if k in local["metadata"]} == local["metadata"]
+
+
+# --- options=[...]: the SDK's training options ------------------------------------------------------------
+
+# What ktrain adds to every TrainJob of its own (docs/python-api.md): its bookkeeping annotations
+# (`ktrain.io/nodes`), runtime patches under its own managers (`ktrain.io/...`: the function's code),
+# the CRD's defaults (managedBy, suspend, runtimeRef.apiGroup) and the namespace.
+KTRAIN_PREFIX = "ktrain.io/"
+
+
+def _normalized(job: Obj) -> Obj:
+    """A TrainJob without what ktrain adds of its own, for comparing whole TrainJobs."""
+    job = copy.deepcopy(job)
+    meta, spec = job["metadata"], job["spec"]
+    meta.pop("namespace", None)
+    if SDK_NAME.match(meta["name"]):
+        meta["name"] = "<generated>"
+    annotations = {k: v for k, v in (meta.pop("annotations", None) or {}).items() if not k.startswith(KTRAIN_PREFIX)}
+    if annotations:
+        meta["annotations"] = annotations
+    if not meta.get("labels"):
+        meta.pop("labels", None)
+    spec.pop("managedBy", None)
+    assert spec.pop("suspend", False) is False
+    spec["runtimeRef"].pop("apiGroup", None)
+    patches = [p for p in spec.pop("runtimePatches", None) or [] if not p["manager"].startswith(KTRAIN_PREFIX)]
+    if patches:
+        spec["runtimePatches"] = patches
+    trainer = spec.get("trainer") or {}
+    if not trainer.get("args", True):
+        del trainer["args"]  # an empty list, as no arguments
+    if "trainer" in spec and not trainer:
+        del spec["trainer"]
+    return job
+
+
+def assert_same_with_options(theirs: Obj | BaseException, ours: Obj | BaseException) -> None:
+    assert not isinstance(theirs, BaseException) and not isinstance(ours, BaseException), (theirs, ours)
+    assert _normalized(ours) == _normalized(theirs)
+
+
+def _pod_patch(spec: Any, *, job: str = "node", metadata: Obj | None = None) -> opt.RuntimePatch:
+    return opt.RuntimePatch(
+        training_runtime_spec=opt.TrainingRuntimeSpecPatch(
+            template=opt.JobSetTemplatePatch(
+                spec=opt.JobSetSpecPatch(
+                    replicated_jobs=[
+                        opt.ReplicatedJobPatch(
+                            name=job,
+                            template=opt.JobTemplatePatch(
+                                spec=opt.JobSpecPatch(template=opt.PodTemplatePatch(metadata=metadata, spec=spec))
+                            ),
+                        )
+                    ]
+                )
+            )
+        )
+    )
+
+
+# RuntimePatch shapes: the JobSet's metadata, a pod's placement, a volume and its mount, the pod's
+# metadata and security, and empty parts the SDK leaves out.
+RUNTIME_PATCHES = {
+    "jobset-metadata": opt.RuntimePatch(
+        training_runtime_spec=opt.TrainingRuntimeSpecPatch(
+            template=opt.JobSetTemplatePatch(metadata={"labels": {"app": "training"}, "annotations": {"a": "b"}})
+        )
+    ),
+    "placement": _pod_patch(
+        opt.PodSpecPatch(
+            node_selector={"node-type": "gpu-a100"},
+            tolerations=[{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            affinity={
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+                        ]
+                    }
+                }
+            },
+        )
+    ),
+    "volume": _pod_patch(
+        opt.PodSpecPatch(
+            volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": "user-pvc"}}],
+            containers=[opt.ContainerPatch(name="node", volume_mounts=[{"name": "data", "mountPath": "/data"}])],
+        )
+    ),
+    "pod-metadata-and-security": _pod_patch(
+        opt.PodSpecPatch(
+            service_account_name="trainer",
+            security_context={"runAsUser": 1000, "fsGroup": 2000},
+            image_pull_secrets=[{"name": "regcred"}],
+        ),
+        metadata={"labels": {"team": "ml"}},
+    ),
+    "empty-parts": opt.RuntimePatch(
+        training_runtime_spec=opt.TrainingRuntimeSpecPatch(
+            template=opt.JobSetTemplatePatch(spec=opt.JobSetSpecPatch(replicated_jobs=[]))
+        )
+    ),
+    "manager-only": opt.RuntimePatch(),
+}
+CONTAINER = ktrain.CustomTrainerContainer(image="my/trainer:2")
+
+EACH_OPTION = {
+    "Name": opt.Name("my-job"),
+    "Labels": opt.Labels({"team": "ml", "example.com/tier": "gold"}),
+    "Annotations": opt.Annotations({"description": "a test job", "example.com/owner": "me"}),
+    "TrainerCommand": opt.TrainerCommand(["python", "train.py"]),
+    "TrainerArgs": opt.TrainerArgs(["--epochs", "10"]),
+    "ActiveDeadlineSeconds": opt.ActiveDeadlineSeconds(3600),
+    **{f"RuntimePatch-{shape}": patch for shape, patch in RUNTIME_PATCHES.items()},
+}
+
+
+def test_ktrain_offers_every_option_class_of_the_sdk() -> None:
+    assert set(opt.__all__) == set(sdk_options.__all__)
+    for name in opt.__all__:  # the same fields, in the same order, with the same defaults
+        import dataclasses
+
+        ours, theirs = dataclasses.fields(getattr(opt, name)), dataclasses.fields(getattr(sdk_options, name))
+        assert [(f.name, f.default, f.init) for f in ours] == [(f.name, f.default, f.init) for f in theirs], name
+    assert ktrain.options is opt  # `import ktrain; ktrain.options.Labels`, as `kubeflow.trainer.options.Labels`
+
+
+@pytest.mark.parametrize("trainer", [CONTAINER, None], ids=["container", "no-trainer"])
+@pytest.mark.parametrize("option", list(EACH_OPTION.values()), ids=list(EACH_OPTION))
+def test_each_option_submits_the_sdks_trainjob(sdk_client: Any, ktrain_client: Any, option: Any, trainer: Any) -> None:
+    theirs, ours = both(sdk_client, ktrain_client, runtime="torch-distributed", trainer=trainer, options=[option])
+    assert_same_with_options(theirs, ours)
+    # The SDK's own option object, given to ktrain, is read alike.
+    assert _normalized(ktrain_trainjob(ktrain_client, trainer=trainer, options=[_as_sdk(option)])) == _normalized(ours)
+
+
+def test_options_with_a_function_and_with_torchtune(sdk_client: Any, ktrain_client: Any) -> None:
+    """The options that go with every trainer: beside ktrain's own code patch, and torchtune's command."""
+    options = [opt.Name("fn-job"), opt.Labels({"a": "b"}), opt.ActiveDeadlineSeconds(60), RUNTIME_PATCHES["placement"]]
+    for runtime, trainer in (
+        ("torch-distributed", ktrain.CustomTrainer(func=record_call, func_args={"lr": 0.1})),
+        (TUNE, ktrain.BuiltinTrainer(config=ktrain.TorchTuneConfig(epochs=1))),
+    ):
+        theirs, ours = both(sdk_client, ktrain_client, runtime=runtime, trainer=trainer, options=options)
+        assert not isinstance(theirs, BaseException) and not isinstance(ours, BaseException), (theirs, ours)
+        assert_same_trainjob(
+            {**theirs, "metadata": {"name": "a00000000000"}},
+            {**ours, "metadata": {"name": "a00000000000"}},
+            command=runtime == TUNE,
+        )
+        mine, sdks = _normalized(ours), _normalized(theirs)
+        assert mine["metadata"] == sdks["metadata"] == {"name": "fn-job", "labels": {"a": "b"}}
+        for field in ("activeDeadlineSeconds", "runtimePatches"):
+            assert mine["spec"][field] == sdks["spec"][field], field
+
+
+label_keys = st.from_regex(r"(example\.com/)?[a-z][a-z0-9.-]{0,10}[a-z0-9]", fullmatch=True)
+label_values = st.from_regex(r"([a-z0-9]([a-z0-9_.-]{0,10}[a-z0-9])?)?", fullmatch=True)
+words = st.text(st.characters(codec="ascii", categories=("L", "N", "P", "S", "Zs")), max_size=10)
+option_values = {
+    "Name": st.builds(opt.Name, st.from_regex(r"[a-z]([a-z0-9-]{0,20}[a-z0-9])?", fullmatch=True)),
+    "Labels": st.builds(opt.Labels, st.dictionaries(label_keys, label_values, max_size=3)),
+    "Annotations": st.builds(opt.Annotations, st.dictionaries(label_keys, words, max_size=3)),
+    "TrainerCommand": st.builds(opt.TrainerCommand, st.lists(words, min_size=1, max_size=4)),
+    "TrainerArgs": st.builds(opt.TrainerArgs, st.lists(words, max_size=4)),
+    "ActiveDeadlineSeconds": st.builds(opt.ActiveDeadlineSeconds, st.integers(1, 10**9)),
+    "RuntimePatch": st.sampled_from(list(RUNTIME_PATCHES.values())),
+}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    chosen=st.lists(st.sampled_from(sorted(option_values)), unique=True, max_size=len(option_values)).flatmap(
+        lambda kinds: st.tuples(*(option_values[k] for k in kinds))
+    ),
+    container=st.booleans(),
+    sdk_objects=st.booleans(),
+)
+def test_any_combination_of_options_submits_the_sdks_trainjob(
+    sdk_client: Any, ktrain_client: Any, chosen: tuple[Any, ...], container: bool, sdk_objects: bool
+) -> None:
+    options = list(chosen)
+    trainer = CONTAINER if container else None
+    theirs = sdk_trainjob(sdk_client, runtime="torch-distributed", trainer=_as_sdk(trainer), options=_as_sdk(options))
+    # ktrain takes its own option classes and the SDK's alike
+    ours = ktrain_trainjob(
+        ktrain_client,
+        runtime="torch-distributed",
+        trainer=trainer,
+        options=_as_sdk(options) if sdk_objects else options,
+    )
+    assert_same_with_options(theirs, ours)
+
+
+# --- options: what both refuse, and what ktrain refuses besides ------------------------------------------------
+
+
+@pytest.mark.parametrize("option", [opt.TrainerCommand(["python", "x.py"]), opt.TrainerArgs(["--x"])])
+def test_trainer_command_and_args_with_another_trainer_are_refused_by_both(
+    sdk_client: Any, ktrain_client: Any, option: Any
+) -> None:
+    for runtime, trainer in (
+        ("torch-distributed", ktrain.CustomTrainer(func=record_call, func_args={"lr": 1})),
+        (TUNE, ktrain.BuiltinTrainer(config=ktrain.TorchTuneConfig(epochs=1))),
+    ):
+        theirs, ours = both(sdk_client, ktrain_client, runtime=runtime, trainer=trainer, options=[option])
+        assert isinstance(theirs, ValueError) and isinstance(ours, UsageError), (theirs, ours)
+        assert str(theirs) == ours.message  # the SDK's words
+        theirs_too = both(sdk_client, ktrain_client, runtime=runtime, trainer=trainer, options=[_as_sdk(option)])[1]
+        assert isinstance(theirs_too, UsageError) and theirs_too.message == ours.message
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda m: m.ActiveDeadlineSeconds(0),
+        lambda m: m.ActiveDeadlineSeconds(True),
+        lambda m: m.ActiveDeadlineSeconds(-5),
+        lambda m: m.ContainerPatch(name=""),
+        lambda m: m.ContainerPatch(name="node", env=[{"invalid": "structure"}]),
+        lambda m: m.ContainerPatch(name="node", env=[{"name": "A"}]),
+        lambda m: m.ContainerPatch(name="node", env=[{"name": "A", "valueFrom": {"nope": {}}}]),
+        lambda m: m.ContainerPatch(name="node", volume_mounts=[{"name": "vol"}]),
+        lambda m: m.ContainerPatch(name="node", volume_mounts=[{"name": "vol", "mountPath": "relative"}]),
+    ],
+)
+def test_option_values_the_sdk_refuses_ktrain_refuses_alike(build: Any) -> None:
+    with pytest.raises(ValueError) as theirs:
+        build(sdk_options)
+    with pytest.raises(UsageError) as ours:
+        build(opt)
+    assert _unordered(ours.value.message) == _unordered(str(theirs.value))
+
+
+def _unordered(message: str) -> tuple[str, set[str]]:
+    """The SDK lists the valueFrom keys from a set, in an order that changes per process."""
+    head, _, names = message.partition("one of: ")
+    return head, set(names.split(", "))
+
+
+def test_what_ktrain_refuses_and_the_sdk_lets_through(sdk_client: Any, ktrain_client: Any) -> None:
+    """The SDK keeps the last of two Names or Labels and sends two RuntimePatches of one manager (the
+    API server refuses them); ktrain refuses an option given twice, or given also as a keyword, and
+    a patch the Trainer's webhook refuses (env of the trainer container), naming it."""
+    cases: list[tuple[Obj, type[Exception], str]] = [
+        ({"options": [opt.Name("a"), opt.Name("b")]}, UsageError, "options: Name is given twice"),
+        ({"options": [opt.RuntimePatch(), opt.RuntimePatch()]}, UsageError, "options: RuntimePatch is given twice"),
+        (
+            {"options": [opt.Name("a")], "name": "b"},
+            UsageError,
+            r"name is given twice: by options \(Name\) and by name=",
+        ),
+        ({"options": [opt.Labels({"a": "b"})], "labels": {"c": "d"}}, UsageError, r"labels is given twice"),
+        ({"options": [opt.Annotations({})], "annotations": {"c": "d"}}, UsageError, r"annotations is given twice"),
+        ({"options": [opt.TrainerCommand(["x"])], "command": ["y"]}, UsageError, r"by options \(TrainerCommand\)"),
+        ({"options": opt.Name("a")}, ArgumentTypeError, "options must be a list of options"),
+        ({"options": [{"name": "a"}]}, ArgumentTypeError, r"options\[0\] must be one of .* not dict"),
+        ({"options": [opt.Labels({"a": 1})]}, ArgumentTypeError, r"options\[0\] \(Labels\).labels\['a'\]"),
+        ({"options": [opt.TrainerArgs("--x")]}, ArgumentTypeError, r"options\[0\] \(TrainerArgs\).args must be a list"),
+        ({"options": [sdk_options.ActiveDeadlineSeconds(5)]}, None, ""),  # accepted: a control case
+    ]
+    bad_env = _pod_patch(
+        opt.PodSpecPatch(containers=[opt.ContainerPatch(name="node", env=[{"name": "A", "value": "1"}])])
+    )
+    for arguments, error, message in cases:
+        if error is None:
+            ktrain_trainjob(ktrain_client, trainer=CONTAINER, **arguments)
+            continue
+        with pytest.raises(error, match=message):
+            ktrain_trainjob(ktrain_client, trainer=CONTAINER, **arguments)
+    theirs, ours = both(sdk_client, ktrain_client, trainer=CONTAINER, options=[bad_env])
+    assert not isinstance(theirs, BaseException)
+    assert isinstance(ours, KtrainError) and "must not have envs" in str(ours)
+
+
+def test_local_backends_take_only_name_as_the_sdks(tmp_path: Path) -> None:
+    """The SDK's local process backend applies each option, and all but Name refuse it."""
+    from kubeflow.trainer.backends.localprocess.types import LocalProcessBackendConfig
+
+    sdk_local = sdk.TrainerClient(LocalProcessBackendConfig())
+    ours = ktrain.TrainerClient(ktrain.LocalProcessBackendConfig())
+    trainer = ktrain.CustomTrainer(func=record_call, func_args={"lr": 1})
+    for option in (opt.Labels({"a": "b"}), opt.ActiveDeadlineSeconds(5), opt.RuntimePatch()):
+        with pytest.raises(ValueError) as theirs:
+            sdk_local.train(
+                runtime=sdk_local.get_runtime("torch-distributed"), trainer=_as_sdk(trainer), options=[_as_sdk(option)]
+            )
+        with pytest.raises(UsageError) as mine:
+            ours.train(trainer=trainer, options=[option])
+        assert mine.value.message == str(theirs.value)
+    # Name is taken there, as the job's name (nothing else of the job changes)
+    from ktrain.python_api.conversion import option_parts
+
+    assert option_parts([opt.Name("mine")], trainer, backend="LocalProcessBackend") == ({"name": "mine"}, {})

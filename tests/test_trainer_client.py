@@ -135,7 +135,7 @@ def test_train_is_rendered_first_so_mistakes_stop_before_the_cluster(
         client.train(runtime="torchtune-llama3.2-1b", trainer=ktrain.CustomTrainer(func=train_fn, func_args={"lr": 1}))
     with pytest.raises(UsageError, match="func_args do not fit"):
         client.train(trainer=ktrain.CustomTrainer(func=train_fn, func_args={"rate": 1}))
-    with pytest.raises(ArgumentTypeError, match="keyword arguments instead of the SDK's option objects"):
+    with pytest.raises(ArgumentTypeError, match=r"options\[0\] must be one of ActiveDeadlineSeconds, .* not object"):
         client.train(trainer=ktrain.CustomTrainer(func=train_fn), options=[object()])
     with pytest.raises(UsageError, match="num_nodes= is given twice"):
         client.train(trainer=ktrain.CustomTrainer(func=train_fn, num_nodes=2), num_nodes=3)

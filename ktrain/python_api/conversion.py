@@ -139,3 +139,160 @@ def runtime_name(runtime: object, arg: str = "runtime") -> str:
     if a.kind_of(runtime) == "Runtime" and isinstance(a.field_of(runtime, "name"), str):
         return str(a.field_of(runtime, "name"))
     raise a.wrong_type(arg, "a runtime name or a Runtime", runtime)
+
+
+# --- the SDK's training options (`options=[...]`: ktrain.python_api.options) ---------------------------
+
+# Each option's fields, and what it sets: a job keyword (the command line's option) or a job field.
+OPTION_KEYWORDS = {"Name": "name", "Labels": "labels", "Annotations": "annotations", "TrainerCommand": "command"}
+OPTION_KIND = {keyword: kind for kind, keyword in OPTION_KEYWORDS.items()}
+OPTION_FIELDS = {
+    "Name": "name",
+    "Labels": "labels",
+    "Annotations": "annotations",
+    "TrainerCommand": "command",
+    "TrainerArgs": "args",
+    "ActiveDeadlineSeconds": "seconds",
+    "RuntimePatch": "training_runtime_spec",
+}
+TRAINER_OPTIONS = ("TrainerCommand", "TrainerArgs")  # the SDK refuses them with other trainers
+# The RuntimePatch tree (SDK `kubernetes.py`): each patch class's fields, and the class a field holds
+# (a list of them for replicated_jobs, containers, init_containers); other fields are plain data.
+PATCH_FIELDS: dict[str, tuple[str, ...]] = {
+    "RuntimePatch": ("training_runtime_spec", "manager"),
+    "TrainingRuntimeSpecPatch": ("template",),
+    "JobSetTemplatePatch": ("metadata", "spec"),
+    "JobSetSpecPatch": ("replicated_jobs",),
+    "ReplicatedJobPatch": ("name", "template"),
+    "JobTemplatePatch": ("metadata", "spec"),
+    "JobSpecPatch": ("template",),
+    "PodTemplatePatch": ("metadata", "spec"),
+    "PodSpecPatch": (
+        "service_account_name",
+        "volumes",
+        "init_containers",
+        "containers",
+        "image_pull_secrets",
+        "security_context",
+        "node_selector",
+        "affinity",
+        "tolerations",
+        "scheduling_gates",
+    ),
+    "ContainerPatch": ("name", "env", "volume_mounts", "security_context"),
+}
+PATCH_CHILD = {
+    ("RuntimePatch", "training_runtime_spec"): "TrainingRuntimeSpecPatch",
+    ("TrainingRuntimeSpecPatch", "template"): "JobSetTemplatePatch",
+    ("JobSetTemplatePatch", "spec"): "JobSetSpecPatch",
+    ("JobSetSpecPatch", "replicated_jobs"): "ReplicatedJobPatch",
+    ("ReplicatedJobPatch", "template"): "JobTemplatePatch",
+    ("JobTemplatePatch", "spec"): "JobSpecPatch",
+    ("JobSpecPatch", "template"): "PodTemplatePatch",
+    ("PodTemplatePatch", "spec"): "PodSpecPatch",
+    ("PodSpecPatch", "containers"): "ContainerPatch",
+    ("PodSpecPatch", "init_containers"): "ContainerPatch",
+}
+PATCH_LISTS = {"replicated_jobs", "containers", "init_containers"}
+PATCH_TEXT = {"manager", "name", "service_account_name"}
+PATCH_MAPS = {"metadata", "security_context", "node_selector", "affinity"}
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(word.capitalize() for word in rest)
+
+
+def _patch_dict(value: object, kind: str, arg: str) -> Obj:
+    """A RuntimePatch (ktrain's or the SDK's) as the SDK writes it (`_patch_to_dict`): camelCase
+    keys, unset fields left out, and empty lists and empty patch classes too."""
+    from ktrain.python_api.request import _plain
+
+    if a.kind_of(value) != kind:
+        raise a.wrong_type(arg, f"a {kind}", value)
+    if kind == "ContainerPatch":
+        from ktrain.python_api.options import check_container_patch
+
+        check_container_patch(a.field_of(value, "name"), a.field_of(value, "env"), a.field_of(value, "volume_mounts"))
+    out: Obj = {}
+    for name in PATCH_FIELDS[kind]:
+        item = a.field_of(value, name)
+        where = f"{arg}.{name}"
+        if item is None:
+            continue
+        child = PATCH_CHILD.get((kind, name))
+        if child is not None and name in PATCH_LISTS:
+            items = a.items_of(item, where, child)
+            converted: Any = [_patch_dict(x, child, f"{where}[{i}]") for i, x in enumerate(items)]
+        elif child is not None:
+            converted = _patch_dict(item, child, where)
+        elif name in PATCH_TEXT:
+            converted = a.text(item, where)
+        elif name in PATCH_MAPS:
+            _plain(a.mapping(item, where), where)
+            converted = item
+        else:
+            _plain(a.items_of(item, where, "dicts"), where)
+            converted = list(item)
+        if converted or (child is None and not isinstance(converted, list)):  # as the SDK drops empties
+            out[_camel(name)] = converted
+    return out
+
+
+def option_kinds(options: object) -> list[str]:
+    """The class names of the options given (after option_parts checked them)."""
+    return [] if options is None else [a.kind_of(option) for option in a.items_of(options, "options", "options")]
+
+
+def option_parts(options: object, trainer: object, *, backend: str | None = None) -> tuple[Obj, Obj]:
+    """(job keywords, TrainJob fields: `metadata` and `spec`) for the SDK's `options=[...]`
+    (ktrain's option classes or the SDK's own, read by field name), each meaning what its `__call__` does in the SDK's
+    Kubernetes backend (kubeflow/sdk `kubeflow/trainer/options/`). `backend`: a local backend's
+    name, where the SDK takes only Name. Refused as in the SDK: TrainerCommand / TrainerArgs with
+    another trainer than a CustomTrainerContainer; by ktrain: an option given twice (the SDK keeps
+    the last, or for RuntimePatch sends two patches of one manager, which the API server refuses)."""
+    keywords: Obj = {}
+    metadata: Obj = {}
+    spec: Obj = {}
+    job = {"metadata": metadata, "spec": spec}
+    if options is None:
+        return keywords, {}
+    seen: set[str] = set()
+    for i, option in enumerate(a.items_of(options, "options", "options")):
+        kind = a.kind_of(option)
+        arg = f"options[{i}] ({kind})"
+        if kind not in OPTION_FIELDS:
+            raise ArgumentTypeError(
+                f"options[{i}] must be one of {', '.join(sorted(OPTION_FIELDS))}, not {kind}",
+                hint="from ktrain.options import Name, Labels, ... (or kubeflow.trainer.options)",
+            )
+        if kind in seen:
+            raise UsageError(f"options: {kind} is given twice", hint="give each option once")
+        seen.add(kind)
+        if backend is not None and kind != "Name":  # the SDK's message
+            raise UsageError(f"{kind} option is not compatible with {backend}. Supported backends: KubernetesBackend")
+        if kind in TRAINER_OPTIONS and trainer is not None and a.kind_of(trainer) != "CustomTrainerContainer":
+            own, preset = ("command", "commands") if kind == "TrainerCommand" else ("arguments", "arguments")
+            raise UsageError(  # the SDK's words
+                f"{kind} can only be used with CustomTrainerContainer. CustomTrainer generates its own "
+                f"{own} from the function, and BuiltinTrainer uses pre-configured {preset}."
+            )
+        value = a.field_of(option, OPTION_FIELDS[kind])
+        if kind == "Name":
+            keywords["name"] = a.text(value, f"{arg}.name")
+        elif kind in ("Labels", "Annotations"):
+            # Onto the TrainJob's metadata only, as the SDK: the `labels=` keyword (the CLI's
+            # --label) also carries them to the JobSet by a runtime patch.
+            field = OPTION_FIELDS[kind]
+            metadata[field] = a.text_map(a.mapping(value, f"{arg}.{field}"), f"{arg}.{field}")
+        elif kind == "TrainerCommand":
+            keywords["command"] = a.text_list(value, f"{arg}.command")
+        elif kind == "TrainerArgs":
+            spec.setdefault("trainer", {})["args"] = a.text_list(value, f"{arg}.args")
+        elif kind == "ActiveDeadlineSeconds":
+            if type(value) is not int or value < 1:  # the SDK's check, in its words
+                raise UsageError(f"{arg}: activeDeadlineSeconds must be a positive integer (minimum 1)")
+            spec["activeDeadlineSeconds"] = value
+        else:
+            spec.setdefault("runtimePatches", []).append(_patch_dict(option, kind, arg))
+    return keywords, {k: v for k, v in job.items() if v}

@@ -137,32 +137,33 @@ class TrainerClient:
         """Submit a TrainJob; returns its name, new for every call (a letter and 11 hex digits,
         as the SDK's, unless `name=` is given). `trainer`: CustomTrainer (a function),
         CustomTrainerContainer (an image) or BuiltinTrainer (torchtune); `runtime`: a name or a
-        Runtime (default torch-distributed). ktrain's job options (`name=`, `labels=`,
-        `kueue_queue=`, `tolerations=`, ...: docs/python-api.md) take the place of the SDK's
-        `options=[...]` objects."""
+        Runtime (default torch-distributed). `options`: the SDK's option objects
+        (`ktrain.options` or `kubeflow.trainer.options`: Name, Labels, Annotations, TrainerCommand,
+        TrainerArgs, ActiveDeadlineSeconds, RuntimePatch), as the SDK applies them; ktrain's job
+        options (`name=`, `labels=`, `kueue_queue=`, `tolerations=`, ...: docs/python-api.md) as
+        keywords, each field set by one of the two only."""
         from ktrain.python_api.request import function_request, prepare, unique_name
 
-        if options:
-            raise ArgumentTypeError(
-                "options: ktrain takes keyword arguments instead of the SDK's option objects",
-                hint="e.g. train(..., name='my-job', labels={...}, annotations={...}); see docs/python-api.md",
-            )
         name = conversion.runtime_name(runtime)
         trainer_options, func = ({}, None) if trainer is None else conversion.trainer_keywords(trainer)
         initializer_options, initializer_spec = conversion.initializer_parts(initializer)
+        backend = None if self._local is None else self._local.kind.removesuffix("Config")  # the SDK backend's name
+        option_keywords, option_fields = conversion.option_parts(options, trainer, backend=backend)
         given = {**trainer_options, **initializer_options}
         for keyword in job_options:
             if keyword in given or keyword == "runtime":
                 by = "runtime=" if keyword == "runtime" else "the trainer or the initializer"
                 raise UsageError(f"{keyword}= is given twice: {by} sets it too")
-        merged = {"runtime": name, **given, **job_options}
+        for kind in conversion.option_kinds(options):  # what an option sets, no keyword sets too
+            taken = conversion.OPTION_KEYWORDS.get(kind)
+            if taken is not None and (taken in job_options or taken in given):
+                raise UsageError(f"{taken} is given twice: by options ({kind}) and by {taken}=")
+        merged = {"runtime": name, **given, **option_keywords, **job_options}
         job = None
-        if initializer_spec:
-            job = {
-                "apiVersion": c.TRAINER_API_VERSION,
-                "kind": c.TRAINJOB_KIND,
-                "spec": {"initializer": initializer_spec},
-            }
+        if option_fields or initializer_spec:
+            job = {"apiVersion": c.TRAINER_API_VERSION, "kind": c.TRAINJOB_KIND, **option_fields}
+            if initializer_spec:
+                job.setdefault("spec", {})["initializer"] = initializer_spec
         if func is not None:
             func_args = getattr(trainer, "func_args", None)
             request, registry = function_request(func, func_args, function="train", options=merged, job=job)
