@@ -19,6 +19,7 @@ _PYTHON_API = (
     "DATASET_PATH",
     "DataFormat",
     "DataType",
+    "Event",
     "HuggingFaceDatasetInitializer",
     "HuggingFaceModelInitializer",
     "Initializer",

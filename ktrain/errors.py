@@ -80,6 +80,12 @@ class ArgumentTypeError(UsageError, TypeError):
     """A Python API argument of the wrong type; the message names the argument."""
 
 
+class NotProvidedError(KtrainError, NotImplementedError):
+    """A Python API method a backend does not have (the Kubeflow SDK raises NotImplementedError)."""
+
+    exit_code = ExitCode.USAGE
+
+
 class NotFoundError(KtrainError, RuntimeError):
     exit_code = ExitCode.NOT_FOUND
 

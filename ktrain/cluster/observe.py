@@ -108,6 +108,12 @@ def list_warning_events(cluster: KubeCluster, namespace: str) -> list[Obj]:
     return items
 
 
+def list_events(cluster: KubeCluster, namespace: str) -> list[Obj]:
+    """Every event in the namespace (the Python API's `get_job_events` picks a job's)."""
+    items, _ = k.list_pages(cluster, k.EVENT.path(namespace), {}, what=f"events in {namespace}", managed_fields=False)
+    return items
+
+
 @server_shaped
 def list_jobs(
     cluster: KubeCluster,

@@ -17,7 +17,14 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
-from ktrain.errors import ArgumentTypeError, JobFailedError, RuntimeNotFoundError, UsageError, WaitTimeoutError
+from ktrain.errors import (
+    ArgumentTypeError,
+    JobFailedError,
+    NotProvidedError,
+    RuntimeNotFoundError,
+    UsageError,
+    WaitTimeoutError,
+)
 from ktrain.python_api import arguments as a
 from ktrain.python_api import conversion
 from ktrain.python_api import types as t
@@ -124,6 +131,40 @@ class TrainerClient:
             hint="`ktrain runtime list` shows the runtimes",
         )
 
+    def get_runtime_packages(self, runtime: object) -> None:
+        """Print the runtime's Python version, `pip list` and `nvidia-smi` (when the image has it),
+        as the SDK does: a one-node job runs `print_packages` (on an MPI runtime as one rank,
+        `mpirun -np 1`), its logs are printed, and the job is deleted, also when it fails or the
+        wait gives up. A torchtune (BuiltinTrainer) runtime is refused, as in the SDK."""
+        from ktrain.python_api.request import function_request, unique_name
+
+        found = self.get_runtime(conversion.runtime_name(runtime))
+        if found.trainer.trainer_type == t.TrainerType.BUILTIN_TRAINER:
+            raise UsageError("Cannot get Runtime packages for BuiltinTrainer")  # the SDK's ValueError
+        # The SDK's: one CPU unless the runtime's trainer has GPUs.
+        resources = {"cpu": 1} if found.trainer.device != "gpu" else None
+        options = {"runtime": found.name, "num_nodes": 1, "resources_per_node": resources}
+        request, registry = function_request(print_packages, None, function="get_runtime_packages", options=options)
+        request.single_process = True  # mpirun -np 1 on an MPI runtime; others run one process per node anyway
+        request.fallback_name = unique_name()
+        name = None
+        try:
+            name = self._submit(request, registry)
+            self.wait_for_job_status(name)
+            print("\n".join(self.get_job_logs(name=name)))  # noqa: T201 - the SDK's method prints them
+        finally:
+            if name is not None:
+                try:
+                    self.delete_job(name)
+                except Exception as exc:  # noqa: BLE001 - the SDK logs it and lets the first error through
+                    import warnings
+
+                    from ktrain.python_api.client import KtrainWarning
+
+                    warnings.warn(
+                        f"could not delete job {name} made by get_runtime_packages: {exc}", KtrainWarning, stacklevel=2
+                    )
+
     # --- jobs -------------------------------------------------------------------------------------
 
     def train(
@@ -170,6 +211,9 @@ class TrainerClient:
         else:
             request, registry = prepare(job, merged, function="train")
         request.fallback_name = unique_name()
+        return self._submit(request, registry)
+
+    def _submit(self, request: Any, registry: Any) -> str:
         if self._local is not None:
             return self._local.train(request, registry, runtime_of)
         return self._client._submit(request, registry, target=self.target)
@@ -225,6 +269,25 @@ class TrainerClient:
         if found is None:
             return iter(())
         return self._client.logs(job.name, follow=streaming, step=rjob, node=rank)
+
+    def get_job_events(self, name: object) -> list[t.Event]:
+        """The events of the TrainJob, its JobSet, the JobSet's Jobs and the job's pods (the
+        newest of each step, as `get_job` shows them), oldest first: one list of the namespace's
+        events, as the SDK reads them. An event without a `firstTimestamp` (the events.k8s.io
+        API's, such as the scheduler's FailedScheduling) is placed by its `eventTime` (the SDK
+        leaves it out). NotProvidedError (a NotImplementedError) on a local backend, as the SDK's."""
+        from ktrain.cluster.observe import find_job, job_pods, list_events
+
+        if self._local is not None:
+            raise NotProvidedError(
+                "get_job_events: a job run on this machine has no Kubernetes events",
+                hint="get_job() shows its steps, get_job_logs() their output",
+            )
+        checked = job_name(name)
+        cluster = self._client.connect()
+        trainjob, jobset = find_job(cluster, checked)
+        pods = job_pods(cluster, checked)
+        return events_of(checked, trainjob, jobset, pods, list_events(cluster, cluster.namespace))
 
     def wait_for_job_status(
         self,
@@ -284,6 +347,73 @@ def _callbacks(value: object) -> list[Callable[[t.TrainJob], None]]:
         if not callable(hook):
             raise a.wrong_type(f"callbacks[{i}]", "a function", hook)
     return hooks
+
+
+def print_packages() -> None:
+    """What `get_runtime_packages` runs in the runtime's image (the SDK's function, as it is)."""
+    import shutil
+    import subprocess
+    import sys
+
+    print(f"Python: {sys.version}")  # noqa: T201
+    if shutil.which("pip"):
+        pip_list = subprocess.run(["pip", "list"], capture_output=True, text=True)  # noqa: S607
+        print(pip_list.stdout)  # noqa: T201
+    else:
+        print("Unable to get installed packages: pip command not found")  # noqa: T201
+    if shutil.which("nvidia-smi"):
+        print("Available GPUs on the single training node")  # noqa: T201
+        nvidia_smi = subprocess.run(["nvidia-smi"], capture_output=True, text=True)  # noqa: S607
+        print(nvidia_smi.stdout)  # noqa: T201
+
+
+MAX_REPLICAS = 100_000  # a JobSet's replicas beyond this are not a real job's: no Job names made for them
+# The kinds whose events are a job's (the SDK's set).
+EVENT_KINDS = frozenset({c.TRAINJOB_KIND, c.JOBSET_KIND, "Job", "Pod"})
+
+
+def events_of(name: str, trainjob: Obj | None, jobset: Obj | None, pods: list[Obj], events: list[Obj]) -> list[t.Event]:
+    """The events about the job's objects, by kind and name, sorted by first occurrence (a stable
+    sort: the list's order among equal times, as the SDK's). The names: the job's (TrainJob and
+    JobSet), its Jobs (`<jobset>-<replicatedJob>-<index>`, as JobSet names them, from its spec)
+    and its pods (the newest of each step, the pods `get_job` shows, as the SDK takes them
+    from its `get_job`). The SDK adds its step names (`node-0`), which are no object's; Jobs it
+    names by them never match, and an unrelated pod called `node-0` would."""
+    from datetime import timezone
+
+    from ktrain.cluster import job_state
+
+    names = {name}
+    for rjob in ((jobset or {}).get("spec") or {}).get("replicatedJobs") or []:
+        if isinstance(rjob, dict) and isinstance(rjob.get("name"), str):
+            replicas = rjob.get("replicas", 1)
+            count = replicas if isinstance(replicas, int) and 0 <= replicas <= MAX_REPLICAS else 0
+            names.update(f"{name}-{rjob['name']}-{i}" for i in range(count))
+    if trainjob is not None or jobset is not None:
+        names.update(s.pod_name for s in trainjob_of(job_state.summarize(trainjob, jobset, pods), pods, {}).steps)
+    out = []
+    for event in events:
+        involved = event.get("involvedObject")
+        if not isinstance(event.get("metadata"), dict) or not isinstance(involved, dict):
+            continue
+        stamp = event.get("firstTimestamp") or event.get("eventTime")
+        when = job_state.parse_time(stamp) if isinstance(stamp, str) else None
+        if when is not None and when.tzinfo is None:  # the API server writes UTC ("Z"); naive ones sort with them
+            when = when.replace(tzinfo=timezone.utc)
+        kind, obj = involved.get("kind"), involved.get("name")
+        if when is None or kind not in EVENT_KINDS or obj not in names:
+            continue
+        out.append(
+            t.Event(
+                involved_object_kind=str(kind),
+                involved_object_name=str(obj),
+                message=str(event.get("message") or ""),
+                reason=str(event.get("reason") or ""),
+                event_time=when,
+            )
+        )
+    out.sort(key=lambda e: e.event_time)
+    return out
 
 
 # --- the SDK's views of ktrain's objects ------------------------------------------------------------

@@ -187,6 +187,17 @@ class TrainJob:
 
 
 @dataclass
+class Event:
+    """A Kubernetes event about a TrainJob, its JobSet, Jobs or pods (`get_job_events`)."""
+
+    involved_object_kind: str
+    involved_object_name: str
+    message: str
+    reason: str
+    event_time: datetime
+
+
+@dataclass
 class BaseInitializer(abc.ABC):  # the SDK's: an abstract base without abstract methods
     storage_uri: str
 

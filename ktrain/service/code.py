@@ -144,9 +144,11 @@ def code_objects(request: RenderRequest, job_name: str, namespace: str) -> list[
 MPI_HOSTFILE = "/etc/mpi/hostfile"  # where the Trainer's MPI plugin mounts the hostfile
 
 
-def launcher_command(runtime: TrainingRuntime, entry_file: str) -> list[str]:
+def launcher_command(runtime: TrainingRuntime, entry_file: str, *, single_process: bool = False) -> list[str]:
     """How the Python API's function file runs on `runtime`, as the Kubeflow SDK's CustomTrainer
-    runs it (`get_runtime_trainer`: torchrun for torch, mpirun for MPI, python otherwise)."""
+    runs it (`get_runtime_trainer`: torchrun for torch, mpirun for MPI, python otherwise).
+    `single_process`: one MPI rank on the launcher (`mpirun -np 1`, no hostfile), as the SDK's
+    `get_runtime_packages` runs its probe."""
     if is_torchtune_runtime(runtime):
         raise UsageError(
             f"a function cannot run on {runtime.name}: a torchtune runtime runs its own recipe",
@@ -156,5 +158,7 @@ def launcher_command(runtime: TrainingRuntime, entry_file: str) -> list[str]:
     if policy is not None and policy.torch is not None:
         return ["torchrun", entry_file]
     if policy is not None and policy.mpi is not None:
+        if single_process:
+            return ["mpirun", "-np", "1", "python3", entry_file]
         return ["mpirun", "--hostfile", MPI_HOSTFILE, "python3", entry_file]
     return ["python3", entry_file]

@@ -126,7 +126,9 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         meta["name"] = request.fallback_name or derive_name(entry.runtime, data)
     meta.setdefault("namespace", request.default_namespace)
     if request.entry_file is not None:
-        ensure(data["spec"], "trainer")["command"] = launcher_command(entry.runtime, request.entry_file)
+        ensure(data["spec"], "trainer")["command"] = launcher_command(
+            entry.runtime, request.entry_file, single_process=request.single_process
+        )
     if ov.code or ov.pip or ov.requirements or request.code_bundle is not None:
         data = apply_code(data, request, entry)
     if doc is not None:

@@ -90,6 +90,9 @@ class RenderRequest:
     # The Python API's function: the file of `code_bundle` the trainer runs, under the resolved
     # runtime's launcher (torchrun, mpirun, python3: service/code.py, launcher_command).
     entry_file: str | None = None
+    # Run `entry_file` as one process even on an MPI runtime (`mpirun -np 1`: the Python API's
+    # `get_runtime_packages`, as the SDK's).
+    single_process: bool = False
     # The job file's text when it does not come from a file (the Python API); `file` labels it.
     text: str | None = None
     # A TrainJob already parsed (an item of a KRM function's ResourceList): used as the job file's

@@ -1,0 +1,439 @@
+"""`TrainerClient.get_job_events` and `get_runtime_packages` against the API-server double, and
+`get_job_events` against the Kubeflow SDK's (0.5) own method given the same objects and events.
+
+The SDK side runs its Kubernetes backend's real `get_job_events` (and the `get_job` it calls)
+with its `custom_api` and `core_api` answering from the double's store, as
+tests/test_sdk_differential.py stubs `custom_api` for `train`."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+import yaml
+from apiserver import ApiServerDouble, owner_reference
+from cli.test_job_observe import pod
+
+import ktrain
+from ktrain import constants as c
+from ktrain.errors import (
+    ApiError,
+    JobFailedError,
+    NotFoundError,
+    NotProvidedError,
+    UsageError,
+    WaitTimeoutError,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+NS = "team-a"
+T0 = dt.datetime(2025, 3, 1, 12, 0, 0, tzinfo=dt.timezone.utc)
+Obj = dict[str, Any]
+
+
+@pytest.fixture
+def srv() -> Iterator[ApiServerDouble]:
+    with ApiServerDouble() as double:
+        double.add_namespace(NS)
+        for name in ("torch-distributed", "deepspeed-distributed", "torchtune-llama3.2-1b"):
+            double.put_object(yaml.safe_load((REPO / "runtimes" / f"{name}.yaml").read_text()))
+        yield double
+
+
+@pytest.fixture
+def client(srv: ApiServerDouble, tmp_path: Path) -> ktrain.TrainerClient:
+    path = srv.write_kubeconfig(tmp_path / "kubeconfig", namespace=NS)
+    return ktrain.TrainerClient(ktrain.KubernetesBackendConfig(config_file=str(path)))
+
+
+def train_fn(lr):  # type: ignore[no-untyped-def]
+    print("lr", lr)  # noqa: T201 - runs in the pod
+
+
+def at(seconds: int) -> dt.datetime:
+    return T0 + dt.timedelta(seconds=seconds)
+
+
+def _job(srv: ApiServerDouble, client: ktrain.TrainerClient) -> tuple[str, Obj]:
+    """A TrainJob as `train` submits it, and its JobSet as the Trainer controller would make it."""
+    name = client.train(trainer=ktrain.CustomTrainer(func=train_fn, func_args={"lr": 1}, num_nodes=2))
+    jobset = ktrain.render(runtime="torch-distributed", name=name, namespace=NS, num_nodes=2)[0]
+    jobset["metadata"]["ownerReferences"] = [owner_reference(srv.get_object("trainjobs", name, NS))]
+    return name, srv.put_object(jobset)
+
+
+def _older(srv: ApiServerDouble, obj: Obj) -> Obj:
+    """The pod, made an hour older (a restarted step's first pod)."""
+    stored = srv.get_object("pods", obj["metadata"]["name"], NS)
+    assert stored is not None
+    stored["metadata"]["creationTimestamp"] = "2025-01-01T00:00:00Z"
+    return srv.put_object(stored)
+
+
+def _indexed(srv: ApiServerDouble, obj: Obj) -> Obj:
+    """The pod with the completion index as a label too, as the Job controller sets it since
+    Kubernetes 1.28 (the SDK's get_job reads the label)."""
+    stored = srv.get_object("pods", obj["metadata"]["name"], NS)
+    assert stored is not None
+    index = stored["metadata"]["annotations"][c.JOB_COMPLETION_INDEX_ANNOTATION]
+    stored["metadata"]["labels"][c.JOB_COMPLETION_INDEX_ANNOTATION] = index
+    return srv.put_object(stored)
+
+
+def _seed_events(srv: ApiServerDouble, client: ktrain.TrainerClient) -> dict[str, Any]:
+    """A job with two nodes (node-1 restarted), and events about it and about objects that are not its."""
+    name, jobset = _job(srv, client)
+    other, other_jobset = _job(srv, client)
+    trainjob = srv.get_object("trainjobs", name, NS)
+    assert trainjob is not None
+    old = _older(srv, _indexed(srv, pod(srv, jobset, rank=1, suffix="old")))
+    node0, node1 = (_indexed(srv, p) for p in (pod(srv, jobset, rank=0), pod(srv, jobset, rank=1, suffix="new")))
+    stranger = _indexed(srv, pod(srv, other_jobset, rank=0))
+    lone = srv.add_pod("node-0", NS)  # a pod named as the SDK's step name, of no job
+    add = srv.add_event
+    add(node1, "Started", "Started container node", namespace=NS, timestamp=at(50))
+    add(trainjob, "Created", "TrainJob created", namespace=NS, timestamp=at(0))
+    add(jobset, "SuccessfulCreate", "created JobSet", namespace=NS, timestamp=at(10))
+    add(
+        ("Job", f"{name}-node-0"),
+        "SuccessfulCreate",
+        f"Created pod: {node0['metadata']['name']}",
+        namespace=NS,
+        timestamp=at(20),
+    )
+    add(node0, "Scheduled", "assigned to n1", namespace=NS, timestamp=at(30))
+    add(node0, "Pulled", "image pulled", namespace=NS, timestamp=at(31))
+    add(old, "Killing", "Stopping container node", namespace=NS, timestamp=at(5))  # a replaced pod
+    add(stranger, "Scheduled", "another job's pod", namespace=NS, timestamp=at(1))
+    add(("Job", f"{other}-node-0"), "SuccessfulCreate", "another job's Job", namespace=NS, timestamp=at(2))
+    add(lone, "Scheduled", "a pod called node-0", namespace=NS, timestamp=at(3))
+    add(("ConfigMap", name), "Updated", "not a kind of the job's", namespace=NS, timestamp=at(4))
+    add(("TrainJob", name), "Elsewhere", "the same name in another namespace", namespace="default", timestamp=at(6))
+    return {"name": name, "node0": node0["metadata"]["name"], "node1": node1["metadata"]["name"]}
+
+
+def _scheduler_event(srv: ApiServerDouble, pod_name: str, when: dt.datetime) -> Obj:
+    """A FailedScheduling event as kube-scheduler writes it (events.k8s.io/v1): eventTime, no firstTimestamp."""
+    stamp = when.strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+    return srv.put_object(
+        {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": f"{pod_name}.sched", "namespace": NS},
+            "involvedObject": {"kind": "Pod", "name": pod_name, "namespace": NS},
+            "reason": "FailedScheduling",
+            "message": "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+            "type": "Warning",
+            "eventTime": stamp,
+            "firstTimestamp": None,
+            "lastTimestamp": None,
+            "reportingComponent": "default-scheduler",
+            "reportingInstance": "default-scheduler-n1",
+            "action": "Scheduling",
+        }
+    )
+
+
+def test_events_of_the_job_its_jobset_jobs_and_pods_oldest_first(
+    srv: ApiServerDouble, client: ktrain.TrainerClient
+) -> None:
+    seeded = _seed_events(srv, client)
+    name = seeded["name"]
+    events = client.get_job_events(name)
+    assert all(isinstance(e, ktrain.Event) for e in events)
+    assert [(e.event_time, e.involved_object_kind, e.involved_object_name, e.reason, e.message) for e in events] == [
+        (at(0), "TrainJob", name, "Created", "TrainJob created"),
+        (at(10), "JobSet", name, "SuccessfulCreate", "created JobSet"),
+        (at(20), "Job", f"{name}-node-0", "SuccessfulCreate", f"Created pod: {seeded['node0']}"),
+        (at(30), "Pod", seeded["node0"], "Scheduled", "assigned to n1"),
+        (at(31), "Pod", seeded["node0"], "Pulled", "image pulled"),
+        (at(50), "Pod", seeded["node1"], "Started", "Started container node"),
+    ]
+    # The scheduler's events have only an eventTime: placed by it (the SDK leaves them out).
+    _scheduler_event(srv, seeded["node1"], at(40))
+    later = client.get_job_events(name)
+    assert [(e.reason, e.event_time) for e in later][5:] == [("FailedScheduling", at(40)), ("Started", at(50))]
+
+
+def test_event_reads_fail_as_the_other_reads_do(srv: ApiServerDouble, client: ktrain.TrainerClient) -> None:
+    name, _jobset = _job(srv, client)
+    assert client.get_job_events(name) == []  # nothing happened yet
+    with pytest.raises(NotFoundError) as missing:
+        client.get_job_events("gone")
+    assert isinstance(missing.value, RuntimeError)  # the SDK raises RuntimeError
+    with pytest.raises(UsageError):
+        client.get_job_events("Not/A-Name")
+    srv.forbid("list", "events", namespace=NS)
+    with pytest.raises(ApiError) as denied:
+        client.get_job_events(name)
+    assert denied.value.status == 403 and isinstance(denied.value, RuntimeError)
+    reads = [r for r in srv.requests if r.resource == "events"]
+    assert reads and all(r.verb == "list" and r.namespace == NS for r in reads)  # one list per call, paged
+    assert all(r.query.get("limit") for r in reads)
+
+
+def test_events_on_a_local_backend_are_not_provided() -> None:
+    local = ktrain.TrainerClient(ktrain.LocalProcessBackendConfig())
+    with pytest.raises(NotProvidedError, match="no Kubernetes events") as err:
+        local.get_job_events("any")
+    assert isinstance(err.value, NotImplementedError)  # what the SDK's local backends raise
+
+
+# --- the SDK's get_job_events on the same objects and events --------------------------------------
+
+
+class _Answer:
+    def __init__(self, value: Any = None, error: BaseException | None = None) -> None:
+        self.value, self.error = value, error
+
+    def get(self, timeout: float | None = None) -> Any:
+        if self.error is not None:
+            raise self.error
+        return copy.deepcopy(self.value)
+
+
+class _Dict:
+    """A client model's stand-in: `to_dict()` is all the SDK calls on a pod list."""
+
+    def __init__(self, data: Obj) -> None:
+        self.data = data
+
+    def to_dict(self) -> Obj:
+        return copy.deepcopy(self.data)
+
+
+class DoubleCustomObjectsApi:
+    def __init__(self, srv: ApiServerDouble) -> None:
+        self.srv = srv
+
+    def get_namespaced_custom_object(
+        self, group: str, version: str, namespace: str, plural: str, name: str, **kwargs: Any
+    ) -> _Answer:
+        from kubernetes import client as k8s
+
+        found = self.srv.get_object(plural, name, namespace)
+        return _Answer(found) if found is not None else _Answer(error=k8s.ApiException(status=404))
+
+    def get_cluster_custom_object(self, group: str, version: str, plural: str, name: str, **kwargs: Any) -> _Answer:
+        return _Answer(self.srv.get_object(plural, name))
+
+
+class DoubleCoreApi:
+    def __init__(self, srv: ApiServerDouble) -> None:
+        self.srv = srv
+
+    def list_namespaced_pod(self, namespace: str, label_selector: str, **kwargs: Any) -> _Answer:
+        from apiserver.selectors import labels_match, parse_label_selector
+
+        wanted = parse_label_selector(label_selector)  # the double's own selector rules
+        pods = [p for p in self.srv.objects("pods", namespace) if labels_match(wanted, p)]
+        return _Answer(_Dict({"items": pods}))
+
+    def list_namespaced_event(self, namespace: str, **kwargs: Any) -> _Answer:
+        from kubeflow.trainer.backends.kubernetes.backend import models  # type: ignore[attr-defined]
+
+        return _Answer(models.IoK8sApiCoreV1EventList.from_dict({"items": self.srv.objects("events", namespace)}))
+
+
+def sdk_events(srv: ApiServerDouble, name: str) -> list[Any]:
+    from kubeflow import trainer as sdk
+    from kubeflow.trainer.backends.kubernetes.backend import KubernetesBackend
+    from kubernetes import client as k8s
+
+    with mock.patch.object(KubernetesBackend, "verify_backend", lambda self: None):
+        client = sdk.TrainerClient(sdk.KubernetesBackendConfig(namespace=NS, client_configuration=k8s.Configuration()))
+    client.backend.custom_api = DoubleCustomObjectsApi(srv)
+    client.backend.core_api = DoubleCoreApi(srv)
+    return list(client.get_job_events(name))
+
+
+def fields(event: Any) -> tuple[str, str, str, str, dt.datetime]:
+    return (event.involved_object_kind, event.involved_object_name, event.reason, event.message, event.event_time)
+
+
+def test_the_same_events_as_the_sdks_get_job_events(srv: ApiServerDouble, client: ktrain.TrainerClient) -> None:
+    seeded = _seed_events(srv, client)
+    name = seeded["name"]
+    _scheduler_event(srv, seeded["node1"], at(40))
+    for reason in ("Pulling", "Created", "Started"):  # at the same second: both keep the list's order
+        srv.add_event(("Pod", seeded["node0"]), reason, reason.lower(), namespace=NS, timestamp=at(32))
+    theirs = [fields(e) for e in sdk_events(srv, name)]
+    ours = [fields(e) for e in client.get_job_events(name)]
+    # Where they differ on purpose (docs/python-api.md): the JobSet's Jobs, which the SDK looks for
+    # under its step names (`node-0`), and the scheduler's events, which have no firstTimestamp.
+    extra = {(k, n, r) for k, n, r, *_ in ours if k == "Job" or r == "FailedScheduling"}
+    assert extra == {("Job", f"{name}-node-0", "SuccessfulCreate"), ("Pod", seeded["node1"], "FailedScheduling")}
+    # ... and the SDK's step names catch a pod of no job that is named like a step.
+    assert [e[1:3] for e in theirs if e[1] == "node-0"] == [("node-0", "Scheduled")]
+    assert [e for e in ours if e[:3] not in extra] == [e for e in theirs if e[1] != "node-0"]
+    assert len(theirs) == 9  # the TrainJob, the JobSet, the newest pods (6 events) and the pod called node-0
+
+
+# --- get_runtime_packages ---------------------------------------------------------------------------
+
+
+def _finish(srv: ApiServerDouble, output: str, *, failed: bool = False) -> None:
+    """The Trainer controller and the pod: the submitted job's one node runs, prints, and ends."""
+    (trainjob,) = srv.objects("trainjobs", NS)
+    name = trainjob["metadata"]["name"]
+    jobset = ktrain.render(runtime=trainjob["spec"]["runtimeRef"]["name"], name=name, namespace=NS, ssh_secret="k")
+    jobset = srv.put_object(next(o for o in jobset if o["kind"] == "JobSet"))
+    rjob = "launcher" if "launcher" in [r["name"] for r in jobset["spec"]["replicatedJobs"]] else "node"
+    node = pod(srv, jobset, rjob=rjob, rank=0)
+    srv.append_log(node["metadata"]["name"], output, namespace=NS)
+    condition = "Failed" if failed else "Complete"
+    stamp = "2025-01-01T00:00:00Z"
+    srv.set_status(
+        "trainjobs",
+        name,
+        {
+            "conditions": [
+                {"type": condition, "status": "True", "reason": "x", "message": "y", "lastTransitionTime": stamp}
+            ]
+        },
+        namespace=NS,
+    )
+
+
+def _submitted(srv: ApiServerDouble) -> list[Obj]:
+    """The TrainJobs applied (not dry runs)."""
+    import json
+
+    return [
+        json.loads(r.body)
+        for r in srv.requests
+        if r.verb == "apply" and r.resource == "trainjobs.trainer.kubeflow.org" and not r.query.get("dryRun")
+    ]
+
+
+def _trainjob_of(srv: ApiServerDouble) -> Obj:
+    (applied,) = _submitted(srv)
+    return applied
+
+
+def test_runtime_packages_run_the_sdks_probe_on_one_node_and_delete_it(
+    srv: ApiServerDouble,
+    client: ktrain.TrainerClient,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ktrain.python_api import trainer_client
+
+    waited: list[str] = []
+
+    def wait(self: ktrain.TrainerClient, name: str, *args: Any, **kwargs: Any) -> Any:
+        waited.append(name)
+        _finish(srv, "Python: 3.11.9\nPackage Version\ntorch 2.7.1\n")
+        return original(self, name, timeout=5, polling_interval=0.1)
+
+    original = trainer_client.TrainerClient.wait_for_job_status
+    monkeypatch.setattr(trainer_client.TrainerClient, "wait_for_job_status", wait)
+    assert client.get_runtime_packages(client.get_runtime("torch-distributed")) is None
+    assert capsys.readouterr().out == "Python: 3.11.9\nPackage Version\ntorch 2.7.1\n"
+    trainjob = _trainjob_of(srv)
+    assert waited == [trainjob["metadata"]["name"]]
+    spec = trainjob["spec"]
+    assert spec["runtimeRef"]["name"] == "torch-distributed"
+    assert spec["trainer"]["numNodes"] == 1
+    assert spec["trainer"]["resourcesPerNode"] == {"limits": {"cpu": "1"}, "requests": {"cpu": "1"}}
+    assert spec["trainer"]["command"][-2:] == ["torchrun", "ktrain_train.py"]  # after ktrain's code wrapper
+    code = next(r.body for r in srv.requests if r.verb == "apply" and r.resource == "configmaps")
+    assert b"def print_packages" in code and b"sys.version" in code and b"nvidia-smi" in code
+    assert srv.objects("trainjobs", NS) == []  # deleted afterwards
+
+
+def test_runtime_packages_on_mpi_run_one_rank(
+    srv: ApiServerDouble, client: ktrain.TrainerClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ktrain.python_api import trainer_client
+
+    def wait(self: ktrain.TrainerClient, name: str, *args: Any, **kwargs: Any) -> Any:
+        _finish(srv, "Python: 3.10\n")
+        return original(self, name, timeout=5, polling_interval=0.1)
+
+    original = trainer_client.TrainerClient.wait_for_job_status
+    monkeypatch.setattr(trainer_client.TrainerClient, "wait_for_job_status", wait)
+    client.get_runtime_packages("deepspeed-distributed")
+    spec = _trainjob_of(srv)["spec"]
+    assert spec["trainer"]["numNodes"] == 1
+    # ktrain's code wrapper (which first copies the code to the hosts), then the function's command:
+    # one rank, on the launcher, as the SDK's `mpirun -np 1` (no hostfile).
+    assert spec["trainer"]["command"][-5:] == ["mpirun", "-np", "1", "python3", "ktrain_train.py"]
+    assert srv.objects("trainjobs", NS) == []
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        pytest.param("failed", id="the job fails"),
+        pytest.param("timeout", id="the wait gives up"),
+    ],
+)
+def test_runtime_packages_delete_the_job_when_waiting_fails(
+    srv: ApiServerDouble, client: ktrain.TrainerClient, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    from ktrain.python_api import trainer_client
+
+    def wait(self: ktrain.TrainerClient, name: str, *args: Any, **kwargs: Any) -> Any:
+        if failure == "failed":
+            _finish(srv, "Traceback\n", failed=True)
+            return original(self, name, timeout=5, polling_interval=0.1)
+        return original(self, name, timeout=0.3, polling_interval=0.1)
+
+    original = trainer_client.TrainerClient.wait_for_job_status
+    monkeypatch.setattr(trainer_client.TrainerClient, "wait_for_job_status", wait)
+    raised = WaitTimeoutError if failure == "timeout" else JobFailedError
+    with pytest.raises(raised):
+        client.get_runtime_packages("torch-distributed")
+    assert len(_submitted(srv)) == 1 and srv.objects("trainjobs", NS) == []
+    assert not [m for m in srv.objects("configmaps", NS) if m["metadata"]["name"].endswith("-code")]
+
+
+def test_runtime_packages_refuse_a_builtin_trainer_and_submit_nothing(
+    srv: ApiServerDouble, client: ktrain.TrainerClient
+) -> None:
+    with pytest.raises(UsageError, match=r"^Cannot get Runtime packages for BuiltinTrainer$") as err:
+        client.get_runtime_packages(client.get_runtime("torchtune-llama3.2-1b"))
+    assert isinstance(err.value, ValueError)  # the SDK's ValueError
+    with pytest.raises(NotFoundError):
+        client.get_runtime_packages("nope")
+    assert _submitted(srv) == []
+
+
+def test_a_failed_delete_is_a_warning_and_the_first_error_stands(
+    srv: ApiServerDouble, client: ktrain.TrainerClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ktrain.python_api import trainer_client
+
+    def wait(self: ktrain.TrainerClient, name: str, *args: Any, **kwargs: Any) -> Any:
+        srv.forbid("delete", "trainjobs", namespace=NS)
+        return original(self, name, timeout=0.3, polling_interval=0.1)
+
+    original = trainer_client.TrainerClient.wait_for_job_status
+    monkeypatch.setattr(trainer_client.TrainerClient, "wait_for_job_status", wait)
+    with (
+        pytest.warns(ktrain.KtrainWarning, match="could not delete job .* made by get_runtime_packages"),
+        pytest.raises(WaitTimeoutError),  # the wait's error, not the delete's
+    ):
+        client.get_runtime_packages("torch-distributed")
+    assert len(srv.objects("trainjobs", NS)) == 1
+
+
+def test_runtime_packages_on_a_local_backend_run_the_probe_here(capsys: pytest.CaptureFixture[str]) -> None:
+    """The SDK's container backend runs the probe in the runtime's image; ktrain's local backends run
+    the same one-node job as on a cluster: here, on this machine's Python (for processes)."""
+    import shutil
+
+    local = ktrain.TrainerClient(ktrain.LocalProcessBackendConfig())
+    local.get_runtime_packages("xgboost-distributed")  # a runtime whose launcher is python3
+    out = capsys.readouterr().out
+    assert out.startswith("Python: 3.")
+    assert ("Package" in out) == (shutil.which("pip") is not None)  # `pip list`'s header (the pods get our PATH)
+    assert local.list_jobs() == []  # deleted afterwards
+    with pytest.raises(UsageError, match="BuiltinTrainer"):
+        local.get_runtime_packages("torchtune-llama3.2-1b")
