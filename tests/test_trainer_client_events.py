@@ -274,6 +274,20 @@ def test_the_same_events_as_the_sdks_get_job_events(srv: ApiServerDouble, client
     assert len(theirs) == 9  # the TrainJob, the JobSet, the newest pods (6 events) and the pod called node-0
 
 
+def test_every_method_of_the_sdks_client_with_its_parameters() -> None:
+    import dataclasses
+    import inspect
+
+    from kubeflow import trainer as sdk
+
+    theirs = {n: m for n, m in vars(sdk.TrainerClient).items() if callable(m) and not n.startswith("_")}
+    assert {"get_job_events", "get_runtime_packages"} <= set(theirs)
+    for name, method in theirs.items():
+        ours = inspect.signature(getattr(ktrain.TrainerClient, name)).parameters
+        assert list(inspect.signature(method).parameters) == [p for p in ours if p != "job_options"], name
+    assert [f.name for f in dataclasses.fields(ktrain.Event)] == [f.name for f in dataclasses.fields(sdk.Event)]
+
+
 # --- get_runtime_packages ---------------------------------------------------------------------------
 
 

@@ -4,10 +4,10 @@ on ktrain's use cases.
 
 The same methods, arguments, defaults and return types as `kubeflow.trainer.TrainerClient`
 (`list_runtimes`, `get_runtime`, `train`, `list_jobs`, `get_job`, `get_job_logs`,
-`wait_for_job_status`, `delete_job`), so a notebook moves over by changing its import. What a
-call submits is rendered by ktrain first (the same checks and errors as `ktrain job create`);
-tests/test_sdk_differential.py compares the TrainJob with the one the SDK submits, and
-docs/python-api.md lists where they differ on purpose.
+`wait_for_job_status`, `delete_job`, `get_job_events`, `get_runtime_packages`), so a notebook
+moves over by changing its import. What a call submits is rendered by ktrain first (the same checks
+and errors as `ktrain job create`); tests/test_sdk_differential.py compares the TrainJob with the
+one the SDK submits, and docs/python-api.md lists where they differ on purpose.
 """
 
 from __future__ import annotations
@@ -149,7 +149,10 @@ class TrainerClient:
         request.fallback_name = unique_name()
         name = None
         try:
-            name = self._submit(request, registry)
+            if self._local is not None:
+                name = self._local.train(request, registry, runtime_of)
+            else:
+                name = self._client._submit(request, registry, target=self.target)
             self.wait_for_job_status(name)
             print("\n".join(self.get_job_logs(name=name)))  # noqa: T201 - the SDK's method prints them
         finally:
@@ -211,9 +214,7 @@ class TrainerClient:
         else:
             request, registry = prepare(job, merged, function="train")
         request.fallback_name = unique_name()
-        return self._submit(request, registry)
-
-    def _submit(self, request: Any, registry: Any) -> str:
+        # Submitted from here (not a helper): a warning points at the caller's line (stacklevel).
         if self._local is not None:
             return self._local.train(request, registry, runtime_of)
         return self._client._submit(request, registry, target=self.target)
