@@ -18,6 +18,8 @@ import pytest
 import yaml
 from apiserver import ApiServerDouble, owner_reference
 from cli.test_job_observe import pod
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import ktrain
 from ktrain import constants as c
@@ -182,6 +184,56 @@ def test_events_on_a_local_backend_are_not_provided() -> None:
     with pytest.raises(NotProvidedError, match="no Kubernetes events") as err:
         local.get_job_events("any")
     assert isinstance(err.value, NotImplementedError)  # what the SDK's local backends raise
+
+
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)),
+    max_leaves=8,
+)
+stamps = st.one_of(
+    json_values,
+    st.datetimes(timezones=st.sampled_from([None, dt.timezone.utc])).map(lambda d: d.isoformat()),
+    st.just("2025-03-01T12:00:00Z"),
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    events=st.lists(
+        st.fixed_dictionaries(
+            {
+                "metadata": st.one_of(st.just({"name": "e"}), json_values),
+                "involvedObject": st.one_of(
+                    st.fixed_dictionaries(
+                        {
+                            "kind": st.sampled_from(["Pod", "Job", "TrainJob", "ConfigMap"]),
+                            "name": st.sampled_from(["j", "j-node-0", "p"]),
+                        }
+                    ),
+                    json_values,
+                ),
+                "firstTimestamp": stamps,
+                "eventTime": stamps,
+                "message": json_values,
+                "reason": json_values,
+            }
+        ),
+        max_size=8,
+    ),
+    replicas=json_values,
+)
+def test_any_event_list_gives_the_jobs_events_in_order(events: list[Obj], replicas: Any) -> None:
+    """Whatever a server answers (fields of any type, times with and without a zone), no crash:
+    only the job's kinds and names, sorted by time."""
+    from ktrain.python_api.trainer_client import events_of
+
+    jobset = {"metadata": {"name": "j"}, "spec": {"replicatedJobs": [{"name": "node", "replicas": replicas}]}}
+    out = events_of("j", jobset, [], events)
+    assert all(e.involved_object_kind in {"Pod", "Job", "TrainJob"} for e in out)
+    assert all(e.involved_object_name in {"j", "j-node-0"} for e in out)
+    assert [e.event_time for e in out] == sorted(e.event_time for e in out)
+    assert all(isinstance(e.message, str) and isinstance(e.reason, str) for e in out)
 
 
 # --- the SDK's get_job_events on the same objects and events --------------------------------------

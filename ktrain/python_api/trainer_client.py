@@ -286,9 +286,9 @@ class TrainerClient:
             )
         checked = job_name(name)
         cluster = self._client.connect()
-        trainjob, jobset = find_job(cluster, checked)
+        _trainjob, jobset = find_job(cluster, checked)
         pods = job_pods(cluster, checked)
-        return events_of(checked, trainjob, jobset, pods, list_events(cluster, cluster.namespace))
+        return events_of(checked, jobset, pods, list_events(cluster, cluster.namespace))
 
     def wait_for_job_status(
         self,
@@ -369,11 +369,12 @@ def print_packages() -> None:
 
 
 MAX_REPLICAS = 100_000  # a JobSet's replicas beyond this are not a real job's: no Job names made for them
+STEP_KINDS = (c.DATASET_INITIALIZER, c.MODEL_INITIALIZER, c.LAUNCHER, c.NODE)  # replicated jobs whose pods are steps
 # The kinds whose events are a job's (the SDK's set).
 EVENT_KINDS = frozenset({c.TRAINJOB_KIND, c.JOBSET_KIND, "Job", "Pod"})
 
 
-def events_of(name: str, trainjob: Obj | None, jobset: Obj | None, pods: list[Obj], events: list[Obj]) -> list[t.Event]:
+def events_of(name: str, jobset: Obj | None, pods: list[Obj], events: list[Obj]) -> list[t.Event]:
     """The events about the job's objects, by kind and name, sorted by first occurrence (a stable
     sort: the list's order among equal times, as the SDK's). The names: the job's (TrainJob and
     JobSet), its Jobs (`<jobset>-<replicatedJob>-<index>`, as JobSet names them, from its spec)
@@ -390,8 +391,13 @@ def events_of(name: str, trainjob: Obj | None, jobset: Obj | None, pods: list[Ob
             replicas = rjob.get("replicas", 1)
             count = replicas if isinstance(replicas, int) and 0 <= replicas <= MAX_REPLICAS else 0
             names.update(f"{name}-{rjob['name']}-{i}" for i in range(count))
-    if trainjob is not None or jobset is not None:
-        names.update(s.pod_name for s in trainjob_of(job_state.summarize(trainjob, jobset, pods), pods, {}).steps)
+    # The newest pod of each step (replica job and rank), as `trainjob_of` (and the SDK's get_job) keep.
+    newest: dict[tuple[str | None, int | None], str] = {}
+    for pod in sorted(pods, key=lambda p: job_state.pod_order(job_state.summarize_pod(p))[3:], reverse=True):
+        step = job_state.pod_step(pod)
+        if step in STEP_KINDS:
+            newest.setdefault((step, job_state.pod_rank(pod)), str((pod.get("metadata") or {}).get("name", "")))
+    names.update(newest.values())
     out = []
     for event in events:
         involved = event.get("involvedObject")
@@ -402,7 +408,9 @@ def events_of(name: str, trainjob: Obj | None, jobset: Obj | None, pods: list[Ob
         if when is not None and when.tzinfo is None:  # the API server writes UTC ("Z"); naive ones sort with them
             when = when.replace(tzinfo=timezone.utc)
         kind, obj = involved.get("kind"), involved.get("name")
-        if when is None or kind not in EVENT_KINDS or obj not in names:
+        if when is None or not isinstance(kind, str) or not isinstance(obj, str):
+            continue
+        if kind not in EVENT_KINDS or obj not in names:
             continue
         out.append(
             t.Event(
