@@ -83,11 +83,16 @@ def owner_trainjob(obj: Obj) -> str | None:
 
 
 def pods_per_rjob(rjob: Obj) -> int:
-    """Pods a replicated job runs at once: replicas x parallelism (both default 1)."""
-    job_spec = (rjob.get("template") or {}).get("spec") or {}
-    replicas = rjob.get("replicas", 1)
-    parallelism = job_spec.get("parallelism", 1)
-    return int(replicas if replicas is not None else 1) * int(parallelism if parallelism is not None else 1)
+    """Pods a replicated job runs at once: replicas x parallelism (both default 1; a value that
+    is not a count, which no API server stores but a broken one may send, counts as the default)."""
+    template = rjob.get("template")
+    job_spec = template.get("spec") if isinstance(template, dict) else None
+    parallelism = job_spec.get("parallelism") if isinstance(job_spec, dict) else None
+    return _count(rjob.get("replicas")) * _count(parallelism)
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 1
 
 
 def expected_trainer_pods(jobset: Obj) -> int:

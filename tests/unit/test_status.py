@@ -84,6 +84,17 @@ def test_mpi_counts_launcher_and_node_pods() -> None:
     assert status.derive_state(None, js, [pod("launcher", 0), pod("node", 0), pod("node", 1)])[0] == status.RUNNING
 
 
+@pytest.mark.parametrize("bad", ["2", "abc", None, True, -3, 1.5, {"a": 1}, [2]])
+def test_a_count_no_api_server_would_store_counts_as_the_default(bad: Any) -> None:
+    """Found by fuzzing the Python API's event selection: a broken server's JobSet whose replicas or
+    parallelism is not a count crashed `job get`; it counts as the default (1), as when absent."""
+    js = jobset(rjob("node", ancestor="trainer"))
+    js["spec"]["replicatedJobs"][0]["replicas"] = bad
+    js["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] = bad
+    assert status.expected_trainer_pods(js) == 1
+    assert status.derive_state(None, js, [pod("node", 0)])[0] == status.RUNNING
+
+
 def test_terminal_conditions_win_and_carry_reason_and_message() -> None:
     complete = torch(conditions=[cond("Completed", reason="AllJobsCompleted", message="jobset completed successfully")])
     failed = torch(conditions=[cond("Failed", reason="FailedJobs", message="boom")])
