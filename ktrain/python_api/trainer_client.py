@@ -393,7 +393,7 @@ def events_of(name: str, jobset: Obj | None, pods: list[Obj], events: list[Obj])
             names.update(f"{name}-{rjob['name']}-{i}" for i in range(count))
     # The newest pod of each step (replica job and rank), as `trainjob_of` (and the SDK's get_job) keep.
     newest: dict[tuple[str | None, int | None], str] = {}
-    for pod in sorted(pods, key=lambda p: job_state.pod_order(job_state.summarize_pod(p))[3:], reverse=True):
+    for pod in newest_first(pods):
         step = job_state.pod_step(pod)
         if step in STEP_KINDS:
             newest.setdefault((step, job_state.pod_rank(pod)), str((pod.get("metadata") or {}).get("name", "")))
@@ -534,6 +534,14 @@ def _step_of(pod: Obj, runtime: t.Runtime) -> t.Step | None:
     return step
 
 
+def newest_first(pods: list[Obj]) -> list[Obj]:
+    """The pods, the newest of each step first: a restarted pod stands for its step, as `job logs`
+    picks it (`get_job`'s steps and `get_job_events`' pods)."""
+    from ktrain.cluster import job_state
+
+    return sorted(pods, key=lambda p: job_state.pod_order(job_state.summarize_pod(p))[3:], reverse=True)
+
+
 def trainjob_of(summary: Any, pods: list[Obj], runtimes: dict[str, t.Runtime]) -> t.TrainJob:
     """ktrain's view of a job (ktrain.cluster.job_state) as the SDK's TrainJob: one step per
     initializer and per node (its newest pod), the status in the SDK's four words."""
@@ -544,8 +552,7 @@ def trainjob_of(summary: Any, pods: list[Obj], runtimes: dict[str, t.Runtime]) -
     runtime = runtimes.get(summary.runtime or "") or _unknown_runtime(summary.runtime)
     steps: dict[str, t.Step] = {}
     # The newest pod of a step stands for it (a restarted one replaces the old), as `job logs` picks it.
-    newest_first = sorted(pods, key=lambda p: job_state.pod_order(job_state.summarize_pod(p))[3:], reverse=True)
-    for pod in newest_first:
+    for pod in newest_first(pods):
         step = _step_of(pod, runtime)
         if step is not None:
             steps.setdefault(step.name, step)
