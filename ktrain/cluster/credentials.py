@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 TOKEN_FILE_PERIOD = 60.0  # seconds a token file's contents are trusted (client-go: one minute)
 EXEC_TIMEOUT = 300.0  # a non-interactive plugin that has not answered in five minutes never will
 EXEC_INTERACTIVE_TIMEOUT = 1800.0  # one that asks the user (a browser login) gets half an hour
+EXEC_TIMEOUT_ENV = "KTRAIN_EXEC_PLUGIN_TIMEOUT"  # seconds, for both kinds (kubectl waits for ever)
 MAX_PLUGIN_OUTPUT = 1024 * 1024
 EXEC_API_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
 EXEC_EXPIRY_SLACK = 5.0  # refresh a little before the plugin's expiry, not after a refused request
@@ -319,7 +320,7 @@ class ExecPlugin:
             ) from None
         except PermissionError:
             raise ClusterError(f"the exec credential plugin {command!r} is not executable") from None
-        limit = EXEC_INTERACTIVE_TIMEOUT if interactive else EXEC_TIMEOUT
+        limit = _exec_limit(interactive)
         try:
             output = _read_bounded(proc, time.monotonic() + limit)
         except _PluginTooLong:
@@ -375,8 +376,42 @@ class ExecPlugin:
         return ExecCredential(str(token) if token else None, cert, expires)
 
 
+def _exec_limit(interactive: bool) -> float:
+    raw = os.environ.get(EXEC_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return EXEC_INTERACTIVE_TIMEOUT if interactive else EXEC_TIMEOUT
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < 1e9:
+        raise UsageError(f"{EXEC_TIMEOUT_ENV} must be a number of seconds above 0")
+    return seconds
+
+
 class _PluginTooLong(Exception):
     pass
+
+
+class _Terminated(BaseException):
+    """SIGTERM or SIGHUP reached ktrain while a plugin ran: the plugin is stopped, then the signal
+    is delivered again as it would have been."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_termination() -> dict[int, Any]:
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def handler(signum: int, _frame: object) -> None:
+        raise _Terminated(signum)
+
+    return {signum: signal.signal(signum, handler) for signum in (signal.SIGTERM, signal.SIGHUP)}
 
 
 class _PluginTooChatty(Exception):
@@ -387,10 +422,12 @@ def _read_bounded(proc: Any, deadline: float) -> bytes:
     """The plugin's standard output, read as it comes: at most MAX_PLUGIN_OUTPUT bytes, and
     until `deadline`; past either the plugin (and its process group) is killed. Then its exit."""
     import selectors
+    import signal
 
     parts: list[bytes] = []
     total = 0
     fd = proc.stdout.fileno()
+    previous = _on_termination()
     try:
         with selectors.DefaultSelector() as selector:
             selector.register(fd, selectors.EVENT_READ)
@@ -411,10 +448,19 @@ def _read_bounded(proc: Any, deadline: float) -> bytes:
             proc.wait(max(0.0, deadline - time.monotonic()))
         except Exception:  # noqa: BLE001 - subprocess.TimeoutExpired: it closed its output, kept running
             raise _PluginTooLong from None
+    except _Terminated as exc:
+        _kill(proc)  # its whole session: what it started goes too
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+        previous = {}
+        os.kill(os.getpid(), exc.signum)  # as if it had come now (the default: ktrain ends)
+        raise KeyboardInterrupt from None  # a handler that returned: stop this command anyway
     except BaseException:
         _kill(proc)
         raise
     finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
         proc.stdout.close()
     return b"".join(parts)
 

@@ -335,7 +335,7 @@ def connect(options: ConnectionOptions) -> KubeCluster:
             )
         else:
             transport, server, insecure = kubernetes_transport.from_kubeconfig(
-                existing, selected.context, credentials=bool(user), proxy=proxy
+                cluster, user, selected.context, proxy=proxy
             )
     else:
         transport = _stdlib(cluster, user, proxy)
