@@ -173,8 +173,6 @@ class Credentials:
 def _impersonation_headers(user: dict[str, Any]) -> list[tuple[str, str]]:
     """client-go's impersonatingRoundTripper: one header per group and per extra value (the API
     server reads each header as one value; it does not split on commas)."""
-    from ktrain.cluster.transport import percent_encode
-
     headers: list[tuple[str, str]] = []
     if user.get("as"):
         headers.append(("Impersonate-User", str(user["as"])))
@@ -182,8 +180,17 @@ def _impersonation_headers(user: dict[str, Any]) -> list[tuple[str, str]]:
         headers.append(("Impersonate-Uid", str(user["as-uid"])))
     headers += [("Impersonate-Group", str(g)) for g in user.get("as-groups") or []]
     for key, values in sorted((user.get("as-user-extra") or {}).items()):
-        headers += [(f"Impersonate-Extra-{percent_encode(str(key))}", str(v)) for v in values or []]
+        headers += [(f"Impersonate-Extra-{header_key_escape(str(key))}", str(v)) for v in values or []]
     return headers
+
+
+_TOKEN_BYTES = frozenset(b"!#$&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def header_key_escape(key: str) -> str:
+    """client-go's headerKeyEscape: every byte that is not an HTTP token character, and `%`, as %XX
+    (the API server lower-cases the key and `url.PathUnescape`s it)."""
+    return "".join(chr(b) if b in _TOKEN_BYTES else f"%{b:02X}" for b in key.encode("utf-8", "surrogatepass"))
 
 
 # --- exec credential plugins ------------------------------------------------------------------

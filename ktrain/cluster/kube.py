@@ -262,6 +262,12 @@ def _stdlib(cluster: dict[str, Any], user: dict[str, Any], proxy: str | None) ->
     from ktrain.cluster.credentials import Credentials
     from ktrain.cluster.http_transport import Endpoint, HttpTransport
 
+    if user.get("auth-provider"):  # never silently without the credentials the kubeconfig names
+        raise UsageError(
+            f"the kubeconfig user's auth-provider needs the kubernetes client, and {TRANSPORT_ENV}=stdlib forbids it",
+            hint=f"unset {TRANSPORT_ENV} (ktrain then picks the kubernetes client for this user)",
+        )
+
     return HttpTransport(
         Endpoint(str(cluster["server"]), proxy),
         Credentials(user, cluster=cluster),
