@@ -260,6 +260,6 @@ def test_insecure_beside_a_ca_is_refused_with_client_gos_words(double, tmp_path:
 
 
 def test_non_base64_data_is_refused_without_quoting_it(double, tmp_path: Path) -> None:
-    with pytest.raises(KtrainError, match="`client-certificate-data` of user .* is not valid base64") as info:
+    with pytest.raises(KtrainError, match=r"`client-certificate-data` of user .* is not valid base64") as info:
         connect(ConnectionOptions(kubeconfig=str(_kubeconfig(double, tmp_path, "client-cert-data-not-base64"))))
     assert "%%%" not in str(info.value)
