@@ -268,6 +268,11 @@ class _Planner:
         if processes > self.opt.max_processes:
             count = sum(len(s.pods) for s in steps)
             self._too_many(processes, f"{count} pods, {processes // max(1, count)} per pod")
+        if not any(s.pods for s in steps):  # `--nodes 0`: a run that would end at once, having run nothing
+            raise UsageError(
+                "the job runs no pod: every step has 0 pods (parallelism or completions 0)",
+                hint="a local run needs at least one node: --nodes 1 or more",
+            )
         images = sorted({ct.image for s in steps for p in s.pods for ct in [*p.init, *p.containers] if ct.image})
         self._network_note()
         return RunPlan(

@@ -27,7 +27,11 @@ pytestmark = pytest.mark.skipif(not os.path.isdir("/proc") or sys.platform != "l
 def _jobset(script: str) -> dict:
     container = {"name": "c", "command": ["sh", "-c", script]}
     job = {"parallelism": 1, "completions": 1, "template": {"spec": {"containers": [container]}}}
-    return {"kind": "JobSet", "metadata": {"name": "js"}, "spec": {"replicatedJobs": [{"name": "w", "replicas": 1, "template": {"spec": job}}]}}
+    return {
+        "kind": "JobSet",
+        "metadata": {"name": "js"},
+        "spec": {"replicatedJobs": [{"name": "w", "replicas": 1, "template": {"spec": job}}]},
+    }
 
 
 def _alive(tag: str) -> list[int]:
