@@ -234,7 +234,9 @@ def _follow(path: str, rel: str, root: str) -> str:
 
 
 def _ignored(rel: str, is_dir: bool, rules: Rules) -> bool:
-    if not rel.isascii():  # a name that is not UTF-8 (surrogate escapes) is matched as shown, then refused unless ignored
+    if (
+        not rel.isascii()
+    ):  # a name that is not UTF-8 (surrogate escapes) is matched as shown, then refused unless ignored
         rel = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     ignored = False
     for base, up, spec in rules:
