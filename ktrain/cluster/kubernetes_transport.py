@@ -56,9 +56,9 @@ def from_kubeconfig(
     from ktrain.cluster.credentials import Credentials
 
     configuration = client.Configuration()
-    own = {k: v for k, v in user.items() if k in CLIENT_USER_FIELDS}
-    document = {
-        "clusters": [{"name": "c", "cluster": cluster}],
+    own = {k: v for k, v in user.items() if k in CLIENT_USER_FIELDS and v is not None}
+    document = {  # null is the zero value, as in client-go's decoding: absent
+        "clusters": [{"name": "c", "cluster": {k: v for k, v in cluster.items() if v is not None}}],
         "users": [{"name": "u", "user": own}],
         "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
         "current-context": "c",
