@@ -102,7 +102,7 @@ def test_sigterm_to_ktrain_ends_detached_children_before_it_says_every_pod_was_s
             time.sleep(0.05)
         assert len(_alive(tag)) == 2
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)
+        _out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
