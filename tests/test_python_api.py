@@ -173,6 +173,22 @@ CASES: list[tuple[list[str], dict[str, Any]]] = [
     ),
     (
         argv(
+            ["-r", "torch-distributed", "--max-restarts", "3", "--restart-on-preemption", "--fail-on-exit-code", "42,2"],
+            ["--restart-strategy", "blocking-recreate", "--ttl", "1d", "--checkpoint", "ckpt:/ckpt", "--", "python", "t.py"],
+        ),
+        {
+            "runtime": "torch-distributed",
+            "max_restarts": 3,
+            "restart_on_preemption": True,
+            "fail_on_exit_codes": [2, 42],
+            "restart_strategy": "BlockingRecreate",
+            "ttl": 86400,
+            "checkpoint": ("ckpt", "/ckpt"),
+            "command": ["python", "t.py"],
+        },
+    ),
+    (
+        argv(
             ["-r", TUNE, "--dataset", "hf://tatsu-lab/alpaca", "--model", "hf://meta-llama/Llama-3.2-1B-Instruct"],
             ["--dataset-secret", "ds", "--model-secret", "ms", "--epochs", "2", "--batch-size", "4", "--dtype", "bf16"],
             ["--loss", "CEWithChunkedOutputLoss", "--lora", "rank=8,alpha=16,dropout=0.1,modules=q_proj,v_proj,mlp"],
@@ -329,6 +345,11 @@ FLAG_KEYWORDS = {
     "gpu_type_label": "gpu_type_label",
     "elastic": "elastic",
     "max_restarts": "max_restarts",
+    "restart_on_preemption": "restart_on_preemption",
+    "fail_on_exit_code": "fail_on_exit_codes",
+    "restart_strategy": "restart_strategy",
+    "ttl": "ttl",
+    "checkpoint": "checkpoint",
     "epochs": "fine_tuning",
     "batch_size": "fine_tuning",
     "dtype": "fine_tuning",

@@ -93,18 +93,6 @@ class Checkpoint:
 
 
 @struct
-class FailureFlags:
-    """What the command line (or the Python API) says; None: not said. `--max-restarts` stays
-    `JobOverrides.max_restarts`, which `--elastic` reads too."""
-
-    restart_on_preemption: bool | None = None
-    fail_on_exit_codes: list[int] | None = None
-    restart_strategy: str | None = None  # JobSet's spelling: Recreate | BlockingRecreate
-    ttl_seconds: int | None = None
-    checkpoint: Checkpoint | None = None
-
-
-@struct
 class FailurePolicy:
     """The effective settings of one job (flags over the job file's annotations)."""
 
@@ -220,22 +208,18 @@ def parse_bool(value: object, what: str) -> bool:
 # -- the effective policy -------------------------------------------------------------------------
 
 
-def resolve(max_restarts: int | None, flags: FailureFlags | None, job: Obj | None) -> FailurePolicy | None:
-    """The settings of one job: the flags, else the TrainJob's `ktrain.io/` annotations."""
+FIELDS = tuple(FLAGS)  # the JobOverrides fields, with these names
+
+
+def resolve(overrides: Any, job: Obj | None) -> FailurePolicy | None:
+    """The settings of one job: the flags (`JobOverrides` fields of `FIELDS`' names), else the
+    TrainJob's `ktrain.io/` annotations."""
     meta = (job or {}).get("metadata")
     annotations = (meta.get("annotations") if isinstance(meta, dict) else None) or {}
     if not isinstance(annotations, dict):
         annotations = {}
     policy = FailurePolicy()
-    given = flags or FailureFlags()
-    flag_values: dict[str, Any] = {
-        "max_restarts": max_restarts,
-        "restart_on_preemption": given.restart_on_preemption,
-        "fail_on_exit_codes": given.fail_on_exit_codes,
-        "restart_strategy": given.restart_strategy,
-        "ttl_seconds": given.ttl_seconds,
-        "checkpoint": given.checkpoint,
-    }
+    flag_values = {key: getattr(overrides, key, None) for key in FIELDS}
     parsers: dict[str, Any] = {
         "max_restarts": parse_max_restarts,
         "restart_on_preemption": parse_bool,

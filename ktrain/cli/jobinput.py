@@ -260,7 +260,7 @@ class JobInput:
             scheduler=self.scheduler,
             elastic=self._elastic(),
             max_restarts=self.max_restarts,
-            failure=self._failure(),
+            **self._failure(),
             code=list(self.code or []),
             code_include=list(self.code_include or []),
             pip=list(self.pip or []),
@@ -324,19 +324,19 @@ class JobInput:
 
         return parse_elastic(self.elastic)
 
-    def _failure(self) -> Any:
-        values = (self.restart_on_preemption, self.fail_on_exit_code, self.restart_strategy, self.ttl, self.checkpoint)
-        if all(v is None for v in values):
-            return None
+    def _failure(self) -> dict[str, Any]:
+        """--restart-on-preemption ... --checkpoint as JobOverrides fields (authoring/failure_policy.py)."""
+        if all(v is None for v in (self.fail_on_exit_code, self.restart_strategy, self.ttl, self.checkpoint)):
+            return {"restart_on_preemption": self.restart_on_preemption}
         from ktrain.authoring import failure_policy as fp
 
-        return fp.FailureFlags(
-            restart_on_preemption=self.restart_on_preemption,
-            fail_on_exit_codes=fp.parse_exit_codes(self.fail_on_exit_code) if self.fail_on_exit_code else None,
-            restart_strategy=fp.parse_restart_strategy(self.restart_strategy) if self.restart_strategy else None,
-            ttl_seconds=fp.parse_duration_seconds(self.ttl, "--ttl") if self.ttl is not None else None,
-            checkpoint=fp.parse_checkpoint(self.checkpoint) if self.checkpoint is not None else None,
-        )
+        return {
+            "restart_on_preemption": self.restart_on_preemption,
+            "fail_on_exit_codes": fp.parse_exit_codes(self.fail_on_exit_code) if self.fail_on_exit_code else None,
+            "restart_strategy": fp.parse_restart_strategy(self.restart_strategy) if self.restart_strategy else None,
+            "ttl_seconds": fp.parse_duration_seconds(self.ttl, "--ttl") if self.ttl is not None else None,
+            "checkpoint": fp.parse_checkpoint(self.checkpoint) if self.checkpoint is not None else None,
+        }
 
     def render_request(self) -> Any:
         """A `service.RenderRequest` for these inputs."""

@@ -125,11 +125,12 @@ def failure_policy_of(request: RenderRequest, job: Any) -> Any:
     """The job's failure policy: the flags over the job file's `ktrain.io/` annotations (or None)."""
     ov = request.overrides
     annotations = getattr(getattr(job, "metadata", None), "annotations", None)
-    if ov.max_restarts is None and ov.failure is None and not annotations:
+    flags = (ov.max_restarts, ov.restart_on_preemption, ov.fail_on_exit_codes, ov.restart_strategy, ov.ttl_seconds)
+    if all(v is None for v in flags) and not any(str(k).startswith("ktrain.io/") for k in annotations or {}):
         return None
     from ktrain.authoring.failure_policy import resolve
 
-    return resolve(ov.max_restarts, ov.failure, {"metadata": {"annotations": annotations or {}}})
+    return resolve(request.overrides, {"metadata": {"annotations": annotations or {}}})
 
 
 def render_resolving(
