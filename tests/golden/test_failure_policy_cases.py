@@ -86,7 +86,12 @@ def test_each_render_means_what_its_settings_say(case: Path, cli) -> None:  # ty
         # A preempted pod: restarts without counting with --restart-on-preemption, else a plain failure.
         action, rule, counts, failed = _decide(jobset, _pod("fp-node-0-1-abcde", disrupted=True), rjob)
         if preemption:
-            assert (action, rule, counts, failed) == ("RestartJobSetAndIgnoreMaxRestarts", "RestartOnPreemption", False, None)
+            assert (action, rule, counts, failed) == (
+                "RestartJobSetAndIgnoreMaxRestarts",
+                "RestartOnPreemption",
+                False,
+                None,
+            )
         elif "ktrain.io/max-restarts" in annotations:
             assert (action, counts) == ("RestartJobSet", max_restarts > 0)
         # A listed exit code fails the JobSet at once, whatever the budget.
