@@ -3,6 +3,7 @@
 Env: FAIL_CODE (default 1) is the code rank 1 exits with at step 5 of attempt 0 (FAIL_ALWAYS=1:
 of every attempt); rank 0 records its pid and, on attempt 0, waits (to be stopped by the restart).
 """
+# ruff: noqa: T201 (a workload: its output is what the test reads)
 
 import json
 import os
