@@ -187,4 +187,6 @@ def test_the_validating_webhook_refuses_a_bad_failure_policy_on_create_403(custo
     with pytest.raises(client.ApiException):
         custom.get_namespaced_custom_object(JS_GROUP, JS_VERSION, "default", "jobsets", "bad")
     good = [{"name": "RestartOnPreemption", "action": "RestartJobSetAndIgnoreMaxRestarts"}]
-    assert _create(custom, _jobset("good", failurePolicy={"maxRestarts": 1, "rules": good}))["metadata"]["name"] == "good"
+    assert (
+        _create(custom, _jobset("good", failurePolicy={"maxRestarts": 1, "rules": good}))["metadata"]["name"] == "good"
+    )

@@ -173,8 +173,26 @@ CASES: list[tuple[list[str], dict[str, Any]]] = [
     ),
     (
         argv(
-            ["-r", "torch-distributed", "--max-restarts", "3", "--restart-on-preemption", "--fail-on-exit-code", "42,2"],
-            ["--restart-strategy", "blocking-recreate", "--ttl", "1d", "--checkpoint", "ckpt:/ckpt", "--", "python", "t.py"],
+            [
+                "-r",
+                "torch-distributed",
+                "--max-restarts",
+                "3",
+                "--restart-on-preemption",
+                "--fail-on-exit-code",
+                "42,2",
+            ],
+            [
+                "--restart-strategy",
+                "blocking-recreate",
+                "--ttl",
+                "1d",
+                "--checkpoint",
+                "ckpt:/ckpt",
+                "--",
+                "python",
+                "t.py",
+            ],
         ),
         {
             "runtime": "torch-distributed",

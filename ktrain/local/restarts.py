@@ -28,10 +28,18 @@ from ktrain.util.structs import field, struct
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
 
-    from ktrain.local.run import LocalRun
+    from ktrain.local.plan import RunPlan
     from ktrain.local.runner import RunResult
+
+    class LocalRun(Protocol):  # ktrain.local.run.LocalRun, which imports this module
+        plan: RunPlan | None
+        options: Any
+
+        def notify(self, text: str) -> None: ...
+        def execute_once(self) -> RunResult: ...
+        def restart(self, attempt: int) -> None: ...
 
     Obj = dict[str, Any]
 

@@ -124,10 +124,10 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
     if ov.checkpoint is not None or "ktrain.io/checkpoint" in ((data.get("metadata") or {}).get("annotations") or {}):
         from ktrain.authoring.failure_policy import add_checkpoint, resolve
 
-        policy = resolve(ov, data)  # --checkpoint: a runtime patch and the trainer's env
-        if policy is not None and policy.checkpoint is not None:
+        failure = resolve(ov, data)  # --checkpoint: a runtime patch and the trainer's env
+        if failure is not None and failure.checkpoint is not None:
             template = {"spec": dict(entry.runtime.spec.template.spec or {})}
-            add_checkpoint(data, template, policy.checkpoint, policy.sources["checkpoint"])
+            add_checkpoint(data, template, failure.checkpoint, failure.sources["checkpoint"])
     meta = data["metadata"]
     if not meta.get("name"):
         meta["name"] = request.fallback_name or derive_name(entry.runtime, data)

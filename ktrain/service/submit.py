@@ -46,7 +46,7 @@ def refuse_for_target(overrides: JobOverrides, target: str) -> None:
 def refuse_failure_policy(overrides: JobOverrides, job: Obj | None) -> None:
     """--target trainjob: what of the failure policy (flags, or the job's `ktrain.io/` annotations)
     a TrainJob cannot carry (authoring/failure_policy.py)."""
-    flags = (overrides.max_restarts, overrides.restart_on_preemption, overrides.fail_on_exit_codes)
+    flags: tuple[object, ...] = (overrides.max_restarts, overrides.restart_on_preemption, overrides.fail_on_exit_codes)
     flags += (overrides.restart_strategy, overrides.ttl_seconds)
     annotations = ((job or {}).get("metadata") or {}).get("annotations") or {}
     if all(v is None for v in flags) and not any(str(k).startswith("ktrain.io/") for k in annotations):

@@ -58,7 +58,9 @@ def _exit_code_match(requirement: JSON, pod: JSON) -> JSON | None:
 def _condition_match(patterns: list[JSON], pod: JSON) -> JSON | None:
     for condition in pod.get("status", {}).get("conditions") or []:
         for pattern in patterns:
-            if condition.get("type") == pattern.get("type") and condition.get("status") == pattern.get("status", "True"):
+            if condition.get("type") == pattern.get("type") and condition.get("status") == pattern.get(
+                "status", "True"
+            ):
                 return condition
     return None
 
@@ -80,7 +82,9 @@ def pod_rule(job_spec: JSON, pod: JSON) -> tuple[int, str, str] | None:
         elif rule.get("onPodConditions"):
             condition = _condition_match(rule["onPodConditions"], pod)
             if condition is not None:
-                message = f"Pod {namespace}/{name} has condition {condition['type']} matching {action} rule at index {index}"
+                message = (
+                    f"Pod {namespace}/{name} has condition {condition['type']} matching {action} rule at index {index}"
+                )
                 return index, action, message
     return None
 
@@ -133,7 +137,9 @@ def jobset_action(jobset: JSON, rjob: str, failure: JobFailure, job_name: str) -
     else:
         action, name = "RestartJobSet", None
     if action == "FailJobSet":
-        return JobSetDecision(action, name, (FAIL_JOBSET_ACTION[0], f"{FAIL_JOBSET_ACTION[1]} (first failed job: {job_name})"))
+        return JobSetDecision(
+            action, name, (FAIL_JOBSET_ACTION[0], f"{FAIL_JOBSET_ACTION[1]} (first failed job: {job_name})")
+        )
     if action == "RestartJobSet":
         if int(status.get("restartsCountTowardsMax", 0)) >= int(policy.get("maxRestarts", 0)):
             message = f"{REACHED_MAX_RESTARTS[1]} (first failed job: {job_name})"
