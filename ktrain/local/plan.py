@@ -142,6 +142,7 @@ class PlanOptions:
     max_processes: int = 64
     node_name: str = "localhost"
     container: bool = False  # container mode: names, ports and paths stay as on the cluster
+    restart_attempt: int = 0  # the pods' jobset.sigs.k8s.io/restart-attempt (local/restarts.py)
 
 
 def ml_policy_of(runtime: Any) -> str | None:
@@ -343,7 +344,7 @@ class _Planner:
             "jobset.sigs.k8s.io/global-replicas": str(total_jobs),
             "jobset.sigs.k8s.io/job-global-index": str(global_index),
             "jobset.sigs.k8s.io/group-name": str(rjob.get("groupName") or "default"),
-            "jobset.sigs.k8s.io/restart-attempt": "0",
+            "jobset.sigs.k8s.io/restart-attempt": str(self.opt.restart_attempt),
             c.JOB_COMPLETION_INDEX_ANNOTATION: str(p),
             "batch.kubernetes.io/job-name": f"{self.name}-{rname}-{j}",
             "job-name": f"{self.name}-{rname}-{j}",

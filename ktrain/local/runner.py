@@ -49,6 +49,7 @@ class RunResult:
     message: str  # what ended the run, one line (empty on success)
     notes: list[str] = field(default_factory=list)
     failed_pod: str | None = None
+    failed_container: str | None = None  # the failed pod's container (the failure policy's containerName)
 
 
 class LocalRunError(KtrainError):
@@ -267,6 +268,7 @@ class Runner:
                 f"pod {run.pod.name} ({what} {proc.container.name}) {how}",
                 self.notes,
                 failed_pod=run.pod.name,
+                failed_container=proc.container.name,
             )
         if run.phase == "init":
             self._next_init(run)
