@@ -4,6 +4,7 @@ bootstrapped into every node pod by an init container and the entrypoint ConfigM
 from __future__ import annotations
 
 from ktrain import constants as c
+from ktrain.engine.plugins.flux import SETTING_DEFAULTS
 from ktrain.errors import ValidationFailedError
 
 from .renders import job, objects, of_kind, runtime
@@ -43,3 +44,11 @@ def test_flux_refuses_fewer_than_one_task_per_node() -> None:
         assert "spec.trainer.numProcPerNode" in [e.path for e in exc.errors], exc.errors
     else:
         raise AssertionError("a Flux job with 0 tasks per node rendered")
+
+
+def test_the_flux_view_image_comes_from_trainer_env_over_the_default() -> None:
+    def init_image(**trainer: object) -> str:
+        return str(node_pod(objects(job(numNodes=1, **trainer), runtime(FLUX)))["initContainers"][0]["image"])  # type: ignore[index]
+
+    assert init_image() == SETTING_DEFAULTS["FLUX_VIEW_IMAGE"]
+    assert init_image(env=[{"name": "FLUX_VIEW_IMAGE", "value": "my/view:1"}]) == "my/view:1"

@@ -4,6 +4,7 @@ settings as env on the trainer container."""
 from __future__ import annotations
 
 from ktrain import constants as c
+from ktrain.engine.plugins.jax import JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID
 
 from .renders import COMPLETION_INDEX, MASTER, container, env, job, objects, runtime
 
@@ -22,3 +23,11 @@ def test_jax_counts_the_runtime_nodes_when_the_job_sets_none() -> None:
 
 def test_without_the_jax_key_no_jax_env_is_set() -> None:
     assert not [k for k in env(container(objects(job(numNodes=2), runtime({})))) if k.startswith("JAX_")]
+
+
+def test_jax_names_its_variables_as_jax_distributed_reads_them() -> None:
+    assert (JAX_NUM_PROCESSES, JAX_PROCESS_ID, JAX_COORDINATOR_ADDRESS) == (
+        "JAX_NUM_PROCESSES",
+        "JAX_PROCESS_ID",
+        "JAX_COORDINATOR_ADDRESS",
+    )

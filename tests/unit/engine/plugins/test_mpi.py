@@ -6,6 +6,8 @@ from __future__ import annotations
 from base64 import b64decode
 
 from ktrain import constants as c
+from ktrain.engine.plugins.mpi import HOSTFILE_SUFFIX, SSH_AUTH_SECRET_SUFFIX
+from ktrain.errors import ValidationFailedError
 
 from .renders import KEY, container, env, job, objects, of_kind, runtime, step
 
@@ -18,7 +20,7 @@ def mpi(**policy: object) -> dict[str, object]:
 
 def test_the_hostfile_lists_every_node_pod_with_its_slots() -> None:
     (hostfile,) = of_kind(objects(job(numNodes=2), mpi()), "ConfigMap")
-    assert hostfile["metadata"]["name"] == "j-mpi-hostfile"
+    assert hostfile["metadata"]["name"] == "j-mpi-hostfile" == "j" + HOSTFILE_SUFFIX
     assert hostfile["data"]["hostfile"] == "j-node-0-0.j slots=2\nj-node-0-1.j slots=2\n"
 
 
@@ -30,7 +32,7 @@ def test_the_launcher_as_node_is_a_host_too_and_the_nodes_one_fewer() -> None:
 
 def test_the_ssh_secret_holds_the_key_pair_from_the_context() -> None:
     (secret,) = of_kind(objects(job(numNodes=1), mpi()), "Secret")
-    assert secret["metadata"]["name"] == "j-mpi-ssh-auth"
+    assert secret["metadata"]["name"] == "j-mpi-ssh-auth" == "j" + SSH_AUTH_SECRET_SUFFIX
     assert secret["type"] == "kubernetes.io/ssh-auth"
     assert b64decode(secret["data"]["ssh-privatekey"]) == KEY.private_key_pem
     assert b64decode(secret["data"]["ssh-publickey"]) == KEY.public_key_line
@@ -48,3 +50,13 @@ def test_openmpi_reads_the_hostfile_and_slots_from_env_on_the_launcher_only() ->
     assert env(launcher)["OMPI_MCA_orte_set_default_slots"] == "2"
     assert {"name": "mpi-ssh-auth", "mountPath": "/home/u/.ssh"} in launcher["volumeMounts"]
     assert "OMPI_MCA_orte_default_hostfile" not in env(container(found))
+
+
+def test_a_hostfile_over_a_configmap_s_size_is_refused_before_it_is_built() -> None:
+    try:
+        objects(job(numNodes=200_000), mpi())  # ~5 MB of `j-node-0-N.j slots=2` lines
+    except ValidationFailedError as exc:
+        (too_large,) = exc.errors
+        assert too_large.path == "spec.trainer.numNodes" and too_large.kind == "TooLong"
+    else:
+        raise AssertionError("a 5 MB hostfile rendered")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ktrain.api.records import validate
 from ktrain.engine.framework import select_ml_plugin
+from ktrain.engine.plugins.plainml import PlainMLPlugin
 
 from .renders import container, env, job, objects, of_kind, runtime
 
@@ -22,3 +23,7 @@ def test_plainml_copies_trainer_env_and_the_node_count() -> None:
 
 def test_plainml_builds_no_objects_of_its_own() -> None:
     assert [o["kind"] for o in objects(job(numNodes=1), runtime({}))] == ["JobSet"]
+
+
+def test_plainml_is_selected_by_no_key() -> None:
+    assert PlainMLPlugin.policy_key is None and PlainMLPlugin.name == "plainml"

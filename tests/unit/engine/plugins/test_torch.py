@@ -4,6 +4,7 @@ settings as PET_* env on the trainer container."""
 from __future__ import annotations
 
 from ktrain import constants as c
+from ktrain.engine.plugins.torch import RESERVED_ENVS, TorchPlugin
 from ktrain.errors import ValidationFailedError
 
 from .renders import COMPLETION_INDEX, MASTER, container, env, job, objects, runtime, step
@@ -52,3 +53,14 @@ def test_torch_env_injection_targets_get_the_master_address_too() -> None:
 
 def test_without_the_torch_key_no_pet_env_is_set() -> None:
     assert not [k for k in env(container(objects(job(numNodes=2), runtime({})))) if k.startswith("PET_")]
+
+
+def test_every_torchrun_variable_is_reserved() -> None:
+    assert TorchPlugin.policy_key == "torch"
+    for name in RESERVED_ENVS:
+        try:
+            objects(job(numNodes=1, env=[{"name": name, "value": "x"}]), runtime(TORCH))
+        except ValidationFailedError as exc:
+            assert name in str(exc.errors[0])
+        else:
+            raise AssertionError(f"a job setting {name} rendered")

@@ -4,6 +4,7 @@ tracker settings as env, and `trainer.env` as PlainML would copy it."""
 from __future__ import annotations
 
 from ktrain import constants as c
+from ktrain.engine.plugins.xgboost import RESERVED_ENVS
 from ktrain.errors import ValidationFailedError
 
 from .renders import COMPLETION_INDEX, MASTER, container, env, job, objects, runtime
@@ -32,3 +33,13 @@ def test_xgboost_refuses_a_reserved_env_var() -> None:
         assert [e.path for e in exc.errors] == ["spec.trainer.env[0]"], exc.errors
     else:
         raise AssertionError("a job setting DMLC_NUM_WORKER rendered")
+
+
+def test_every_dmlc_variable_is_reserved() -> None:
+    for name in RESERVED_ENVS:
+        try:
+            objects(job(numNodes=1, env=[{"name": name, "value": "x"}]), runtime(XGB))
+        except ValidationFailedError as exc:
+            assert f"{name} is reserved for the XGBoost runtime" in str(exc.errors[0])
+        else:
+            raise AssertionError(f"a job setting {name} rendered")
