@@ -154,7 +154,7 @@ def is_home(test: Path, module: Path) -> bool:
         parent and re.search(rf"^\s*from {re.escape(parent)} import [^\n]*\b{leaf}\b", text, re.M)
     )
     # a command's tests run it through the CLI: its name is enough
-    command = module.parent.name == "commands" and module.stem.replace("_", " ") in text.replace("\", \"", " ")
+    command = module.parent.name == "commands" and module.stem.replace("_", " ") in text.replace('", "', " ")
     return bool(imports or command) and "def test_" in text
 
 
