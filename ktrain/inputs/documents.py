@@ -160,6 +160,12 @@ def _bounded_classes(scanner: Any, constructor: Any) -> Any:
                 except _VALUE_ERRORS as exc:
                     raise TooDeep(None, None, f"cannot read this value: {_reason(exc)}", node.start_mark) from None
 
+        # A timestamp is the text written, as kubectl reads it: go-yaml v2 decodes a timestamp-like
+        # scalar into its text when the target is untyped (sigs.k8s.io/yaml's YAML-to-JSON step),
+        # `2024-02-30` included, where building a datetime would fail and `isoformat()` respell it.
+        CheckedConstructor.add_constructor(
+            "tag:yaml.org,2002:timestamp", lambda self, node: str(self.construct_scalar(node))
+        )
         _BOUNDED = (BoundedScanner, BoundedComposer, CheckedConstructor)
     return _BOUNDED
 
@@ -255,10 +261,8 @@ def _plain(node: Any, path: Path, doc: Document, state: _Expansion) -> Any:
         return int(node)
     if isinstance(node, float):
         return float(node)
-    if isinstance(node, str):
+    if isinstance(node, str):  # timestamps included: the text written (`_bounded_classes`)
         return str(node)
-    if hasattr(node, "isoformat"):  # timestamps: keep the text the user wrote
-        return node.isoformat()
     return _other(node)
 
 
