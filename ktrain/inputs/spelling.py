@@ -115,20 +115,20 @@ class Spelling:
     # --- JSON -------------------------------------------------------------------------------
 
     def load_json(self, text: str) -> Any:
-        """`json.loads(text)`, keeping the text of every number that is not an integer (JSON
-        integers have one spelling; `1e3`, `1.50` and `1e400` would come out as `1000.0`, `1.5`
-        and `Infinity`, which is not even JSON)."""
+        """`json.loads(text)`, keeping the text of the numbers that Python would write otherwise:
+        `1e3`, `1.50`, `-0` and `1e400` would come out as `1000.0`, `1.5`, `0` and `Infinity`
+        (which is not even JSON)."""
         import json
 
-        data = json.loads(text, parse_float=_Number)
+        data = json.loads(text, parse_float=_Number, parse_int=_integer)
         return self._json_walk(data)
 
     def _json_walk(self, data: Any) -> Any:
         if isinstance(data, dict):
             values: dict[Any, tuple[Any, str]] = {}
             for key, value in data.items():
-                if isinstance(value, _Number):
-                    data[key] = plain = float(value)
+                if isinstance(value, (_Number, _Integer)):
+                    data[key] = plain = value.plain()
                     values[key] = (plain, value.text)
                 else:
                     self._json_walk(value)
@@ -136,14 +136,14 @@ class Spelling:
         elif isinstance(data, list):
             values = {}
             for i, value in enumerate(data):
-                if isinstance(value, _Number):
-                    data[i] = plain = float(value)
+                if isinstance(value, (_Number, _Integer)):
+                    data[i] = plain = value.plain()
                     values[i] = (plain, value.text)
                 else:
                     self._json_walk(value)
             self._keep(data, values, {})
-        elif isinstance(data, _Number):
-            return float(data)
+        elif isinstance(data, (_Number, _Integer)):
+            return data.plain()
         return data
 
 
@@ -156,6 +156,28 @@ class _Number(float):
         number = super().__new__(cls, text)
         number.text = text
         return number
+
+    def plain(self) -> float:
+        return float(self)
+
+
+class _Integer(int):
+    """A JSON integer Python would write otherwise (`-0`), with its text."""
+
+    text: str
+
+    def __new__(cls, text: str) -> _Integer:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+    def plain(self) -> int:
+        return int(self)
+
+
+def _integer(text: str) -> int:
+    value = int(text)
+    return value if str(value) == text else _Integer(text)
 
 
 def _is_null(node: Any) -> bool:
