@@ -231,7 +231,7 @@ json_values = st.recursive(
     lambda inner: st.one_of(
         st.lists(inner, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]"),
         st.lists(st.tuples(st.text(max_size=5), inner), max_size=3, unique_by=lambda kv: kv[0]).map(
-            lambda kvs: "{" + ", ".join(f"{json.dumps(k)}: {v}" for k, v in kvs) + "}"
+            lambda kvs: "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {v}" for k, v in kvs) + "}"
         ),
     ),
     max_leaves=10,
