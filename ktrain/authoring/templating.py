@@ -237,4 +237,12 @@ def rendered_label(file: str, template_text: str, rendered: str) -> str:
     return f"{file} (rendered)"
 
 
-__all__ = ["NOT_A_TEMPLATE", "Document", "is_template", "marked_plain", "load_values", "render_template", "rendered_label"]
+__all__ = [
+    "NOT_A_TEMPLATE",
+    "Document",
+    "is_template",
+    "load_values",
+    "marked_plain",
+    "render_template",
+    "rendered_label",
+]

@@ -181,7 +181,11 @@ def _integer(text: str) -> int:
 
 
 def _is_null(node: Any) -> bool:
-    return type(node).__name__ == "ScalarNode" and str(node.tag) == _NULL and node.value in ("", "~", "null", "Null", "NULL")
+    return (
+        type(node).__name__ == "ScalarNode"
+        and str(node.tag) == _NULL
+        and node.value in ("", "~", "null", "Null", "NULL")
+    )
 
 
 def _token(node: Any) -> str | None:

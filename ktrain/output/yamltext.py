@@ -14,9 +14,7 @@ from ktrain.util.jsondata import quote as quote_json
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from typing import Any
-
-    from typing import Protocol
+    from typing import Any, Protocol
 
     Notes = Callable[[tuple[Any, ...]], "str | None"]
 
@@ -219,9 +217,7 @@ def dump(obj: Any, note: Notes | None = None, spell: Spelling | None = None) -> 
     return _inline(obj, "") + "\n"
 
 
-def dump_all(
-    objs: Iterable[Any], notes: Iterable[Notes | None] | None = None, spell: Spelling | None = None
-) -> str:
+def dump_all(objs: Iterable[Any], notes: Iterable[Notes | None] | None = None, spell: Spelling | None = None) -> str:
     if notes is None:
         return "---\n".join(dump(o, None, spell) for o in objs)
     return "---\n".join(dump(o, n, spell) for o, n in zip(objs, notes, strict=True))
