@@ -23,9 +23,10 @@ from ktrain.util.structs import struct
 
 JOB_GLOBAL_INDEX_LABEL = "jobset.sigs.k8s.io/job-global-index"
 GLOBAL_INDEX_FIELD_PATH = f"metadata.labels['{JOB_GLOBAL_INDEX_LABEL}']"
-# PyTorch since v1.7 (kubeflow/training-operator#1860: "1" disables buffering); XGBoost's and
-# PaddlePaddle's controllers kept "0" (xgboost.go SetPodEnv, paddlepaddle/envvar.go setPodEnv).
-PYTHONUNBUFFERED = {"PyTorchJob": "1", "JAXJob": "1", "XGBoostJob": "0", "PaddleJob": "0"}
+# "1" (buffering off) in every v1 controller since training-operator v1.7: PyTorch's setPodEnv with
+# kubeflow/training-operator#1840, XGBoost's SetPodEnv (`xgboost/xgboost.go`) and PaddlePaddle's
+# setPodEnv (`paddlepaddle/envvar.go`) with #1860 ("set PYTHONUNBUFFERED to 1"); JAX's from the start.
+PYTHONUNBUFFERED = {"PyTorchJob": "1", "JAXJob": "1", "XGBoostJob": "1", "PaddleJob": "1"}
 TORCH_RESERVED = ("PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT")
 ELASTIC_ENV = (
     "PET_RDZV_ENDPOINT",

@@ -23,6 +23,7 @@ from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
 from ktrain.inputs.documents import Path
 
 MAX_INT32 = 2147483647
+JOB_DEFAULT_BACKOFF_LIMIT = 6  # a Job's spec.backoffLimit when unset (k8s.io/api batch/v1)
 # v1 retried a pod that failed with one of these exit codes (restartPolicy ExitCode) and failed the
 # job on any other: training-operator `pkg/util/train` IsRetryableExitCode (exitCode >= 128).
 RETRYABLE_EXIT_CODES = list(range(128, 256))
@@ -443,7 +444,11 @@ class Generated:
         controllers failed the job when a Never pod failed, whatever runPolicy.backoffLimit says);
         OnFailure restarts in place up to runPolicy.backoffLimit, else without limit (common/job.go
         PastBackoffLimit counts those restarts); ExitCode retries exit codes 128-255 and fails on
-        the others (common/pod.go ReconcilePods)."""
+        the others (common/pod.go ReconcilePods). mpi-operator's v2beta1 MPIJob has its own rules
+        (`_mpi_operator_retries`)."""
+        if self.info.kind == "MPIJob" and self.api != V1:
+            self._mpi_operator_retries(role, target, pod, job_spec)
+            return
         ctx, info, s = self.ctx, self.info, self.settings
         restart = role.restart or role.default_restart
         p = (*role.path, "restartPolicy")
@@ -493,6 +498,59 @@ class Generated:
                     f"{target} pod restartPolicy OnFailure, Job backoffLimit {limit}",
                     unset + f"failed containers restart in place ({limit_text})",
                 )
+
+    def _mpi_operator_retries(self, role: Role, target: str, pod: Obj, job_spec: Obj) -> None:
+        """mpi-operator v2 (`pkg/controller/mpi_job_controller.go`): the launcher runs in a Job of
+        its own, newLauncherJob, whose backoffLimit, activeDeadlineSeconds and
+        ttlSecondsAfterFinished are runPolicy's as written: unset, the Job's own default of 6 retries
+        applies, whatever the restart policy (setRestartPolicy makes ExitCode Never, with no exit-code
+        rule). The workers are plain pods (newWorker, getOrCreateWorker): OnFailure restarts them in
+        place without limit (no Job counts the restarts; runPolicy.backoffLimit is the launcher's),
+        and a failed Never worker is left failed, never re-created."""
+        ctx, s = self.ctx, self.settings
+        restart = role.restart or role.default_restart
+        p = (*role.path, "restartPolicy")
+        unset = "" if role.restart else "unset: mpi-operator's default; "
+        pod["restartPolicy"] = "Never" if restart == "ExitCode" else "OnFailure" if restart == "Always" else restart
+        given = pod["restartPolicy"]
+        if role.type == "Launcher":
+            limit = s.backoff_limit if s.backoff_limit is not None else JOB_DEFAULT_BACKOFF_LIMIT
+            job_spec["backoffLimit"] = limit
+            if s.launcher_deadline is not None:
+                job_spec["activeDeadlineSeconds"] = s.launcher_deadline
+            why = (
+                f"runPolicy.backoffLimit {s.backoff_limit}"
+                if s.backoff_limit is not None
+                else "runPolicy.backoffLimit unset: the Job's default 6"
+            )
+            ctx.row(
+                p,
+                KEPT if restart in ("OnFailure", "Never") else APPROXIMATED,
+                f"{target} pod restartPolicy {given}, Job backoffLimit {limit}",
+                unset
+                + f"mpi-operator ran the launcher in a Job with this backoffLimit ({why}; newLauncherJob)"
+                + ("" if restart in ("OnFailure", "Never") else f"; {restart} becomes {given} there too"),
+            )
+            return
+        if given == "OnFailure":
+            job_spec["backoffLimit"] = MAX_INT32
+            ctx.row(
+                p,
+                KEPT if restart == "OnFailure" else APPROXIMATED,
+                f"{target} pod restartPolicy OnFailure, Job backoffLimit {MAX_INT32}",
+                unset + "mpi-operator's worker pods were not in a Job: failed containers restarted in place "
+                "without limit (runPolicy.backoffLimit is the launcher's)",
+            )
+            return
+        job_spec["backoffLimit"] = 0
+        ctx.row(
+            p,
+            APPROXIMATED,
+            f"{target} pod restartPolicy Never, Job backoffLimit 0",
+            unset + "mpi-operator left a failed worker pod failed (never re-created it) and the MPIJob failed when "
+            "the launcher gave up; here a failed worker fails the job at once"
+            + ("" if restart == "Never" else f" ({restart} is Never there too)"),
+        )
 
     def _mpi_pod(self, role: Role, rj: str, cont: Obj, cpath: Path) -> None:
         ctx = self.ctx

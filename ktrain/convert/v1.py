@@ -136,7 +136,7 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
 
     tj_spec: Obj = {}
     settings = Settings()
-    run_policy(ctx, info, spec, tj_spec, settings)
+    run_policy(ctx, info, spec, tj_spec, settings, api)
     kind_fields(ctx, info, api, spec, tj_spec, settings, roles)
     the_plan = plan(info, roles)
     roles = _rewrite_hosts(ctx, roles, name, the_plan)

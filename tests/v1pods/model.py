@@ -8,7 +8,8 @@ the program it ran. A transcription of the v1 Go code, written apart from ktrain
   WORLD_SIZE = replicas x nprocPerNode, PET_NPROC_PER_NODE, PET_NODE_RANK, PET_NNODES) with
   `master.go` MasterEnvVarGenerator (MASTER_* and PET_MASTER_*) and `elastic.go`
   ElasticEnvVarGenerator;
-- XGBoost: `xgboost/xgboost.go` SetPodEnv (worker rank = index + Master replicas);
+- XGBoost: `xgboost/xgboost.go` SetPodEnv (worker rank = index + Master replicas; v1.7+:
+  PYTHONUNBUFFERED "1", kubeflow/training-operator#1860, as PaddlePaddle's);
 - JAX: `jax/envvar.go` setPodEnv;
 - TensorFlow: `tensorflow/tensorflow.go` genTFConfigJSONStr and `tfjob_controller.go`
   SetClusterSpec (only on the `tensorflow` container, only when the job has more than one pod);
@@ -217,7 +218,7 @@ def xgboost_env(job: Job, rt: str, index: int, host: Host) -> dict[str, str]:
         "MASTER_ADDR": host("master", 0),
         "WORLD_SIZE": str(total),
         "RANK": str(rank),
-        "PYTHONUNBUFFERED": "0",
+        "PYTHONUNBUFFERED": "1",  # "0" before v1.7 (kubeflow/training-operator#1860)
     }
     if total > 1:
         env["WORKER_PORT"] = str(job.port("Worker"))
@@ -248,7 +249,7 @@ def tf_config(job: Job, rt: str, index: int, host: Host) -> str | None:
 
 
 def paddle_env(job: Job, rt: str, rank: int, host: Host, pod_ip: Host) -> dict[str, str]:
-    env = {"PYTHONUNBUFFERED": "0", "PADDLE_JOB_ID": job.name, "PADDLE_NNODES": str(job.total)}
+    env = {"PYTHONUNBUFFERED": "1", "PADDLE_JOB_ID": job.name, "PADDLE_NNODES": str(job.total)}
     if "Master" not in job.specs:
         port = job.port("Worker")
         if rank == 0:
