@@ -19,7 +19,15 @@ from ktrain.convert.common import (
     default_pull_policy,
     int_port,
 )
-from ktrain.convert.compat import Torch, framework_env, user_env_names, user_kept_note, without_user_set
+from ktrain.convert.compat import (
+    Torch,
+    effective_v1_nproc,
+    framework_env,
+    user_env_names,
+    user_kept_note,
+    v2_nproc_per_node,
+    without_user_set,
+)
 from ktrain.convert.kinds import KindInfo
 from ktrain.convert.layout import MERGING_KINDS, ROLE_SWITCH, Plan
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
@@ -150,6 +158,8 @@ def onto_runtime(
                 "TrainJob spec.trainer.env PYTHONUNBUFFERED",
                 "the user's own PYTHONUNBUFFERED kept as written (v1 appended its value after it, and that one won)",
             )
+    if info.kind == "PyTorchJob":
+        _nproc_row(ctx, main, gen, trainer.get("resourcesPerNode"))
     if info.kind in ("PyTorchJob", "XGBoostJob", "JAXJob"):
         torch = Torch(gen.nproc_text, gen.elastic, policy=True)
         full = framework_env(info, roles, name, plan.layout, main.type, torch)
@@ -246,6 +256,23 @@ def _env_rows(
             "v2's count (v1 passed nprocPerNode on as written)"
         )
     ctx.row((*main.path[:2],), KEPT, f"TrainJob spec.trainer.env {names}", note)
+
+
+def _nproc_row(ctx: Ctx, main: Role, gen: Settings, resources: Obj | None) -> None:
+    """v1 passed nprocPerNode on in PET_NPROC_PER_NODE to every pod (`auto` unset); the runtime's
+    torch policy sets v2's count instead: said when the two differ."""
+    v1 = effective_v1_nproc(Torch(gen.nproc_text, gen.elastic))
+    v2 = v2_nproc_per_node(gen.nproc, resources)
+    if v1 == v2:
+        return
+    ctx.row(
+        ("spec", "nprocPerNode") if gen.nproc_text is not None else (*main.path[:2],),
+        APPROXIMATED,
+        f"PET_NPROC_PER_NODE {v2} (v2's torch policy)",
+        f"v1 gave torchrun PET_NPROC_PER_NODE={v1}; v2's torch policy sets {v2} from the node's resources "
+        "(a GPU: auto, else the CPU request): with torchrun and no --nproc_per_node the processes per pod, and "
+        "so the world size, may change; set spec.nprocPerNode to a number to keep one count",
+    )
 
 
 def _restart_rows(ctx: Ctx, r: Role, blockers: list[tuple[Path, str]]) -> None:

@@ -12,9 +12,11 @@ from ktrain.convert.common import Ctx, Obj, Role, Settings, int_port
 from ktrain.convert.compat import (
     Placement,
     Torch,
+    effective_v1_nproc,
     framework_env,
     user_env_names,
     user_kept_note,
+    v2_nproc_per_node,
     without_user_set,
 )
 from ktrain.convert.kinds import V1, KindInfo
@@ -49,9 +51,31 @@ class Generated:
         self.rjob_roles: dict[str, Role] = {}
         self.runtime_sources: list[tuple[Path, Path]] = []
         by_type = {r.type: r for r in roles}
-        # v2's torch policy would replace PET_MASTER_PORT and PET_NPROC_PER_NODE: only without a
-        # Master (v1 set neither then) does the runtime use it.
-        self.torch_policy = info.kind == "PyTorchJob" and "Master" not in by_type
+        # v2's torch policy would replace PET_MASTER_PORT (v1 set it with a Master) and
+        # PET_NPROC_PER_NODE (v1 passed nprocPerNode on, `auto` by default): the runtime uses it only
+        # without a Master and when it gives v1's processes per node.
+        self.torch_policy = (
+            info.kind == "PyTorchJob" and "Master" not in by_type and self._torch_policy_keeps_nproc(by_type)
+        )
+
+    def _torch_policy_keeps_nproc(self, by_type: dict[str, Role]) -> bool:
+        s = self.settings
+        worker = by_type.get("Worker")
+        if worker is None:
+            return True
+        v1 = effective_v1_nproc(Torch(s.nproc_text, s.elastic))
+        v2 = v2_nproc_per_node(s.nproc, worker.container.get("resources"))
+        if v1 == v2:
+            return True
+        self.ctx.row(
+            ("spec", "nprocPerNode") if s.nproc_text is not None else (*worker.path[:2],),
+            KEPT,
+            f"runtime containers node env PET_NPROC_PER_NODE={v1}",
+            f"v1 passed {v1} on to torchrun{'' if s.nproc_text is not None else ' (nprocPerNode unset: auto)'}; "
+            f"v2's torch policy would set {v2} (from the node's resources), so the runtime has no torch policy "
+            "and its pods get v1's PET_* values",
+        )
+        return False
 
     def build(self, trainjob: Obj, namespace: str | None) -> Obj:
         info, ctx, plan = self.info, self.ctx, self.plan

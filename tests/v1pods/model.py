@@ -5,7 +5,8 @@ the program it ran. A transcription of the v1 Go code, written apart from ktrain
   replicas 1, the framework port added when missing, PyTorch nprocPerNode "auto";
   mpi-operator v2beta1 `SetDefaults_MPIJob`: slotsPerWorker 1, OpenMPI;
 - PyTorch: `pkg/controller.v1/pytorch/envvar.go` setPodEnv (v1.7+: PYTHONUNBUFFERED "1",
-  WORLD_SIZE = replicas x nprocPerNode, PET_NPROC_PER_NODE, PET_NODE_RANK, PET_NNODES) with
+  WORLD_SIZE = replicas x nprocPerNode, PET_NODE_RANK, PET_NNODES; v1.8+, #1948: PET_NPROC_PER_NODE on
+  every pod, with or without a Master) with
   `master.go` MasterEnvVarGenerator (MASTER_* and PET_MASTER_*) and `elastic.go`
   ElasticEnvVarGenerator;
 - XGBoost: `xgboost/xgboost.go` SetPodEnv (worker rank = index + Master replicas; v1.7+:
@@ -166,8 +167,13 @@ def controller_env(job: Job, rtype: str, index: int, host: Host, pod_ip: Host) -
 def pytorch_env(job: Job, rt: str, index: int, host: Host) -> dict[str, str]:
     env: dict[str, str] = {"PYTHONUNBUFFERED": "1"}
     total = job.total
-    nproc = str(job.spec.get("nprocPerNode") or "auto")
-    per_node = int(nproc) if nproc.isdigit() else 1
+    elastic = job.spec.get("elasticPolicy")
+    # pytorch_defaults.go setDefaultNprocPerNode: "auto" unless elasticPolicy.nProcPerNode is set.
+    given = job.spec.get("nprocPerNode")
+    if given is None and (elastic is None or elastic.get("nProcPerNode") is None):
+        given = "auto"
+    nproc = None if given is None else str(given)
+    per_node = int(nproc) if nproc is not None and nproc.isdigit() else 1
     if "Master" in job.specs:
         port = str(job.port("Master"))
         env |= {
@@ -180,10 +186,10 @@ def pytorch_env(job: Job, rt: str, index: int, host: Host) -> dict[str, str]:
         env |= {
             "WORLD_SIZE": str(total * per_node),
             "RANK": str(rank),
-            "PET_NPROC_PER_NODE": nproc,
             "PET_NODE_RANK": str(rank),
         }
-    elastic = job.spec.get("elasticPolicy")
+    if nproc is not None:  # v1.8+ (#1948): every pod, Master or not
+        env["PET_NPROC_PER_NODE"] = nproc
     if elastic is None:
         env["PET_NNODES"] = str(total)
         return env

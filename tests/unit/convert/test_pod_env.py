@@ -85,6 +85,7 @@ def v1_host_pattern(name: str) -> re.Pattern[str]:
 # (kind, variable) -> the report row that says why ktrain's value differs from v1's.
 EXCEPTIONS = {
     "torch policy": "PET_MASTER_PORT is v2's",
+    "torch policy nproc": "v1 gave torchrun PET_NPROC_PER_NODE=",
     "elastic": "PET_NNODES",
     "paddle rank 0": "rank 0 names the master by its host name",
     "kubectl exec": "kubectl exec",
@@ -101,6 +102,8 @@ def exceptions(conv: Any, job: dict[str, Any], v1pod: V1Pod, got: Any) -> dict[s
     torch_policy = kind == "PyTorchJob" and (conv.runtime is None or "torch" in conv.runtime["spec"]["mlPolicy"])
     if torch_policy and "Master" in specs:
         out |= {"PET_MASTER_PORT": "torch policy", "PET_NPROC_PER_NODE": "torch policy"}
+    elif torch_policy and got.env.get("PET_NPROC_PER_NODE") != v1pod.env.get("PET_NPROC_PER_NODE"):
+        out["PET_NPROC_PER_NODE"] = "torch policy nproc"  # v2 counts the node's CPUs where v1 said auto
     if torch_policy and job["spec"].get("elasticPolicy") is not None:
         out["PET_NNODES"] = "elastic"
     if kind == "PaddleJob" and "POD_IP_DUMMY" in v1pod.env and not got.wrapped:
