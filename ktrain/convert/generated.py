@@ -21,6 +21,7 @@ from ktrain.convert.compat import (
 )
 from ktrain.convert.kinds import V1, KindInfo
 from ktrain.convert.layout import ROLE_SWITCH, Plan
+from ktrain.convert.mpi_volumes import rename_operator_mounts
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
 from ktrain.inputs.documents import Path
 
@@ -421,6 +422,7 @@ class Generated:
         self._retries(role, target, pod, job_spec)
         if info.kind == "MPIJob":
             self._mpi_pod(role, rj, cont, cpath)
+            rename_operator_mounts(ctx, role, self.api, rj, pod_template)
         elif info.kind in ("PyTorchJob", "XGBoostJob", "JAXJob"):
             torch = Torch(s.nproc_text, s.elastic, policy=self.torch_policy)
             full = framework_env(info, self.roles, self.name, plan.layout, role.type, torch)

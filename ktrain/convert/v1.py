@@ -21,6 +21,8 @@ from ktrain.convert.common import PATCH_MANAGER, SERVER_SET_METADATA, Ctx, Obj, 
 from ktrain.convert.generated import Generated
 from ktrain.convert.kinds import KINDS, KindInfo, spec_fields, supported_text
 from ktrain.convert.layout import Plan, host_rows, plan, rewrite_hosts
+from ktrain.convert.pod_hosts import pod_name_hosts
+from ktrain.convert.pod_labels import carry as carry_pod_labels
 from ktrain.convert.policies import kind_fields, run_policy
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT, Row
 from ktrain.convert.roles import read_roles
@@ -140,6 +142,8 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
     kind_fields(ctx, info, api, spec, tj_spec, settings, roles)
     the_plan = plan(info, roles)
     roles = _rewrite_hosts(ctx, roles, name, the_plan)
+    roles = carry_pod_labels(ctx, info, api, roles, name, the_plan.layout)
+    roles = pod_name_hosts(ctx, info, roles, name, the_plan.layout)
     the_plan = plan(info, roles)
 
     trainjob: Obj = {"apiVersion": c.TRAINER_API_VERSION, "kind": c.TRAINJOB_KIND, "metadata": tj_meta, "spec": tj_spec}
