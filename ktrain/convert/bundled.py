@@ -117,6 +117,7 @@ def onto_runtime(
             ctx.row(p, KEPT, "TrainJob spec.trainer.resourcesPerNode")
         elif key in ("volumeMounts", "securityContext"):
             patch_cont[key] = copy.deepcopy(value)
+            ctx.sources[(*PATCHED_NODE_POD, "containers", 0, key)] = p
             ctx.row(p, KEPT, f"TrainJob runtimePatches containers[node].{key}")
         elif key == "imagePullPolicy":
             default = default_pull_policy(str(cont.get("image", "")))
@@ -222,6 +223,23 @@ def onto_runtime(
         add_patch(spec, {"template": {"spec": {"replicatedJobs": [node]}}})
     spec["trainer"] = trainer
     return blockers
+
+
+# Where the conversion's patch (the first of the TrainJob's) puts the node step's pod spec.
+PATCHED_NODE_POD: Path = (
+    "spec",
+    "runtimePatches",
+    0,
+    "trainingRuntimeSpec",
+    "template",
+    "spec",
+    "replicatedJobs",
+    0,
+    "template",
+    "spec",
+    "template",
+    "spec",
+)
 
 
 def add_patch(spec: Obj, training_runtime_spec: Obj) -> None:
