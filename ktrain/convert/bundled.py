@@ -117,7 +117,8 @@ def onto_runtime(
             ctx.row(p, KEPT, "TrainJob spec.trainer.resourcesPerNode")
         elif key in ("volumeMounts", "securityContext"):
             patch_cont[key] = copy.deepcopy(value)
-            ctx.sources[(*PATCHED_NODE_POD, "containers", 0, key)] = p
+            where: Path = (*PATCHED_NODE_POD, "containers", 0, key)
+            ctx.sources[where] = p
             ctx.row(p, KEPT, f"TrainJob runtimePatches containers[node].{key}")
         elif key == "imagePullPolicy":
             default = default_pull_policy(str(cont.get("image", "")))

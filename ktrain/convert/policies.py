@@ -57,7 +57,8 @@ def run_policy(ctx: Ctx, info: KindInfo, spec: Obj, tj_spec: Obj, gen: Settings,
                 (*p, "activeDeadlineSeconds"),
                 KEPT,
                 "runtime replicatedJobs[launcher].template.spec.activeDeadlineSeconds",
-                "as mpi-operator's launcher Job (newLauncherJob): the launcher fails at the deadline, and the job with it",
+                "as mpi-operator's launcher Job (newLauncherJob): the launcher fails at the deadline, "
+                "and the job with it",
             )
         else:
             tj_spec["activeDeadlineSeconds"] = value
