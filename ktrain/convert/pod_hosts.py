@@ -62,15 +62,17 @@ def host_value(place: Placement) -> list[Obj]:
     def field(name: str, path: str) -> Obj:
         return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": path}}}
 
+    # Names of their own: the env wrappers define KTRAIN_JOBSET and KTRAIN_POD_INDEX too.
     env = [
-        field("KTRAIN_JOBSET", f"metadata.labels['{c.JOBSET_NAME_LABEL}']"),
-        field("KTRAIN_POD_INDEX", c.COMPLETION_INDEX_FIELD_PATH),
+        field("KTRAIN_HOST_JOBSET", f"metadata.labels['{c.JOBSET_NAME_LABEL}']"),
+        field("KTRAIN_HOST_POD_INDEX", c.COMPLETION_INDEX_FIELD_PATH),
     ]
     job = "0"
     if place.per_job:
-        env.append(field("KTRAIN_JOB_INDEX", f"metadata.labels['{c.JOBSET_JOB_INDEX_LABEL}']"))
-        job = "$(KTRAIN_JOB_INDEX)"
-    env.append({"name": HOST_VAR, "value": f"$(KTRAIN_JOBSET)-{place.rjob}-{job}-$(KTRAIN_POD_INDEX).$(KTRAIN_JOBSET)"})
+        env.append(field("KTRAIN_HOST_JOB_INDEX", f"metadata.labels['{c.JOBSET_JOB_INDEX_LABEL}']"))
+        job = "$(KTRAIN_HOST_JOB_INDEX)"
+    value = f"$(KTRAIN_HOST_JOBSET)-{place.rjob}-{job}-$(KTRAIN_HOST_POD_INDEX).$(KTRAIN_HOST_JOBSET)"
+    env.append({"name": HOST_VAR, "value": value})
     return env
 
 

@@ -479,6 +479,42 @@ CASES |= {
         workers=3,
         elasticPolicy={"rdzvBackend": "c10d"},
     ),
+    # ... on one Job per Worker (the Master's resources differ): the host has the Job's index
+    "pytorch-pod-name-as-host-one-job-per-worker": _pytorch(
+        {
+            **TORCH,
+            "command": ["python", "m.py", "--addr=$(POD_NAME)"],
+            "env": [_field("POD_NAME", "metadata.name")],
+            "resources": {"limits": {"cpu": "2"}},
+        },
+        {**TORCH, "command": ["python", "w.py", "--addr=$(POD_NAME)"], "env": [_field("POD_NAME", "metadata.name")]},
+        workers=3,
+    ),
+    # ... through TensorFlow's env wrapper (bundled runtime)
+    "tensorflow-pod-name-as-host": {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "TFJob",
+        "metadata": {"name": "tf"},
+        "spec": {
+            "tfReplicaSpecs": {
+                "Worker": {
+                    "replicas": 3,
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": "tensorflow",
+                                    "image": "tf:2",
+                                    "command": ["python", "t.py", "--host", "$(POD_NAME)"],
+                                    "env": [_field("POD_NAME", "metadata.name")],
+                                }
+                            ]
+                        }
+                    },
+                }
+            }
+        },
+    },
 }
 CASES["pytorch-workers-only-generated-cpu"]["spec"]["pytorchReplicaSpecs"]["Worker"]["restartPolicy"] = "Never"
 # Master and Worker as one template, but the Master's `pytorch-master-0` named in the Workers'
