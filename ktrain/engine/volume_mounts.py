@@ -16,12 +16,14 @@ pods), and, for a patched template, the volumes every runtime patch gives that r
 
 from __future__ import annotations
 
-from typing import Any
-
 from ktrain import constants as c
 from ktrain.errors import FieldError
 
-Obj = dict[str, Any]
+TYPE_CHECKING = False  # a cold render imports no `typing` (tests/architecture/test_imports.py)
+if TYPE_CHECKING:
+    from typing import Any
+
+    Obj = dict[str, Any]
 CONTAINER_KEYS = ("initContainers", "containers", "ephemeralContainers")
 RJOB_POD = "template.spec.template.spec"
 
@@ -64,8 +66,6 @@ def pod_mount_errors(pod_path: str, pod_spec: Obj, volumes: set[str]) -> list[Fi
 
 def added_volumes(runtime_spec: Any, rjob_name: str) -> set[str]:
     """The volumes a replicated job's pods get besides their template's (see the module doc)."""
-    from ktrain.engine.plugins import flux, mpi
-
     out: set[str] = set()
     template_spec = (getattr(getattr(runtime_spec, "template", None), "spec", None)) or {}
     for policy in template_spec.get("volumeClaimPolicies") or [] if isinstance(template_spec, dict) else []:
@@ -75,18 +75,24 @@ def added_volumes(runtime_spec: Any, rjob_name: str) -> set[str]:
                 out.add(str(name))
     ml = getattr(runtime_spec, "ml_policy", None)
     if ml is not None and ml.mpi is not None and rjob_name in (c.NODE, c.LAUNCHER):
+        from ktrain.engine.plugins import mpi  # only for an MPI runtime
+
         out.add(mpi.SSH_AUTH_VOLUME)
         if rjob_name == c.LAUNCHER:
             out.add(mpi.HOSTFILE_VOLUME)
     if ml is not None and ml.flux is not None and rjob_name == c.NODE:
+        from ktrain.engine.plugins import flux  # only for a Flux runtime
+
         out |= {flux.SPACK_VOLUME, flux.INSTALL_VOLUME, flux.SHM_VOLUME, flux.CURVE_VOLUME}
     return out
 
 
 def _flux_config(ml: Any, rjob_name: str, name: str) -> bool:
-    from ktrain.engine.plugins import flux
+    if ml is None or ml.flux is None or rjob_name != c.NODE:
+        return False
+    from ktrain.engine.plugins import flux  # only for a Flux runtime
 
-    return ml is not None and ml.flux is not None and rjob_name == c.NODE and name.endswith(flux.ENTRYPOINT_SUFFIX)
+    return name.endswith(flux.ENTRYPOINT_SUFFIX)
 
 
 def _without_flux_config(errors: list[FieldError], ml: Any, rjob_name: str) -> list[FieldError]:
