@@ -142,7 +142,7 @@ def ktrain_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[kt
         captured.objects = outcome.result.objects
         return str(outcome.job.name)
 
-    client._client._submit = submit  # type: ignore[method-assign]
+    client.backend.client._submit = submit  # type: ignore[attr-defined]
     yield client, captured
 
 

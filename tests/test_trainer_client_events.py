@@ -17,7 +17,7 @@ from unittest import mock
 import pytest
 import yaml
 from apiserver import ApiServerDouble, owner_reference
-from cli.test_job_observe import pod
+from cli.jobs_double import pod
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

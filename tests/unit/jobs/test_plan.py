@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ktrain.cli.common import parse_timeout
-from ktrain.cluster.submission import owned_by_job
 from ktrain.errors import UsageError
+from ktrain.jobs.plan import owned_by_job
 
 
 @pytest.mark.parametrize(
