@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from ktrain import constants as c
 from ktrain.cluster import client as k
-from ktrain.cluster.kube import ApiNotFoundError, KubeCluster, server_shaped
-from ktrain.cluster.names import check_name
-from ktrain.cluster.reads import JOBSET, TRAINJOB, find_job, get_custom, job_pods, list_warning_events, log_tail
+from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
+from ktrain.cluster.reads import get_custom, list_warning_events, log_tail
 from ktrain.errors import (
     ApiError,
-    ClusterError,
     KtrainError,
 )
 
@@ -23,65 +21,6 @@ if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
     from typing import Any
 
 Obj = dict[str, "Any"]
-
-
-def _optional(cluster: KubeCluster, resource: k.Resource, namespace: str, name: str, notes: list[str]) -> Obj | None:
-    """GET an object the job may lack; None when absent, or refused (noted)."""
-    try:
-        return get_custom(cluster, resource, namespace, name)
-    except ApiError as exc:
-        if exc.status != 403:
-            raise
-        notes.append(_refusal(exc))
-        return None
-
-
-def _refusal(exc: KtrainError) -> str:
-    """What `unread` says about a refused read: the server's own words (they name the resource)."""
-    return exc.message
-
-
-@server_shaped
-def job_facts(
-    cluster: KubeCluster,
-    name: str,
-    namespace: str | None = None,
-    *,
-    known: tuple[Obj | None, Obj | None, list[Obj]] | None = None,
-    events: list[Obj] | None = None,
-) -> Any:
-    """The job as `diagnose` starts from: its TrainJob and/or JobSet and its pods (`known` when the
-    caller has read them). Either object may be unreadable (403) as long as the other one is read;
-    pods we may not list are diagnosed without."""
-    from ktrain.jobs.why.facts import EVENTS, Facts, Read
-
-    ns = namespace or cluster.namespace
-    notes: list[str] = []
-    if known is not None:
-        trainjob, jobset, pods = known
-        facts = Facts(name, ns, trainjob, jobset, list(pods), notes=notes)
-    else:
-        check_name(name, "job")
-        trainjob = _optional(cluster, TRAINJOB, ns, name, notes)
-        jobset = _optional(cluster, JOBSET, ns, name, notes)
-        if trainjob is None and jobset is None:
-            if notes:
-                raise ClusterError(
-                    notes[0], hint="ask a cluster admin for read access (RBAC), or look in another namespace (-n)"
-                )
-            find_job(cluster, name, ns)  # raises the usual NotFoundError
-        pods_read: list[Obj] | None
-        try:
-            pods_read = job_pods(cluster, name, ns)
-        except ApiError as exc:
-            if exc.status != 403:
-                raise
-            notes.append(_refusal(exc))
-            pods_read = None
-        facts = Facts(name, ns, trainjob, jobset, pods_read, notes=notes)
-    if events is not None:
-        facts.record(Read(EVENTS), events)
-    return facts
 
 
 def perform(cluster: KubeCluster, facts: Any, read: Any) -> None:

@@ -17,9 +17,11 @@ class KtrainWarning(UserWarning):
     warning), issued through `warnings.warn` by the Python API's submissions."""
 
 
-def warn(messages: list[str]) -> None:
+def warn(messages: list[str], depth: int = 0) -> None:
+    """Each message as a KtrainWarning at the line that called the Python API (`depth`: the
+    frames between that call and the one calling this, beyond `Client`'s own)."""
     for message in messages:
-        warnings.warn(message, KtrainWarning, stacklevel=4)
+        warnings.warn(message, KtrainWarning, stacklevel=4 + depth)
 
 
 def job_name(value: object, arg: str = "name") -> str:
@@ -68,7 +70,7 @@ class Client:
             self._cluster = connect(self._options())
         return self._cluster
 
-    def _submit(self, request: Any, registry: Any, *, target: str = "jobset") -> str:
+    def _submit(self, request: Any, registry: Any, *, target: str = "jobset", depth: int = 0) -> str:
         """`ktrain job create --target TARGET`: render with the cluster's runtimes preferred, then
         apply with rollback (ktrain.service.job_create.create_job); returns the job's name."""
         from ktrain.service.cluster_runtimes import runtime_file_notes
@@ -89,10 +91,10 @@ class Client:
         objects = objects_for_target(outcome, request, target)
         if target == TARGET_TRAINJOB:
             notes += [n for n in [controller_runtime_note(outcome)] if n]
-        warn([*notes, *outcome.result.warnings])
+        warn([*notes, *outcome.result.warnings], depth)
         job = outcome.job
         result = create_job(cluster, objects, name=job.name, namespace=job.namespace, target=target)
-        warn(result.warnings)
+        warn(result.warnings, depth)
         return str(job.name)
 
     def create(self, job: object = None, **options: Any) -> str:

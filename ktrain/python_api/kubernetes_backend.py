@@ -63,16 +63,16 @@ class KubernetesBackend(TrainerBackend):
         )
 
     def submit(self, request: Any, registry: Any) -> str:
-        return self.client._submit(request, registry, target=self.target)
+        return self.client._submit(request, registry, target=self.target, depth=1)  # warnings at the caller's line
 
     def _runtimes(self) -> dict[str, t.Runtime]:
-        from ktrain.python_api.trainer_client import runtime_of
+        from ktrain.python_api.sdk_views import runtime_of
 
         return {e.runtime.name: runtime_of(e) for e in self.runtime_entries()}
 
     def list_jobs(self, runtime: str | None) -> list[t.TrainJob]:
         """One list of JobSets, TrainJobs and pods (`ktrain.service.job_list`), and the runtimes."""
-        from ktrain.python_api.trainer_client import trainjob_of
+        from ktrain.python_api.sdk_views import trainjob_of
         from ktrain.service.job_list import list_jobs
 
         jobs = list_jobs(self.client.connect())
@@ -84,7 +84,7 @@ class KubernetesBackend(TrainerBackend):
         ]
 
     def get_job(self, name: object) -> t.TrainJob:
-        from ktrain.python_api.trainer_client import trainjob_of
+        from ktrain.python_api.sdk_views import trainjob_of
         from ktrain.service.job_get import get_job
 
         details = get_job(self.client.connect(), job_name(name), events=False)
@@ -92,7 +92,7 @@ class KubernetesBackend(TrainerBackend):
 
     def get_job_logs(self, name: object, step: str, follow: bool) -> Iterator[str]:
         """A step that has no running pod yet gives no lines, as in the SDK."""
-        from ktrain.python_api.trainer_client import step_selection
+        from ktrain.python_api.sdk_views import step_selection
 
         job = self.get_job(name)
         rjob, rank = step_selection(step, job.runtime)
@@ -102,7 +102,7 @@ class KubernetesBackend(TrainerBackend):
         return self.client.logs(job.name, follow=follow, step=rjob, node=rank)
 
     def get_job_events(self, name: object) -> list[t.Event]:
-        from ktrain.python_api.trainer_client import events_of
+        from ktrain.python_api.sdk_views import events_of
         from ktrain.service.job_get import job_events
 
         checked = job_name(name)

@@ -196,7 +196,7 @@ class LocalBackend(TrainerBackend):
         )
 
     def submit(self, request: Any, registry: Any) -> str:
-        from ktrain.python_api.trainer_client import runtime_of
+        from ktrain.python_api.sdk_views import runtime_of
 
         return self.train(request, registry, runtime_of)
 
@@ -250,7 +250,7 @@ class LocalBackend(TrainerBackend):
         return JobFailedError(f"TrainJob {name} is Failed" + (f": {job.reason}" if job.reason else ""))
 
     def get_job_logs(self, name: object, step: str, follow: bool) -> Iterator[str]:
-        from ktrain.python_api.trainer_client import step_selection
+        from ktrain.python_api.sdk_views import step_selection
 
         job = self._job(name)
         step_selection(step, job.runtime)  # the step's name, checked as on the cluster

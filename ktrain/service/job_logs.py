@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from ktrain.cluster.kube import KubeCluster, server_shaped
 from ktrain.cluster import reads
+from ktrain.cluster.kube import KubeCluster, server_shaped
 from ktrain.cluster.reads import find_job, iter_lines, job_pods, read_log
 from ktrain.cluster.transport import TransportError
 from ktrain.errors import (

@@ -10,7 +10,6 @@ from ktrain.cluster import client as k
 from ktrain.cluster.deadline import bounded
 from ktrain.cluster.kube import KubeCluster, server_shaped
 from ktrain.cluster.reads import JOBSET, TRAINJOB, await_change, find_job, list_pods_document
-from ktrain.cluster.why_reads import job_facts
 from ktrain.errors import (
     ClusterError,
     ClusterUnreachableError,
@@ -19,7 +18,7 @@ from ktrain.errors import (
     WaitTimeoutError,
 )
 from ktrain.jobs import state as status
-from ktrain.service.job_why import diagnose_job
+from ktrain.service.job_why import diagnose_job, job_facts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
