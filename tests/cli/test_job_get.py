@@ -9,7 +9,8 @@ from cli.jobs_double import image_pull_backoff, owned_by_trainjob, pod, seed, se
 
 from ktrain.errors import ExitCode
 
-pytestmark = [pytest.mark.both_transports, pytest.mark.usefixtures("fast_polling")]  # both HTTP clients (conftest)
+# Both HTTP clients (conftest); the API-server double (conftest `srv`); fast polling.
+pytestmark = [pytest.mark.both_transports, pytest.mark.double, pytest.mark.usefixtures("fast_polling")]
 
 
 # --- get ------------------------------------------------------------------------------------------

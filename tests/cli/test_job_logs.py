@@ -12,7 +12,8 @@ from ktrain import constants as c
 from ktrain.errors import ExitCode
 from ktrain.service import job_logs
 
-pytestmark = [pytest.mark.both_transports, pytest.mark.usefixtures("fast_polling")]  # both HTTP clients (conftest)
+# Both HTTP clients (conftest); the API-server double (conftest `srv`); fast polling.
+pytestmark = [pytest.mark.both_transports, pytest.mark.double, pytest.mark.usefixtures("fast_polling")]
 
 
 # --- logs -----------------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ from cli.jobs_double import COMPLETED, FAILED, later, pod, seed
 
 from ktrain.errors import ExitCode
 
-pytestmark = [pytest.mark.both_transports, pytest.mark.usefixtures("fast_polling")]  # both HTTP clients (conftest)
+# Both HTTP clients (conftest); the API-server double (conftest `srv`); fast polling.
+pytestmark = [pytest.mark.both_transports, pytest.mark.double, pytest.mark.usefixtures("fast_polling")]
 
 
 @pytest.fixture(autouse=True)
