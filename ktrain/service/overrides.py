@@ -88,33 +88,9 @@ def _check_patch(doc: Document, patch: Obj, *, bare: bool) -> None:
         )
 
 
-def apply_overrides(
-    data: Obj, ov: JobOverrides, runtime_kind: str | None, grafts: list[tuple[Path, Document, Path]] | None = None
-) -> Obj:
-    """Command-line flags on top of a TrainJob mapping (flags win over the file). Where each
-    --patch file's patch lands is added to `grafts` (see Document.grafts)."""
-    data = deep_copy(data)
-    data.setdefault("apiVersion", c.TRAINER_API_VERSION)
-    data.setdefault("kind", c.TRAINJOB_KIND)
-    meta = ensure(data, "metadata")
-    if ov.name:
-        meta["name"] = ov.name
-    if ov.namespace:
-        current = meta.get("namespace")
-        if current and current != ov.namespace:
-            raise UsageError(
-                f"the namespace from the provided object {current!r} does not match the namespace "
-                f"{ov.namespace!r}. You must pass '--namespace={current}' to perform this operation."
-            )
-        meta["namespace"] = ov.namespace
-    spec = ensure(data, "spec")
-    if ov.runtime:
-        ref = ensure(spec, "runtimeRef")
-        ref["name"] = ov.runtime
-        if runtime_kind:
-            ref["kind"] = runtime_kind
-    if ov.suspend is not None:
-        spec["suspend"] = ov.suspend
+def _apply_trainer_flags(spec: Obj, ov: JobOverrides) -> None:
+    """--nodes (or --elastic's MAX), --nproc-per-node, --image, the command, --env and the
+    resources, into spec.trainer."""
     nodes = ov.nodes
     if ov.elastic is not None:
         # JobSet cannot resize a running job: every node up to MAX is created (authoring/elastic.py).
@@ -152,6 +128,36 @@ def apply_overrides(
                 ensure(res, "requests").update(ov.requests)
             if ov.limits:
                 ensure(res, "limits").update(ov.limits)
+
+
+def apply_overrides(
+    data: Obj, ov: JobOverrides, runtime_kind: str | None, grafts: list[tuple[Path, Document, Path]] | None = None
+) -> Obj:
+    """Command-line flags on top of a TrainJob mapping (flags win over the file). Where each
+    --patch file's patch lands is added to `grafts` (see Document.grafts)."""
+    data = deep_copy(data)
+    data.setdefault("apiVersion", c.TRAINER_API_VERSION)
+    data.setdefault("kind", c.TRAINJOB_KIND)
+    meta = ensure(data, "metadata")
+    if ov.name:
+        meta["name"] = ov.name
+    if ov.namespace:
+        current = meta.get("namespace")
+        if current and current != ov.namespace:
+            raise UsageError(
+                f"the namespace from the provided object {current!r} does not match the namespace "
+                f"{ov.namespace!r}. You must pass '--namespace={current}' to perform this operation."
+            )
+        meta["namespace"] = ov.namespace
+    spec = ensure(data, "spec")
+    if ov.runtime:
+        ref = ensure(spec, "runtimeRef")
+        ref["name"] = ov.runtime
+        if runtime_kind:
+            ref["kind"] = runtime_kind
+    if ov.suspend is not None:
+        spec["suspend"] = ov.suspend
+    _apply_trainer_flags(spec, ov)
     for kind, uri, secret in (("dataset", ov.dataset, ov.dataset_secret), ("model", ov.model, ov.model_secret)):
         if uri is not None or secret is not None:
             source = ensure(spec, "initializer", kind)

@@ -1,18 +1,22 @@
-"""Jobs on the API-server double, seeded the way they reach a cluster: bundled runtimes rendered
-by ktrain, the objects stored, then status, pods, logs and events set as the JobSet controller and
-kubelet would (the cluster commands' CLI tests, tests/cli/test_job_*.py, and the Python API's)."""
+"""Jobs on the API-server double (fixtures `srv`, `kc`, `fast_polling`), seeded the way they reach
+a cluster: bundled runtimes rendered by ktrain, the objects stored, then status, pods, logs and
+events set as the JobSet controller and kubelet would (the cluster commands' CLI tests,
+tests/cli/test_job_*.py, and the Python API's)."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
 from apiserver import ApiServerDouble
 
 from ktrain import constants as c
 from ktrain.cli.common import registry_from
+from ktrain.cluster import reads
 from ktrain.service.render import render_request
 from ktrain.service.requests import JobOverrides, RenderRequest
 
@@ -172,3 +176,22 @@ def owned_by_trainjob(srv: ApiServerDouble, name: str, runtime: str, nodes: int,
         }
     ]
     return srv.put_object(jobset)
+
+
+# --- fixtures (imported by the tests that use them) ---------------------------------------------
+
+
+@pytest.fixture
+def srv() -> Iterator[ApiServerDouble]:
+    with ApiServerDouble() as double:
+        yield double
+
+
+@pytest.fixture
+def kc(srv: ApiServerDouble, tmp_path: Path) -> str:
+    return str(srv.write_kubeconfig(tmp_path / "kubeconfig"))
+
+
+@pytest.fixture
+def fast_polling(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reads, "POLL_INTERVAL", 0.05)

@@ -6,12 +6,15 @@ import json
 
 import pytest
 from apiserver import ApiServerDouble
+from cli import jobs_double
 from cli.jobs_double import COMPLETED, FAILED, pod, seed
 
 from ktrain import constants as c
 from ktrain.errors import ExitCode
 
 # Both HTTP clients (conftest); the API-server double (conftest `srv`); fast polling.
+# The API-server double and its kubeconfig, and fast polling (tests/cli/jobs_double.py).
+srv, kc, fast_polling = jobs_double.srv, jobs_double.kc, jobs_double.fast_polling
 pytestmark = [pytest.mark.both_transports, pytest.mark.double, pytest.mark.usefixtures("fast_polling")]
 
 

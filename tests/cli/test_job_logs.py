@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from cli import jobs_double
 from cli.jobs_double import COMPLETED, crash, later, pod, restart, seed, set_pod_status, start, unschedulable
 
 from ktrain import constants as c
@@ -13,6 +14,8 @@ from ktrain.errors import ExitCode
 from ktrain.service import job_logs
 
 # Both HTTP clients (conftest); the API-server double (conftest `srv`); fast polling.
+# The API-server double and its kubeconfig, and fast polling (tests/cli/jobs_double.py).
+srv, kc, fast_polling = jobs_double.srv, jobs_double.kc, jobs_double.fast_polling
 pytestmark = [pytest.mark.both_transports, pytest.mark.double, pytest.mark.usefixtures("fast_polling")]
 
 

@@ -8,11 +8,14 @@ from pathlib import Path
 
 import pytest
 from apiserver.hostile import SCENARIOS, HostileServer
+from cli import jobs_double
 from cli.jobs_double import COMPLETED, FAILED, later, pod, seed
 
 from ktrain.errors import ExitCode
 
 # Both HTTP clients (conftest); the API-server double (conftest `srv`); fast polling.
+# The API-server double and its kubeconfig, and fast polling (tests/cli/jobs_double.py).
+srv, kc, fast_polling = jobs_double.srv, jobs_double.kc, jobs_double.fast_polling
 pytestmark = [pytest.mark.both_transports, pytest.mark.double, pytest.mark.usefixtures("fast_polling")]
 
 
