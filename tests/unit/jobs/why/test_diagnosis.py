@@ -1,9 +1,9 @@
-"""`ktrain.cluster.diagnosis`: the verdict on a job from plain objects (no cluster, no clock).
+"""`ktrain.jobs.why.diagnosis.diagnose`: the verdict on a job from plain objects (no cluster, no clock).
 
 Each case gives the objects a cluster would hold and the answers to the reads the diagnosis asks
 for; the test plays the reader (`settle`), so it also checks which reads a case costs. The texts
 are their writers' (kube-scheduler, kubelet, Kueue, Volcano, quota admission): see the comments
-at each parser in ktrain/cluster/diagnosis.py and tests/apiserver/scheduling.py.
+at each parser in ktrain/jobs/why/ and tests/apiserver/scheduling.py.
 """
 
 from __future__ import annotations
