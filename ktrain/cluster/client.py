@@ -98,7 +98,7 @@ TRAINING_RUNTIME = Resource(c.TRAINER_API_VERSION, c.TRAINING_RUNTIME_KIND, "tra
 CLUSTER_TRAINING_RUNTIME = Resource(
     c.TRAINER_API_VERSION, c.CLUSTER_TRAINING_RUNTIME_KIND, "clustertrainingruntimes", namespaced=False
 )
-# Read by `job why` (ktrain.cluster.why_reads) only.
+# Read by `job why` (ktrain.service.job_why) only.
 NODE = Resource("v1", "Node", "nodes", namespaced=False)
 RESOURCE_QUOTA = Resource("v1", "ResourceQuota", "resourcequotas")
 PVC = Resource("v1", "PersistentVolumeClaim", "persistentvolumeclaims")

@@ -4,7 +4,7 @@ Pure, like `ktrain.jobs.state`: plain dicts as the API server serves them in, a 
 client, clock or printing. What the diagnosis needs beyond the job and its pods it asks for:
 `diagnose` returns a verdict whose `needs` names one more read (`ktrain.jobs.why.facts.Read`) when
 it cannot decide without it, and the reader (`ktrain.service.job_why.diagnose_job`, performing
-each read with `ktrain.cluster.why_reads.perform`) performs it and asks again. So a job is read only
+each read with `ktrain.service.job_why.perform`) performs it and asks again. So a job is read only
 as deep as its state requires (a running job: its rank 0 log; a pod the scheduler refused: the
 nodes; a quota refusal: the namespace's ResourceQuotas), and a read the server refuses (RBAC) is
 recorded in `Facts.unread` and decided without.

@@ -3,7 +3,7 @@ answer (`Verdict`), the codes every area shares, and the small helpers the areas
 
 Pure: plain dicts as the API server serves them in; no client, clock or printing. An area module
 (`ktrain.jobs.why.queues`, `scheduling`, `gangs`, `volumes`, `placement`, `pods`, `rendezvous`,
-`controllers`) names its own reads beside its verdicts (`read_kind`); `ktrain.cluster.why_reads`
+`controllers`) names its own reads beside its verdicts (`read_kind`); `ktrain.service.job_why`
 performs them.
 """
 
@@ -37,7 +37,7 @@ LOG_LINES = 10  # log lines read (and shown) for a crash loop or a stuck rank 0
 # --- what the diagnosis reads ----------------------------------------------------------------------
 # Every read, by name: how `unread` describes it ({name}, {api_version}, {container} and {previous}
 # are the read's). Each area names its reads with `read_kind`, beside the verdicts that ask for them;
-# `ktrain.cluster.why_reads.perform` performs them.
+# `ktrain.service.job_why.perform` performs them.
 READ_KINDS: dict[str, str] = {}
 
 
