@@ -33,6 +33,15 @@ INSTALL_HINTS = {
 }
 
 
+# The names of a job's companion objects, `<job><suffix>`, as the engine's plugins make them
+# (ktrain.engine.plugins.mpi, .flux; tests/unit/jobs/test_plan.py holds them equal): spelled here
+# so that `job delete` and `job diff` do not import the engine to know them.
+SSH_AUTH_SECRET_SUFFIX = "-mpi-ssh-auth"
+HOSTFILE_SUFFIX = "-mpi-hostfile"
+FLUX_ENTRYPOINT_SUFFIX = "-flux-entrypoint"
+FLUX_CURVE_SUFFIX = "-flux-curve"
+
+
 def owned_by_job(obj: Obj, job_name: str) -> bool:
     """Whether an object belongs to job `job_name` (its JobSet or its TrainJob owns it)."""
     for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:

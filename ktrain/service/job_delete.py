@@ -9,10 +9,15 @@ from ktrain import constants as c
 from ktrain.cluster import client as k
 from ktrain.cluster.kube import ApiNotFoundError, KubeCluster, server_shaped
 from ktrain.cluster.names import check_name
-from ktrain.engine.plugins.flux import CURVE_SUFFIX, ENTRYPOINT_SUFFIX
-from ktrain.engine.plugins.mpi import HOSTFILE_SUFFIX, SSH_AUTH_SECRET_SUFFIX
 from ktrain.errors import ApiError, ClusterUnreachableError, WaitTimeoutError
-from ktrain.jobs.plan import looks_like_trainer_jobset, owned_by_job
+from ktrain.jobs.plan import (
+    FLUX_CURVE_SUFFIX,
+    FLUX_ENTRYPOINT_SUFFIX,
+    HOSTFILE_SUFFIX,
+    SSH_AUTH_SECRET_SUFFIX,
+    looks_like_trainer_jobset,
+    owned_by_job,
+)
 from ktrain.util.structs import struct
 
 TYPE_CHECKING = False
@@ -28,8 +33,8 @@ COMPANION_SUFFIXES: tuple[tuple[k.Resource, str], ...] = (
     (k.SECRET, SSH_AUTH_SECRET_SUFFIX),
     (k.CONFIGMAP, HOSTFILE_SUFFIX),
     (k.CONFIGMAP, c.RUNTIME_SNAPSHOT_SUFFIX),
-    (k.CONFIGMAP, ENTRYPOINT_SUFFIX),
-    (k.SECRET, CURVE_SUFFIX),
+    (k.CONFIGMAP, FLUX_ENTRYPOINT_SUFFIX),
+    (k.SECRET, FLUX_CURVE_SUFFIX),
     (k.COSCHEDULING_PODGROUP, ""),
     (k.VOLCANO_PODGROUP, ""),
 )

@@ -20,21 +20,22 @@ Obj = dict[str, "Any"]
 def get_job(
     cluster: KubeCluster, name: str, namespace: str | None = None, *, events: bool = True, explain: bool = False
 ) -> JobDetails:
-    """The job, its pods and last warnings; with `explain`, the verdict of `job why` too (which
-    reads more only when the job's state calls for it)."""
+    """The job, its pods and last warnings; with `explain`, the verdict of `job why` too, for a
+    job that is not running or complete (a running one's reads would cost `job get` a log read
+    and the diagnosis' import for "Running": `job why` says whether it is stuck at the rendezvous)."""
     ns = namespace or cluster.namespace
     trainjob, jobset = find_job(cluster, name, ns)
     pods = job_pods(cluster, name, ns)
     all_warnings = list_warning_events(cluster, ns) if events else None
     warnings = status.related_warnings(all_warnings, name) if all_warnings is not None else []
+    summary = status.summarize(trainjob, jobset, pods)
     verdict = None
-    if explain:
+    if explain and summary.state not in (status.RUNNING, status.COMPLETE):
         from ktrain.service.job_why import diagnose_job, job_facts
 
         verdict = diagnose_job(
             cluster, job_facts(cluster, name, ns, known=(trainjob, jobset, pods), events=all_warnings)
         )
-    summary = status.summarize(trainjob, jobset, pods)
     return JobDetails(summary, trainjob, jobset, warnings, verdict, pods)
 
 

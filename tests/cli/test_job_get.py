@@ -121,3 +121,26 @@ def test_get_of_a_trainjob_shows_its_runtime_and_conditions(srv, kc, cli) -> Non
         ["Complete", "True", "AllJobsCompleted"],
     ]
     assert "trainjob/sft   TrainJobResourcesCreationFailed   quota exceeded" in r.stdout
+
+
+def test_get_of_a_running_job_reads_only_what_it_shows(srv, kc, cli) -> None:
+    """A running job: its TrainJob and JobSet, its pods and the warning events (as `kubectl get`
+    plus describe's events); no `Why:` and none of the reads behind it, whose verdict would be
+    "Running" (issue #32). `job why` still reads rank 0's log (stuck at the rendezvous?)."""
+    js = seed(srv, "demo", nodes=1)
+    pod(srv, js, rank=0, phase="Running")
+    before = len(srv.requests)
+    r = cli("job", "get", "demo", "--kubeconfig", kc)
+    assert r.exit_code == 0, r.stderr
+    assert "State:      Running" in r.stdout and "Why:" not in r.stdout
+    assert [(q.method, q.resource) for q in srv.requests[before:]] == [
+        ("GET", "trainjobs.trainer.kubeflow.org"),
+        ("GET", "jobsets.jobset.x-k8s.io"),
+        ("GET", "pods"),
+        ("GET", "events"),
+    ]
+    doc = json.loads(cli("job", "get", "demo", "--kubeconfig", kc, "-o", "json").stdout)
+    assert doc["state"] == "Running" and "why" not in doc
+    before = len(srv.requests)
+    assert cli("job", "why", "demo", "--kubeconfig", kc).exit_code == 0
+    assert ("GET", "pods/log") in [(q.method, q.resource) for q in srv.requests[before:]]

@@ -159,10 +159,10 @@ def show_job(
     namespace: Annotated[str | None, NAMESPACE] = None,
     request_timeout: Annotated[float, REQUEST_TIMEOUT] = 30.0,
 ) -> None:
-    """Show a job: state, why it is (not) running, conditions, replicated jobs, pods and its last warning events.
+    """Show a job: state, why it is not running, conditions, replicated jobs, pods and its last warning events.
 
-    `Why:` is the verdict of `ktrain job why`. Each pod shows its step, rank, phase, node, restarts and why it
-    waits.
+    `Why:` is the verdict of `ktrain job why`, for a job that is not running or complete. Each pod shows its step,
+    rank, phase, node, restarts and why it waits.
     """
     if output not in GET_FORMATS:
         raise UsageError(f"unknown output format {output!r}: use " + ", ".join(GET_FORMATS))
