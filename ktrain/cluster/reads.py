@@ -24,11 +24,12 @@ from ktrain.errors import (
     KtrainError,
     NotFoundError,
 )
-from ktrain.jobs.logs import LogLine, LogOptions, describe_pod
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
     from typing import Any
+
+    from ktrain.jobs.logs import LogOptions
 
 Obj = dict[str, "Any"]
 
@@ -231,6 +232,8 @@ def read_log(cluster: KubeCluster, pod: Obj, container: str, *, follow: bool, op
             hint = None
             if options.previous:
                 hint = "--previous shows a restarted container's earlier run; this one has not restarted"
+            from ktrain.jobs.logs import describe_pod
+
             raise KtrainError(f"{describe_pod(pod)}; the server says: {exc.message}", hint=hint) from None
         raise
 
@@ -240,6 +243,7 @@ LOG_TAIL_BYTES = 64 * 1024  # a diagnosis reads a few lines: a line of megabytes
 
 def log_tail(cluster: KubeCluster, namespace: str, pod: str, container: str, previous: bool) -> list[tuple[str, str]]:
     """The container's last lines as (RFC 3339 timestamp, text); [] when it has not started."""
+    from ktrain.jobs.logs import LogLine
     from ktrain.jobs.why.facts import LOG_LINES
 
     query: dict[str, Any] = {"container": container, "timestamps": True, "tailLines": LOG_LINES}
