@@ -423,13 +423,13 @@ class Transformer:
         for message in outcome.result.warnings:
             self.results.append(Result(message, "warning", item, file=path))
         if o.target == "trainjob":
-            from ktrain.cluster.submission import trainjob_to_submit
             from ktrain.inputs.code_bundle import is_code
+            from ktrain.jobs.plan import trainjob_to_submit
 
             objects = [trainjob_to_submit(outcome.job.to_dict(), outcome.result.objects, {}, {})]
             objects += [x for x in outcome.result.objects if x.get("kind") == "ConfigMap" and is_code(x)]
         else:
-            from ktrain.cluster.submission import record_runtime
+            from ktrain.jobs.plan import record_runtime
 
             require_admissible(outcome.result)
             objects = record_runtime(outcome.result.objects, runtime.name)

@@ -49,8 +49,9 @@ def explain_job(
     if output not in WHY_FORMATS:
         raise UsageError(f"unknown output format {output!r}: use " + ", ".join(WHY_FORMATS))
     from ktrain.cli.guard import ExitStatus
-    from ktrain.cluster.observe import diagnose_job, job_facts, why_document
     from ktrain.errors import ExitCode, KtrainError
+    from ktrain.jobs.views import why_document
+    from ktrain.service.job_why import diagnose_job, job_facts
 
     try:
         cluster = cluster_for(kubeconfig, context, namespace, request_timeout)
