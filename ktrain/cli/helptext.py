@@ -107,7 +107,9 @@ def definitions(rows: list[tuple[str, str]], width: int, first: int) -> list[str
     for name, text in rows:
         lines = [line.replace(KEEP, " ") for line in wrap(text, text_width)]
         head = " " * INDENT + name
-        if len(name) > first or not lines:
+        if INDENT + len(name) > width:  # `--a-long-flag / --no-a-long-flag` on a narrow terminal
+            out += [" " * INDENT + part for part in wrap(name, width - INDENT)]
+        elif len(name) > first or not lines:
             out.append(head)
         else:
             out.append(head.ljust(text_at) + lines.pop(0))
