@@ -119,7 +119,8 @@ def test_delete_job_stops_its_pods(tmp_path: Path) -> None:
 def test_follow_streams_a_steps_lines_until_it_ends() -> None:
     client = _client()
     name = client.train(runtime="xgboost-distributed", trainer=_trainer(_count, nodes=1, n=20))
-    assert list(client.get_job_logs(name, follow=True)) == [f"line {i}" for i in range(20)]
+    # each line with its newline, as the SDK streams them (the notebooks print them with end="")
+    assert list(client.get_job_logs(name, follow=True)) == [f"line {i}\n" for i in range(20)]
     assert client.get_job(name).steps[0].status == "Succeeded"
     client.delete_job(name)
 
