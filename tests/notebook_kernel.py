@@ -1,0 +1,52 @@
+"""Run a notebook's code cells in one namespace, as a Jupyter kernel would, and record what each
+cell printed, the value it displayed (the repr of a last expression that is not None) and the
+error it raised: `python notebook_kernel.py CELLS.json OUT.json` (tests/test_sdk_notebooks.py).
+
+Each cell is written to its own file (`cell_<n>.py`, in the working directory) before it runs, so
+that `inspect.getsource` finds the functions it defines, as IPython's cell cache lets it. A cell
+that raises does not stop the others (the comparison sees every cell).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import json
+import sys
+import traceback
+from pathlib import Path
+
+
+def run(cells: list[str]) -> list[dict[str, object]]:
+    namespace: dict[str, object] = {"__name__": "__main__"}
+    out = []
+    for index, source in enumerate(cells):
+        path = Path(f"cell_{index}.py").resolve()
+        path.write_text(source)
+        print(f"cell {index}", file=sys.stderr, flush=True)
+        record: dict[str, object] = {"stdout": "", "value": None, "error": None}
+        buffer = io.StringIO()
+        try:
+            tree = ast.parse(source, filename=str(path))
+            last = None
+            if tree.body and isinstance(tree.body[-1], ast.Expr):
+                last = ast.Expression(tree.body.pop().value)
+            with contextlib.redirect_stdout(buffer):
+                exec(compile(tree, str(path), "exec"), namespace)  # noqa: S102 - the notebook's own code
+                if last is not None:
+                    value = eval(compile(last, str(path), "eval"), namespace)  # noqa: S307
+                    if value is not None:
+                        record["value"] = repr(value)
+        except BaseException as exc:  # noqa: BLE001 - a cell's error is what it shows
+            record["error"] = f"{type(exc).__name__}: {exc}"
+            record["mro"] = [k.__name__ for k in type(exc).__mro__]
+            record["traceback"] = traceback.format_exc(limit=-3)
+        record["stdout"] = buffer.getvalue()
+        out.append(record)
+    return out
+
+
+if __name__ == "__main__":
+    cells = json.loads(Path(sys.argv[1]).read_text())
+    Path(sys.argv[2]).write_text(json.dumps(run(cells)))
