@@ -100,7 +100,9 @@ def _names(source: str) -> tuple[set[str], set[str]]:
 def runnable_cells(cells: list[str]) -> list[str]:
     """The cells as the rule lets them run here (the same list for the SDK and for ktrain; a cell
     left out is an empty one, so the numbering stays the notebook's)."""
-    no_magic = ["\n".join(line for line in cell.splitlines() if not line.lstrip().startswith(("!", "%"))) for cell in cells]
+    no_magic = [
+        "\n".join(line for line in cell.splitlines() if not line.lstrip().startswith(("!", "%"))) for cell in cells
+    ]
     assigned: set[str] = set()
     read: set[str] = set()
     for cell in no_magic:
@@ -220,9 +222,8 @@ def runs(double: tuple[ApiServerDouble, Path]) -> dict[str, dict[str, Any]]:
             plans.append((key, side, namespace, these, kubeconfig, root / namespace))
     srv.cluster.admission_hooks.append(TrainJobWebhook(srv, root))
     out: dict[str, dict[str, Any]] = {}
-    with NotebookController(srv, [p[2] for p in plans], workdir=root):
-        with ThreadPoolExecutor(max_workers=8) as pool:
-            results = list(pool.map(lambda p: run_cells(p[3], p[4], p[5]), plans))
+    with NotebookController(srv, [p[2] for p in plans], workdir=root), ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda p: run_cells(p[3], p[4], p[5]), plans))
     for (key, side, namespace, _cells, _k, _w), cells in zip(plans, results):
         trainjobs = srv.objects("trainjobs", namespace)
         out.setdefault(key, {})[side] = {"cells": cells, "trainjobs": trainjobs, "namespace": namespace}
@@ -236,7 +237,10 @@ def test_the_notebook_runs_alike_with_the_sdk_and_with_ktrain(runs: dict[str, di
     sdk, kt = runs[notebook]["sdk"], runs[notebook]["ktrain"]
     views = {}
     for side, run in (("sdk", sdk), ("ktrain", kt)):
-        names = {tj["metadata"]["name"]: f"<job-{i}>" for i, tj in enumerate(sorted(run["trainjobs"], key=lambda t: t["metadata"]["creationTimestamp"]))}
+        names = {
+            tj["metadata"]["name"]: f"<job-{i}>"
+            for i, tj in enumerate(sorted(run["trainjobs"], key=lambda t: t["metadata"]["creationTimestamp"]))
+        }
         views[side] = {
             "cells": [cell_view(cell, names) for cell in run["cells"]],
             "trainjobs": [trainjob_view(tj, names[tj["metadata"]["name"]]) for tj in run["trainjobs"]],

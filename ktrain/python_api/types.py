@@ -257,16 +257,20 @@ class DataCacheInitializer(BaseInitializer):
 
     def __post_init__(self) -> None:
         # The SDK's checks and messages (its ValueErrors; UsageError is one).
-        from ktrain.python_api.arguments import integer, shown
+        from ktrain.python_api.arguments import integer
 
         nodes = integer(self.num_data_nodes, "num_data_nodes", minimum=-(2**63))
         if nodes <= 1:
-            raise UsageError(f"num_data_nodes must be greater than 1, got {shown(self.num_data_nodes)}")
-        _require_scheme(self.storage_uri, "cache://")
-        if len(str(self.storage_uri)[len("cache://") :].split("/")) != 2:
-            raise UsageError(
-                f"storage_uri must be in format 'cache://<SCHEMA_NAME>/<TABLE_NAME>', got {shown(self.storage_uri)}"
-            )
+            raise UsageError(f"num_data_nodes must be greater than 1, got {nodes}")
+        uri = self.storage_uri
+        if not isinstance(uri, str):
+            from ktrain.python_api.arguments import wrong_type
+
+            raise wrong_type("storage_uri", "a string", uri)
+        if not uri.startswith("cache://"):
+            raise UsageError(f"storage_uri must start with 'cache://', got {uri}")
+        if len(uri[len("cache://") :].split("/")) != 2:
+            raise UsageError(f"storage_uri must be in format 'cache://<SCHEMA_NAME>/<TABLE_NAME>', got {uri}")
 
 
 def _require_scheme(uri: object, scheme: str) -> None:
