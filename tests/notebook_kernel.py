@@ -24,7 +24,6 @@ def run(cells: list[str]) -> list[dict[str, object]]:
     for index, source in enumerate(cells):
         path = Path(f"cell_{index}.py").resolve()
         path.write_text(source)
-        print(f"cell {index}", file=sys.stderr, flush=True)
         record: dict[str, object] = {"stdout": "", "value": None, "error": None}
         buffer = io.StringIO()
         try:
