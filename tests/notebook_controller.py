@@ -2,14 +2,19 @@
 double without running anything (tests/test_sdk_notebooks.py).
 
 The upstream notebooks' training functions need GPUs, TPUs, datasets and models from the network;
-what a notebook shows of a job is its status, steps, devices and logs. So, for every TrainJob in
-the namespaces it watches, this controller renders the JobSet with ktrain's engine (as
-tests/trainer_controller.py: what ktrain is held to produce, ENGINE.md and the conformance
-cases), makes every pod the JobSet's replicated jobs would have (initializers, launcher, nodes),
-with the containers' resources and env, Running, each container's log a fixed line; after `hold`
-seconds (long enough for a `wait_for_job_status(status={"Running"})` polling every 2 s to see
-it) the containers terminate with 0, the pods succeed and the TrainJob gets its Complete
-condition. A TrainJob the engine cannot render gets the Failed condition, with the error.
+what a notebook shows of a job is its status, steps, devices and logs. So this controller renders
+each TrainJob's JobSet with ktrain's engine (as tests/trainer_controller.py: what ktrain is held to
+produce, ENGINE.md and the conformance cases) and makes every pod its replicated jobs would have
+(initializers, launcher, nodes) with the containers' resources and env, each container's log a
+fixed line; nothing runs.
+
+Time is the clients' reads, not the clock (but for SAME_LOOK), so that two runs of a notebook (the SDK's, ktrain's)
+see the same states whatever the machine's load: a job is Created until the second read of its
+pods (a pods list in its namespace, or with its JobSet's label), which is answered with its pods
+Running; the third read after that, or a request to follow one of its pods' logs, is answered with
+the containers terminated (exit 0), the pods Succeeded and the TrainJob Complete. So a
+`wait_for_job_status(status={"Running"})` sees Created, then Running; a followed log ends. A
+TrainJob the engine cannot render gets the Failed condition, with the error.
 
 `TrainJobWebhook` is the Trainer's TrainJob validating webhook (ENGINE.md §11.2), played by the
 engine's validation: a create it refuses is answered as the API server answers a webhook's denial.
@@ -17,6 +22,7 @@ engine's validation: a create it refuses is answered as the API server answers a
 
 from __future__ import annotations
 
+import copy
 import tempfile
 import threading
 import time
@@ -81,16 +87,20 @@ class TrainJobWebhook:
     def __init__(self, srv: Any, workdir: Path) -> None:
         self.srv = srv
         self.workdir = workdir
+        self.admitted: dict[str, list[JSON]] = {}  # namespace -> the TrainJobs created there, in order
 
     def __call__(self, kind: str, obj: JSON, old: JSON | None) -> None:
+        if kind != c.TRAINJOB_KIND or old is not None:
+            return
+        if _stored_runtime(self.srv, obj) is not None:  # (the webhook reports a missing one; no notebook meets it)
+            self._validate(obj)
+        self.admitted.setdefault(obj["metadata"].get("namespace") or "", []).append(copy.deepcopy(obj))
+
+    def _validate(self, obj: JSON) -> None:
         from apiserver.errors import ApiError
 
         from ktrain.errors import ValidationFailedError
 
-        if kind != c.TRAINJOB_KIND or old is not None:
-            return
-        if _stored_runtime(self.srv, obj) is None:
-            return  # the webhook reports a missing runtime too; the notebooks never meet it
         try:
             render_jobset(self.srv, obj, self.workdir)
         except ValidationFailedError as exc:
@@ -104,47 +114,76 @@ class TrainJobWebhook:
 
 
 class NotebookController:
-    """`with NotebookController(srv, namespaces): ...`; `created` lists (namespace, TrainJob name)."""
+    """`with NotebookController(srv, namespaces): ...` (a request hook on the double); `created`
+    lists (namespace, TrainJob name) in the order the jobs were seen."""
 
-    def __init__(self, srv: Any, namespaces: list[str], hold: float = 2.5, workdir: Path | None = None) -> None:
+    RUNNING_READS = 3  # the read that completes a running job
+    # ktrain's list_jobs lists every pod twice, back to back (the SDK lists each job's): lists of
+    # every pod in a namespace this close together are one look.
+    SAME_LOOK = 0.5
+
+    def __init__(self, srv: Any, namespaces: list[str], workdir: Path | None = None) -> None:
         self.srv = srv
-        self.namespaces = namespaces
-        self.hold = hold
+        self.namespaces = set(namespaces)
         self.workdir = workdir or Path(tempfile.mkdtemp(prefix="notebook-controller-"))
         self.created: list[tuple[str, str]] = []
         self.errors: list[BaseException] = []
-        self._running: dict[tuple[str, str], tuple[float, list[tuple[str, list[str]]]]] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="notebook-controller", daemon=True)
+        self._reads: dict[tuple[str, str], int] = {}
+        self._pods: dict[tuple[str, str], list[tuple[str, list[str]]]] = {}
+        self._done: set[tuple[str, str]] = set()
+        self._wide: dict[str, float] = {}
+        self._lock = threading.Lock()
 
     def __enter__(self) -> NotebookController:
-        self._thread.start()
+        self.srv.request_hooks.append(self.on_request)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=30)
+        self.srv.request_hooks.remove(self.on_request)
         if self.errors:
             raise self.errors[0]
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                for namespace in self.namespaces:
-                    for trainjob in self.srv.objects("trainjobs", namespace):
-                        key = (namespace, trainjob["metadata"]["name"])
-                        if key not in self.created:
-                            self.created.append(key)
-                            self.start(trainjob)
-                now = time.monotonic()
-                for key, (since, pods) in list(self._running.items()):
-                    if now - since >= self.hold:
-                        del self._running[key]
-                        self.complete(key, pods)
-            except BaseException as exc:  # reported by __exit__: a test must not pass on a broken controller
-                self.errors.append(exc)
-                return
-            time.sleep(0.05)
+    def on_request(self, req: Any) -> None:
+        if req.namespace not in self.namespaces:
+            return
+        try:
+            with self._lock:
+                if req.resource == "pods" and req.verb == "list":
+                    terms = (req.param("labelSelector") or "").replace(" ", "").split(",")
+                    named = {t.split("=", 1)[1] for t in terms if t.startswith(f"{c.JOBSET_NAME_LABEL}=")}
+                    now = time.monotonic()
+                    if not named:  # a list of every job's pods: one look however many lists a call makes
+                        if now - self._wide.get(req.namespace, -1.0) < self.SAME_LOOK:
+                            self._wide[req.namespace] = now
+                            return
+                        self._wide[req.namespace] = now
+                    for name in self._jobs(req.namespace):
+                        if not named or name in named:
+                            self._read((req.namespace, name))
+                elif req.resource == "pods/log" and (req.param("follow") or "").lower() in ("true", "1"):
+                    for key, pods in self._pods.items():
+                        if key[0] == req.namespace and key not in self._done and any(p == req.name for p, _ in pods):
+                            self.complete(key)
+        except BaseException as exc:  # reported by __exit__: a test must not pass on a broken controller
+            self.errors.append(exc)
+
+    def _jobs(self, namespace: str) -> list[str]:
+        names = []
+        for trainjob in self.srv.objects("trainjobs", namespace):
+            key = (namespace, trainjob["metadata"]["name"])
+            if key not in self.created:
+                self.created.append(key)
+            names.append(key[1])
+        return names
+
+    def _read(self, key: tuple[str, str]) -> None:
+        reads = self._reads[key] = self._reads.get(key, 0) + 1
+        if reads == 2:
+            trainjob = self.srv.get_object("trainjobs", key[1], key[0])
+            if trainjob is not None:
+                self.start(trainjob)
+        elif reads == 1 + self.RUNNING_READS and key in self._pods and key not in self._done:
+            self.complete(key)
 
     def start(self, trainjob: JSON) -> None:
         from ktrain.errors import KtrainError
@@ -155,6 +194,7 @@ class NotebookController:
         except KtrainError as exc:
             failed = {**COMPLETE, "type": "Failed", "reason": "RenderFailed", "message": str(exc)}
             self.srv.set_status("trainjobs", name, {"conditions": [failed]}, namespace=namespace)
+            self._done.add((namespace, name))
             return
         jobset["metadata"]["namespace"] = namespace
         jobset["metadata"]["ownerReferences"] = [
@@ -195,20 +235,17 @@ class NotebookController:
                     )
                     names = [ct["name"] for ct in containers]
                     for container in names:
-                        self.srv.append_log(
-                            pod,
-                            f"{rjob['name']} {replica}-{index}: {container} started\n",
-                            container=container,
-                            namespace=namespace,
-                        )
+                        line = f"{rjob['name']} {replica}-{index}: {container} started\n"
+                        self.srv.append_log(pod, line, container=container, namespace=namespace)
                     pods.append((pod, names))
-        self._running[(namespace, name)] = (time.monotonic(), pods)
+        self._pods[(namespace, name)] = pods
 
-    def complete(self, key: tuple[str, str], pods: list[tuple[str, list[str]]]) -> None:
+    def complete(self, key: tuple[str, str]) -> None:
         namespace, name = key
+        self._done.add(key)
         if self.srv.get_object("trainjobs", name, namespace) is None:
             return  # deleted meanwhile
-        for pod, containers in pods:
+        for pod, containers in self._pods.get(key, []):
             if self.srv.get_object("pods", pod, namespace) is None:
                 continue
             for container in containers:

@@ -18,7 +18,7 @@ import traceback
 from pathlib import Path
 
 
-def run(cells: list[str]) -> list[dict[str, object]]:
+def run(cells: list[str], progress: Path | None = None) -> list[dict[str, object]]:
     namespace: dict[str, object] = {"__name__": "__main__"}
     out = []
     for index, source in enumerate(cells):
@@ -39,13 +39,21 @@ def run(cells: list[str]) -> list[dict[str, object]]:
                         record["value"] = repr(value)
         except BaseException as exc:  # noqa: BLE001 - a cell's error is what it shows
             record["error"] = f"{type(exc).__name__}: {exc}"
+            causes, cause = [], exc.__cause__ or exc.__context__
+            while cause is not None and len(causes) < 5:  # what the SDK wraps (an ApiException's body)
+                causes.append(f"{type(cause).__name__}: {cause}")
+                cause = cause.__cause__ or cause.__context__
+            record["causes"] = causes
             record["mro"] = [k.__name__ for k in type(exc).__mro__]
             record["traceback"] = traceback.format_exc(limit=-3)
         record["stdout"] = buffer.getvalue()
         out.append(record)
+        if progress is not None:  # what ran so far, for a run that does not end
+            progress.write_text(json.dumps(out))
     return out
 
 
 if __name__ == "__main__":
     cells = json.loads(Path(sys.argv[1]).read_text())
-    Path(sys.argv[2]).write_text(json.dumps(run(cells)))
+    result = run(cells, Path(sys.argv[2] + ".partial"))
+    Path(sys.argv[2]).write_text(json.dumps(result))

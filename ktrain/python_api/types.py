@@ -257,16 +257,12 @@ class DataCacheInitializer(BaseInitializer):
 
     def __post_init__(self) -> None:
         # The SDK's checks and messages (its ValueErrors; UsageError is one).
-        from ktrain.python_api.arguments import integer
+        from ktrain.python_api.arguments import integer, text
 
         nodes = integer(self.num_data_nodes, "num_data_nodes", minimum=-(2**63))
         if nodes <= 1:
             raise UsageError(f"num_data_nodes must be greater than 1, got {nodes}")
-        uri = self.storage_uri
-        if not isinstance(uri, str):
-            from ktrain.python_api.arguments import wrong_type
-
-            raise wrong_type("storage_uri", "a string", uri)
+        uri = text(self.storage_uri, "storage_uri")  # the annotation is the SDK's; a caller may pass anything
         if not uri.startswith("cache://"):
             raise UsageError(f"storage_uri must start with 'cache://', got {uri}")
         if len(uri[len("cache://") :].split("/")) != 2:
