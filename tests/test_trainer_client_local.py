@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -215,3 +216,34 @@ def test_the_pages_example_runs_as_shown(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == shown.group(1)
+
+
+def test_the_local_backends_log_iterators_have_the_sdks_shapes() -> None:
+    """Followed: each line with its newline (the SDK's local backends stream text; the notebooks print
+    it with end=""). Finished: lines without newlines (process backend), one string holding the
+    whole log (container backend: the engine's log, as the SDK's adapters yield it)."""
+    import threading
+
+    from ktrain.python_api.local_backend import LocalBackend
+
+    class Job:
+        def __init__(self) -> None:
+            self.changed = threading.Condition()
+            self.lines = {"pod-0": ["one", "two"]}
+
+        def steps(self) -> dict[str, tuple[str, str]]:
+            return {"node-0": ("pod-0", "Succeeded")}
+
+        def follow(self, pod: str) -> Iterator[str]:
+            return iter(self.lines[pod])
+
+    shapes = {}
+    for kind in ("LocalProcessBackendConfig", "ContainerBackendConfig"):
+        backend = LocalBackend.__new__(LocalBackend)
+        backend.kind, backend.jobs = kind, {"j": Job()}  # type: ignore[dict-item]
+        shapes[kind] = (
+            list(backend.get_job_logs("j", "node-0", True)),
+            list(backend.get_job_logs("j", "node-0", False)),
+        )
+    assert shapes["LocalProcessBackendConfig"] == (["one\n", "two\n"], ["one", "two"])
+    assert shapes["ContainerBackendConfig"] == (["one\n", "two\n"], ["one\ntwo\n"])
