@@ -53,10 +53,11 @@ _SUBPACKAGES = ("options", "types", "backends", "constants")
 
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]  # PEP 562: lazy attributes
-    if name in _SUBPACKAGES:
-        import importlib
+    if name in _SUBPACKAGES:  # (`from ktrain import constants` asks here first: no importlib on the render path)
+        import sys
 
-        return importlib.import_module(f"ktrain.{name}")
+        __import__(f"ktrain.{name}")
+        return sys.modules[f"ktrain.{name}"]
     if name in _PYTHON_API:
         from ktrain import python_api
 
