@@ -7,6 +7,7 @@ strings), and every node keeps its line and column so an error can point at the 
 from __future__ import annotations
 
 from ktrain.errors import FieldError, InputError, ValidationFailedError
+from ktrain.inputs.reading import EXCESSIVE_ALIASING, MAX_ALIAS_TEXT, MAX_YAML_DEPTH, allowed_alias_ratio
 from ktrain.util.structs import field, struct
 
 TYPE_CHECKING = False
@@ -75,24 +76,10 @@ class Document:
 # 47. kubectl (go-yaml) and the API server (Go's encoding/json) stop at 10,000 levels; 100 keeps
 # every real input, refuses a runaway one while it is read (in milliseconds), and leaves
 # Python's stack to the code that walks the data.
-MAX_DEPTH = 100
+MAX_DEPTH = MAX_YAML_DEPTH
 
-# Alias expansion, bounded as go-yaml (kubectl's YAML reader, via sigs.k8s.io/yaml) bounds it:
-# past 1,000 values read, of which more than 100 came from aliases, the share of values that
-# came from aliases may be at most 99% (up to 400,000 values), falling to 10% at 4,000,000.
-# And the text that aliases repeat (scalars, counted in characters) may total at most the
-# input size limit, so `*big` repeated cannot make a small file into gigabytes.
-_ALIAS_RATIO_LOW = 400_000
-_ALIAS_RATIO_HIGH = 4_000_000
-MAX_ALIAS_TEXT = 16 * 1024 * 1024
-
-
-def _allowed_alias_ratio(count: int) -> float:
-    if count <= _ALIAS_RATIO_LOW:
-        return 0.99
-    if count >= _ALIAS_RATIO_HIGH:
-        return 0.10
-    return 0.99 - 0.89 * (count - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+# Alias expansion: the bounds every YAML input shares (`ktrain.inputs.reading`), as go-yaml bounds it.
+_allowed_alias_ratio = allowed_alias_ratio
 
 
 _BOUNDED: Any = None
@@ -171,10 +158,34 @@ def _bounded_classes(scanner: Any, constructor: Any) -> Any:
                 try:
                     return super().construct_non_recursive_object(node, tag)
                 except _VALUE_ERRORS as exc:
+                    if _not_a_number(node):
+                        return str(node.value)
                     raise TooDeep(None, None, f"cannot read this value: {_reason(exc)}", node.start_mark) from None
 
+        # A timestamp is the text written, as kubectl reads it: go-yaml v2 decodes a timestamp-like
+        # scalar into its text when the target is untyped (sigs.k8s.io/yaml's YAML-to-JSON step),
+        # `2024-02-30` included, where building a datetime would fail and `isoformat()` respell it.
+        CheckedConstructor.add_constructor(
+            "tag:yaml.org,2002:timestamp", lambda self, node: str(self.construct_scalar(node))
+        )
         _BOUNDED = (BoundedScanner, BoundedComposer, CheckedConstructor)
     return _BOUNDED
+
+
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+
+
+def _not_a_number(node: Any) -> bool:
+    """A plain scalar the resolver took for a number, untagged, that is none (`0x_`, `0o_`): a
+    string, as go-yaml reads it (kubectl's reader and kustomize's both fall back to the text when
+    the number does not parse). A long run of digits is still an error: an integer out of range."""
+    if node.style is not None or str(node.tag) not in _NUMBER_TAGS or not isinstance(node.value, str):
+        return False
+    start = node.start_mark
+    buffer = getattr(start, "buffer", None)
+    if isinstance(buffer, str) and buffer[start.pointer : start.pointer + 1] == "!":
+        return False  # `!!int 0x_`: the file says it is a number
+    return not node.value.lstrip("+-").replace("_", "").isdigit()
 
 
 def _duplicate_key_message(key_node: Any, mapping: Any, key: Any) -> str:
@@ -246,7 +257,7 @@ def _plain(node: Any, path: Path, doc: Document, state: _Expansion) -> Any:
         else:
             state.seen.add(id(node))
     if state.aliased > 100 and state.count > 1000 and state.aliased / state.count > _allowed_alias_ratio(state.count):
-        raise _Refused("the document contains excessive aliasing (an alias bomb?)", path)
+        raise _Refused(EXCESSIVE_ALIASING, path)
     if isinstance(node, (CommentedMap, CommentedSeq)):
         if len(path) >= MAX_DEPTH:
             raise _Refused(f"nested more than {MAX_DEPTH} levels deep (through aliases)", path)
@@ -268,10 +279,8 @@ def _plain(node: Any, path: Path, doc: Document, state: _Expansion) -> Any:
         return int(node)
     if isinstance(node, float):
         return float(node)
-    if isinstance(node, str):
+    if isinstance(node, str):  # timestamps included: the text written (`_bounded_classes`)
         return str(node)
-    if hasattr(node, "isoformat"):  # timestamps: keep the text the user wrote
-        return node.isoformat()
     return _other(node)
 
 

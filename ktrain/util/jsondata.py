@@ -10,7 +10,7 @@ on every `sys.path` entry. The render and completion paths only need:
 - `quote(text)`: a JSON string literal without `\\u` escapes (`json.dumps(text, ensure_ascii=False)`);
 - `deep_copy(data)`: `copy.deepcopy` of plain data (dict, list, str, int, float, bool, None), in C.
 
-Each gives what the `json`/`copy` call it stands for gives (tests/unit/test_jsondata.py holds
+Each gives what the `json`/`copy` call it stands for gives (tests/unit/util/test_jsondata.py holds
 them to that), and falls back to it where `_json` is missing (another Python implementation)
 or the value is not plain data.
 """
@@ -66,6 +66,26 @@ def loads(text: str) -> Any:
     if end != len(text) and text[end:].strip(_WHITESPACE):
         raise ValueError(f"Extra data: char {end}")
     return value
+
+
+def nesting_depth(text: str, limit: int) -> int | None:
+    """The offset of the first bracket of JSON `text` nested deeper than `limit` (strings skipped),
+    or None: checked before `loads`, whose C scanner recurses once per level (100,000 `{` made it
+    raise SystemError). A text with at most `limit` brackets is passed at once."""
+    if text.count("{") + text.count("[") <= limit:
+        return None
+    import re
+
+    depth = 0
+    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        ch = match.group()
+        if ch in "[{":
+            depth += 1
+            if depth > limit:
+                return match.start()
+        elif ch in "]}":
+            depth -= 1
+    return None
 
 
 def _unserializable(value: Any) -> Any:

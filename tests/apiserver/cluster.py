@@ -397,7 +397,11 @@ class Cluster:
             errors.extend(schema.validate(obj))
         if errors:
             raise invalid_object(rt.group, rt.kind, obj["metadata"].get("name", ""), errors)
-        for hook in self.admission_hooks:
+        if old is None and self._jobset_admission(rt):
+            refused = jobset_admission.webhook_create_errors(obj)  # the validating webhook, after the schema
+            if refused:
+                raise jobset_admission.webhook_create_denied(refused)
+        for hook in self.admission_hooks:  # a test's own validating webhooks
             hook(rt.kind, obj, old)
         return obj, warnings
 
