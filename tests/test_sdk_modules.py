@@ -84,23 +84,6 @@ def test_a_ktrain_module_has_the_sdk_modules_names(module: str) -> None:
     assert not arrived, f"{mine} now has {sorted(arrived)}: take them out of the doc's not-provided column"
 
 
-def test_the_sdk_constants_have_the_sdks_values() -> None:
-    from kubeflow.trainer.constants import constants as theirs
-
-    from ktrain.constants import constants as ours
-
-    for name in (
-        public_names("kubeflow.trainer.constants.constants") - doc_rows()["kubeflow.trainer.constants.constants"][1]
-    ):
-        assert getattr(ours, name) == getattr(theirs, name), name
-    assert (ours.TRAINJOB_CREATED, ours.TRAINJOB_RUNNING, ours.TRAINJOB_COMPLETE, ours.TRAINJOB_FAILED) == (
-        "Created",
-        "Running",
-        "Complete",
-        "Failed",
-    )
-
-
 def test_star_import_binds_the_sdks_names_and_spares_a_notebooks_train() -> None:
     def train() -> str:  # a notebook's own function, defined before the star import
         return "mine"
