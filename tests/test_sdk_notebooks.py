@@ -15,9 +15,11 @@ The rule for cells that cannot run here, the same for both (the notebooks are no
   with the trained model, a GPU or an S3 bucket;
 - a value the reader is asked to fill in, a commented-out assignment (`# BUCKET = "..."`) of a name
   that later cells read and none assigns, is assigned as written; HF_TOKEN is in the environment;
-- the local backends' jobs install their packages from an index that has none (no download):
-  their training ends there, alike for both; a notebook on the container backend runs where
-  `docker info` or `podman info` answers, else is skipped with that reason.
+- a job on a local backend installs its packages (torch, torchvision) from PyPI and trains on
+  downloaded data: the cells that make a local backend, or use what such a cell made (its client,
+  its job's name), are left out until the name is made again otherwise (a cluster client); with
+  `docker info` or `podman info` answering, the container backend's cells run; without, a notebook
+  on the container backend is skipped with that reason.
 """
 
 from __future__ import annotations
