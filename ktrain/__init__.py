@@ -1,52 +1,63 @@
 """ktrain: author, render and submit Kubeflow Trainer v2 jobs. The Python API (`ktrain.render`,
 `ktrain.validate`, `ktrain.train`, `ktrain.Client`, and the Kubeflow SDK's `ktrain.TrainerClient`,
 `ktrain.CustomTrainer`, ...; docs/python-api.md) is loaded on first use, so `import ktrain` stays
-as cheap as the CLI's fast path."""
+as cheap as the CLI's fast path. `from ktrain import *` binds what `from kubeflow.trainer import *`
+binds (the SDK's `__all__`), and ktrain's `Client` and `KtrainWarning`."""
 
 __version__ = "0.1.0"
 
-# ktrain.python_api.__all__ (less its helpers), spelled out: reading it would load the Python API.
-_PYTHON_API = (
-    "render",
-    "validate",
-    "train",
-    "Client",
-    "KtrainWarning",
-    "TrainerClient",
+# The Kubeflow SDK's `kubeflow.trainer.__all__` (SDK 0.5) and ktrain's own classes. Not
+# ktrain's `render`, `validate` and `train`: a star import must not rebind a notebook's own `train`
+# function, which the SDK's leaves alone. (`update_trainjob_status`, the SDK's last name, is not
+# provided yet: docs/python-api.md, "The SDK's modules".)
+__all__ = [
+    "DATASET_PATH",
+    "MODEL_PATH",
     "BuiltinTrainer",
+    "Client",
+    "ContainerBackendConfig",
     "CustomTrainer",
     "CustomTrainerContainer",
-    "DATASET_PATH",
+    "DataCacheInitializer",
     "DataFormat",
     "DataType",
     "Event",
     "HuggingFaceDatasetInitializer",
     "HuggingFaceModelInitializer",
     "Initializer",
+    "KtrainWarning",
     "KubernetesBackendConfig",
     "LocalProcessBackendConfig",
-    "ContainerBackendConfig",
     "LoraConfig",
     "Loss",
-    "MODEL_PATH",
     "Runtime",
     "RuntimeKind",
     "RuntimeTrainer",
     "S3DatasetInitializer",
     "S3ModelInitializer",
-    "Step",
     "TorchTuneConfig",
     "TorchTuneInstructDataset",
+    "TrainJobTemplate",
+    "TrainerClient",
     "TrainerType",
-    "TrainJob",
-)
+    "TrainingRuntimeSource",
+    "get_tpu_num_nodes",
+]
+
+# What `ktrain.NAME` gives from ktrain.python_api (reading its __all__ would load it): the star
+# import's names, ktrain's functions, and the SDK's types that are not in its __all__.
+_PYTHON_API = (*__all__, "render", "validate", "train", "Step", "TrainJob")
+# `ktrain.options.Labels`, `ktrain.types.types.Runtime`, ... as `kubeflow.trainer.options.Labels`:
+# the SDK's subpackages, imported on first use.
+_SUBPACKAGES = ("options", "types", "backends", "constants")
 
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]  # PEP 562: lazy attributes
-    if name == "options":  # `ktrain.options.Labels`, as `kubeflow.trainer.options.Labels`
-        import importlib
+    if name in _SUBPACKAGES:  # (`from ktrain import constants` asks here first: no importlib on the render path)
+        import sys
 
-        return importlib.import_module("ktrain.options")
+        __import__(f"ktrain.{name}")
+        return sys.modules[f"ktrain.{name}"]
     if name in _PYTHON_API:
         from ktrain import python_api
 
@@ -55,4 +66,4 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]  # PEP 562: lazy att
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_PYTHON_API, "options"})
+    return sorted({*globals(), *_PYTHON_API, *_SUBPACKAGES})

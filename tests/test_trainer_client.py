@@ -70,7 +70,8 @@ def test_runtimes_are_the_clusters_with_the_sdk_fields(srv: ApiServerDouble, cli
     assert client.get_runtime("deepspeed-distributed").trainer.command[0] == "mpirun"
     tune = client.get_runtime("torchtune-llama3.2-1b")
     assert tune.trainer.trainer_type == ktrain.TrainerType.BUILTIN_TRAINER and tune.trainer.command == ("tune", "run")
-    assert (tune.trainer.device, tune.trainer.device_count) == ("gpu", "2")
+    # `nvidia.com/gpu: 2`, a number: the SDK reads it as a float and prints it so
+    assert (tune.trainer.device, tune.trainer.device_count) == ("gpu", "2.0")
     # A namespaced TrainingRuntime of the same name comes first, as in the SDK.
     mine = yaml.safe_load((REPO / "runtimes" / "torch-distributed.yaml").read_text())
     mine["kind"] = "TrainingRuntime"

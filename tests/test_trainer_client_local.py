@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -119,7 +120,8 @@ def test_delete_job_stops_its_pods(tmp_path: Path) -> None:
 def test_follow_streams_a_steps_lines_until_it_ends() -> None:
     client = _client()
     name = client.train(runtime="xgboost-distributed", trainer=_trainer(_count, nodes=1, n=20))
-    assert list(client.get_job_logs(name, follow=True)) == [f"line {i}" for i in range(20)]
+    # each line with its newline, as the SDK streams them (the notebooks print them with end="")
+    assert list(client.get_job_logs(name, follow=True)) == [f"line {i}\n" for i in range(20)]
     assert client.get_job(name).steps[0].status == "Succeeded"
     client.delete_job(name)
 
@@ -214,3 +216,34 @@ def test_the_pages_example_runs_as_shown(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == shown.group(1)
+
+
+def test_the_local_backends_log_iterators_have_the_sdks_shapes() -> None:
+    """Followed: each line with its newline (the SDK's local backends stream text; the notebooks print
+    it with end=""). Finished: lines without newlines (process backend), one string holding the
+    whole log (container backend: the engine's log, as the SDK's adapters yield it)."""
+    import threading
+
+    from ktrain.python_api.local_backend import LocalBackend
+
+    class Job:
+        def __init__(self) -> None:
+            self.changed = threading.Condition()
+            self.lines = {"pod-0": ["one", "two"]}
+
+        def steps(self) -> dict[str, tuple[str, str]]:
+            return {"node-0": ("pod-0", "Succeeded")}
+
+        def follow(self, pod: str) -> Iterator[str]:
+            return iter(self.lines[pod])
+
+    shapes = {}
+    for kind in ("LocalProcessBackendConfig", "ContainerBackendConfig"):
+        backend = LocalBackend.__new__(LocalBackend)
+        backend.kind, backend.jobs = kind, {"j": Job()}  # type: ignore[dict-item]
+        shapes[kind] = (
+            list(backend.get_job_logs("j", "node-0", True)),
+            list(backend.get_job_logs("j", "node-0", False)),
+        )
+    assert shapes["LocalProcessBackendConfig"] == (["one\n", "two\n"], ["one", "two"])
+    assert shapes["ContainerBackendConfig"] == (["one\n", "two\n"], ["one\ntwo\n"])

@@ -66,10 +66,17 @@ def record_runtime(objects: list[Obj], runtime_name: str) -> list[Obj]:
     return out
 
 
-def trainjob_to_submit(trainjob: Obj, rendered: list[Obj], labels: dict[str, str], annotations: dict[str, str]) -> Obj:
+def trainjob_to_submit(
+    trainjob: Obj,
+    rendered: list[Obj],
+    labels: dict[str, str],
+    annotations: dict[str, str],
+    *,
+    note_nodes: bool = True,
+) -> Obj:
     """The TrainJob for `--target trainjob`: with the --label / --annotation flags on its own
     metadata too (they reach the JobSet through a runtime patch; `job list -l` and
-    `job delete -l` select the TrainJob), and the node count the render gave it."""
+    `job delete -l` select the TrainJob), and (`note_nodes`) the node count the render gave it."""
     from ktrain.jobs.state import jobset_nodes
 
     out = copy.deepcopy(trainjob)
@@ -79,7 +86,7 @@ def trainjob_to_submit(trainjob: Obj, rendered: list[Obj], labels: dict[str, str
     extra = dict(annotations)
     jobset = next((o for o in rendered if o.get("kind") == c.JOBSET_KIND), None)
     nodes = jobset_nodes(jobset) if jobset else None
-    if nodes is not None and not ((out.get("spec") or {}).get("trainer") or {}).get("numNodes"):
+    if note_nodes and nodes is not None and not ((out.get("spec") or {}).get("trainer") or {}).get("numNodes"):
         extra[c.NODES_ANNOTATION] = str(nodes)
     if extra:
         meta["annotations"] = {**(meta.get("annotations") or {}), **extra}

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ktrain.python_api.client import Client, KtrainWarning
 from ktrain.python_api.functions import render, train, train_request, validate
 from ktrain.python_api.request import function_source
+from ktrain.python_api.tpu import get_tpu_num_nodes
 from ktrain.python_api.trainer_client import TrainerClient
 from ktrain.python_api.types import (
     DATASET_PATH,
@@ -23,6 +24,7 @@ from ktrain.python_api.types import (
     ContainerBackendConfig,
     CustomTrainer,
     CustomTrainerContainer,
+    DataCacheInitializer,
     DataFormat,
     DataType,
     Event,
@@ -42,7 +44,9 @@ from ktrain.python_api.types import (
     TorchTuneConfig,
     TorchTuneInstructDataset,
     TrainerType,
+    TrainingRuntimeSource,
     TrainJob,
+    TrainJobTemplate,
 )
 
 # What `ktrain.NAME` gives (ktrain/__init__.py spells the same list): ktrain's own, then the SDK's names.
@@ -54,6 +58,7 @@ __all__ = [
     "ContainerBackendConfig",
     "CustomTrainer",
     "CustomTrainerContainer",
+    "DataCacheInitializer",
     "DataFormat",
     "DataType",
     "Event",
@@ -74,9 +79,12 @@ __all__ = [
     "TorchTuneConfig",
     "TorchTuneInstructDataset",
     "TrainJob",
+    "TrainJobTemplate",
     "TrainerClient",
     "TrainerType",
+    "TrainingRuntimeSource",
     "function_source",
+    "get_tpu_num_nodes",
     "render",
     "train",
     "train_request",

@@ -76,7 +76,7 @@ def trainer_keywords(trainer: object, arg: str = "trainer") -> tuple[Obj, Any]:
 
 
 INITIALIZERS = {
-    "dataset": ("HuggingFaceDatasetInitializer", "S3DatasetInitializer"),
+    "dataset": ("HuggingFaceDatasetInitializer", "S3DatasetInitializer", "DataCacheInitializer"),
     "model": ("HuggingFaceModelInitializer", "S3ModelInitializer"),
 }
 INITIALIZER_FIELDS = {
@@ -84,6 +84,8 @@ INITIALIZER_FIELDS = {
     "HuggingFaceModelInitializer": ("ignore_patterns", "access_token"),
     "S3DatasetInitializer": ("ignore_patterns", "endpoint", "access_key_id", "secret_access_key", "region", "role_arn"),
     "S3ModelInitializer": ("ignore_patterns", "endpoint", "access_key_id", "secret_access_key", "region", "role_arn"),
+    # after CLUSTER_SIZE and METADATA_LOC (data_cache_env)
+    "DataCacheInitializer": ("head_cpu", "head_mem", "worker_cpu", "worker_mem", "iam_role"),
 }
 
 
@@ -112,7 +114,7 @@ def initializer_parts(initializer: object, arg: str = "initializer") -> tuple[Ob
             uri = HF_SCHEME + uri
         if kind.startswith("S3") and not uri.startswith("s3://"):
             raise UsageError(f"{where}.storage_uri must start with 's3://', got {a.shown(uri)}")
-        env: list[Obj] = []
+        env: list[Obj] = data_cache_env(source, where) if kind == "DataCacheInitializer" else []
         for name in INITIALIZER_FIELDS[kind]:
             value = a.field_of(source, name)
             if value is None:
@@ -126,6 +128,14 @@ def initializer_parts(initializer: object, arg: str = "initializer") -> tuple[Ob
         if env:
             spec[part] = {"env": env}
     return keywords, spec
+
+
+def data_cache_env(source: object, where: str) -> list[Obj]:
+    """A DataCacheInitializer's first variables, as the SDK sends them: CLUSTER_SIZE (the data
+    nodes and the head) and METADATA_LOC."""
+    nodes = a.integer(a.field_of(source, "num_data_nodes"), f"{where}.num_data_nodes", minimum=2)
+    metadata = a.text(a.field_of(source, "metadata_loc"), f"{where}.metadata_loc")
+    return [{"name": "CLUSTER_SIZE", "value": str(nodes + 1)}, {"name": "METADATA_LOC", "value": metadata}]
 
 
 def runtime_name(runtime: object, arg: str = "runtime") -> str:

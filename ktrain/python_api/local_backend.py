@@ -220,6 +220,10 @@ class LocalBackend(TrainerBackend):
         options = copy.copy(self.template)
         run = local_run(outcome, request.overrides, options)
         job = LocalJob(name, describe(outcome.runtime), run)
+        if self.kind == "LocalProcessBackendConfig":  # the SDK's local process backend: naive local time
+            from ktrain.python_api.sdk_values import local_now
+
+            job.created = local_now()
         options.on_line = job.add_line
         try:
             run.prepare()  # what cannot run is refused here, before the job exists
@@ -258,10 +262,13 @@ class LocalBackend(TrainerBackend):
         if found is None:
             return iter(())
         pod = found[0]
-        if follow:
-            return job.follow(pod)
+        if follow:  # as the SDK's local backends stream them: each line with its newline
+            return (line + "\n" for line in job.follow(pod))
         with job.changed:
-            return iter(list(job.lines.get(pod, [])))
+            lines = list(job.lines.get(pod, []))
+        if self.kind == "ContainerBackendConfig":  # the SDK's container backend: the whole log, one string
+            return iter(["".join(line + "\n" for line in lines)])
+        return iter(lines)
 
     def delete_job(self, name: object) -> None:
         job = self._job(name)

@@ -80,16 +80,18 @@ def _devices(container: Obj) -> tuple[str, str] | None:
     limits = (container.get("resources") or {}).get("limits") or {}
     if not isinstance(limits, dict) or not limits:
         return None
+    from ktrain.python_api.sdk_values import quantity_text as count  # `2` is '2.0', as the SDK reads it
+
     for key, device in ((GPU, "gpu"), (TPU, "tpu")):
         if key in limits:
-            return device, str(limits[key])
+            return device, count(limits[key])
     migs = [k for k in limits if str(k).startswith("nvidia.com/mig-")]
     if migs:
-        return migs[0].split("/", 1)[1], str(limits[migs[0]])
+        return migs[0].split("/", 1)[1], count(limits[migs[0]])
     if NPU in limits:
-        return "npu", str(limits[NPU])
+        return "npu", count(limits[NPU])
     if "cpu" in limits:
-        return "cpu", str(limits["cpu"])
+        return "cpu", count(limits["cpu"])
     return None
 
 
@@ -192,9 +194,8 @@ def newest_first(pods: list[Obj]) -> list[Obj]:
 def trainjob_of(summary: Any, pods: list[Obj], runtimes: dict[str, t.Runtime]) -> t.TrainJob:
     """ktrain's view of a job (ktrain.jobs.state) as the SDK's TrainJob: one step per
     initializer and per node (its newest pod), the status in the SDK's four words."""
-    from datetime import datetime, timezone
-
     from ktrain.jobs import state as job_state
+    from ktrain.python_api.sdk_values import creation_time
 
     runtime = runtimes.get(summary.runtime or "") or _unknown_runtime(summary.runtime)
     steps: dict[str, t.Step] = {}
@@ -208,7 +209,7 @@ def trainjob_of(summary: Any, pods: list[Obj], runtimes: dict[str, t.Runtime]) -
         steps.values(),
         key=lambda s: (order.get(s.name, 0), int(s.name.rpartition("-")[2]) if s.name.startswith("node-") else 0),
     )
-    created = job_state.parse_time(summary.created) or datetime.fromtimestamp(0, tz=timezone.utc)
+    created = creation_time(summary.created, job_state.parse_time(summary.created))
     return t.TrainJob(
         name=summary.name,
         runtime=runtime,

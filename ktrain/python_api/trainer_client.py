@@ -164,6 +164,7 @@ class TrainerClient:
         else:
             request, registry = prepare(job, merged, function="train")
         request.fallback_name = unique_name()
+        request.note_nodes = bool(options) or bool(job_options)  # only the SDK's arguments: the SDK's TrainJob
         # Submitted from here (not a helper): a warning points at the caller's line (stacklevel).
         return self.backend.submit(request, registry)
 

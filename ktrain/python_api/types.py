@@ -12,29 +12,27 @@ the secrets (`access_token`, `secret_access_key`) are left out of `repr()`, and
 from __future__ import annotations
 
 import abc
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 from typing import Any
 
+from ktrain.constants import constants as sdk
 from ktrain.errors import UsageError
 
-UNKNOWN = "Unknown"  # SDK common constants.UNKNOWN
-WORKSPACE_PATH = "/workspace"
-DATASET_PATH = os.path.join(WORKSPACE_PATH, "dataset")  # where the dataset initializer writes
-MODEL_PATH = os.path.join(WORKSPACE_PATH, "model")  # where the model initializer writes
-# The SDK reads these from the environment too.
-DEFAULT_PIP_INDEX_URLS = os.getenv("DEFAULT_PIP_INDEX_URLS", "https://pypi.org/simple").split(",")
-DEFAULT_TRAINING_RUNTIME = os.getenv("DEFAULT_TRAINING_RUNTIME", "torch-distributed")
-INITIALIZER_DEFAULT_IGNORE_PATTERNS = ["*.msgpack", "*.h5", "*.bin", "*.pt", "*.pth"]
-
-# TrainJob statuses (SDK constants TRAINJOB_*).
-TRAINJOB_CREATED = "Created"
-TRAINJOB_RUNNING = "Running"
-TRAINJOB_COMPLETE = "Complete"
-TRAINJOB_FAILED = "Failed"
+# The SDK's constants (ktrain.constants.constants: statuses, paths, defaults from the environment).
+UNKNOWN = sdk.UNKNOWN
+WORKSPACE_PATH = sdk.WORKSPACE_PATH
+DATASET_PATH = sdk.DATASET_PATH
+MODEL_PATH = sdk.MODEL_PATH
+DEFAULT_PIP_INDEX_URLS = sdk.DEFAULT_PIP_INDEX_URLS
+DEFAULT_TRAINING_RUNTIME = sdk.DEFAULT_TRAINING_RUNTIME
+INITIALIZER_DEFAULT_IGNORE_PATTERNS = sdk.INITIALIZER_DEFAULT_IGNORE_PATTERNS
+TRAINJOB_CREATED = sdk.TRAINJOB_CREATED
+TRAINJOB_RUNNING = sdk.TRAINJOB_RUNNING
+TRAINJOB_COMPLETE = sdk.TRAINJOB_COMPLETE
+TRAINJOB_FAILED = sdk.TRAINJOB_FAILED
 
 
 @dataclass
@@ -240,6 +238,37 @@ class S3ModelInitializer(BaseInitializer):
         _require_scheme(self.storage_uri, "s3://")
 
 
+@dataclass
+class DataCacheInitializer(BaseInitializer):
+    """The data cache (an Iceberg table served to the trainers by `num_data_nodes` cache nodes),
+    as the SDK's: `storage_uri` is `cache://<SCHEMA_NAME>/<TABLE_NAME>`, `metadata_loc` the
+    table's metadata file. The TrainJob's dataset initializer gets CLUSTER_SIZE
+    (`num_data_nodes + 1`), METADATA_LOC and every optional field that is set, upper-cased
+    (HEAD_CPU, HEAD_MEM, WORKER_CPU, WORKER_MEM, IAM_ROLE), as the SDK sends them; the runtime
+    must be one with a data-cache initializer (upstream's `torch-distributed-with-cache`)."""
+
+    metadata_loc: str
+    num_data_nodes: int
+    head_cpu: str | None = None
+    head_mem: str | None = None
+    worker_cpu: str | None = None
+    worker_mem: str | None = None
+    iam_role: str | None = None
+
+    def __post_init__(self) -> None:
+        # The SDK's checks and messages (its ValueErrors; UsageError is one).
+        from ktrain.python_api.arguments import integer, text
+
+        nodes = integer(self.num_data_nodes, "num_data_nodes", minimum=-(2**63))
+        if nodes <= 1:
+            raise UsageError(f"num_data_nodes must be greater than 1, got {nodes}")
+        uri = text(self.storage_uri, "storage_uri")  # the annotation is the SDK's; a caller may pass anything
+        if not uri.startswith("cache://"):
+            raise UsageError(f"storage_uri must start with 'cache://', got {uri}")
+        if len(uri[len("cache://") :].split("/")) != 2:
+            raise UsageError(f"storage_uri must be in format 'cache://<SCHEMA_NAME>/<TABLE_NAME>', got {uri}")
+
+
 def _require_scheme(uri: object, scheme: str) -> None:
     # The SDK raises ValueError here; UsageError is one.
     if not isinstance(uri, str) or not uri.startswith(scheme):
@@ -250,8 +279,24 @@ def _require_scheme(uri: object, scheme: str) -> None:
 
 @dataclass
 class Initializer:
-    dataset: HuggingFaceDatasetInitializer | S3DatasetInitializer | None = None
+    dataset: HuggingFaceDatasetInitializer | S3DatasetInitializer | DataCacheInitializer | None = None
     model: HuggingFaceModelInitializer | S3ModelInitializer | None = None
+
+
+@dataclass
+class TrainJobTemplate:
+    """A TrainJob to make later (the SDK's, for its optimizer's trials): what `train` takes. It
+    reads as a mapping, so `client.train(**template)` submits it."""
+
+    trainer: CustomTrainer
+    runtime: str | Runtime | None = None
+    initializer: Initializer | None = None
+
+    def keys(self) -> list[str]:
+        return ["trainer", "runtime", "initializer"]
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
 
 
 @dataclass
@@ -279,6 +324,14 @@ class LocalProcessBackendConfig:
 
 
 @dataclass
+class TrainingRuntimeSource:
+    """Where the SDK's container backend finds its runtimes (its default: upstream's, on GitHub).
+    ktrain runs the runtimes it renders with (`runtime_files=`), so only this default is taken."""
+
+    sources: list[str] = field(default_factory=lambda: ["github://kubeflow/trainer"])
+
+
+@dataclass
 class ContainerBackendConfig:
     """`TrainerClient(backend_config=ContainerBackendConfig())` runs each job's pods as containers
     of their images under podman or docker (`ktrain job run --local --container`), in the
@@ -293,7 +346,7 @@ class ContainerBackendConfig:
     auto_remove: bool = True
     container_host: str | None = None
     container_runtime: str | None = None
-    runtime_source: Any = None
+    runtime_source: TrainingRuntimeSource = field(default_factory=TrainingRuntimeSource)
     dataset_initializer_image: str = "ghcr.io/kubeflow/trainer/dataset-initializer:latest"
     model_initializer_image: str = "ghcr.io/kubeflow/trainer/model-initializer:latest"
     initializer_timeout: int = 600

@@ -100,6 +100,10 @@ class RenderRequest:
     # Run `entry_file` as one process even on an MPI runtime (`mpirun -np 1`: the Python API's
     # `get_runtime_packages`, as the SDK's).
     single_process: bool = False
+    # `--target trainjob`: a TrainJob without numNodes notes the node count the render gave it
+    # (ktrain.io/nodes, for `job list`); off for a `TrainerClient.train` call with only the Kubeflow
+    # SDK's arguments, which submits the SDK's TrainJob.
+    note_nodes: bool = True
     # The job file's text when it does not come from a file (the Python API); `file` labels it.
     text: str | None = None
     # A TrainJob already parsed (an item of a KRM function's ResourceList): used as the job file's

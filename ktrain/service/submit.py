@@ -69,8 +69,13 @@ def objects_for_target(outcome: RenderOutcome, request: RenderRequest, target: s
         from ktrain.jobs.plan import trainjob_to_submit
 
         overrides = request.overrides
-        refuse_failure_policy(overrides, outcome.job.to_dict())
-        objects = [trainjob_to_submit(outcome.job.to_dict(), rendered, overrides.labels, overrides.annotations)]
+        trainjob = outcome.job.to_dict()
+        refuse_failure_policy(overrides, trainjob)
+        objects = [
+            trainjob_to_submit(
+                trainjob, rendered, overrides.labels, overrides.annotations, note_nodes=request.note_nodes
+            )
+        ]
         # --code: the ConfigMaps the TrainJob's runtime patch mounts, owned by the TrainJob.
         objects += [o for o in rendered if o.get("kind") == "ConfigMap" and is_code(o)]
     else:

@@ -132,6 +132,9 @@ class Cluster:
         self.lock = threading.RLock()
         # JobSet's webhooks and CEL transition rules (jobset_admission), when JobSets are served.
         self.jobset_webhooks = jobset_webhooks
+        # Validating webhooks a test adds: each is called as hook(kind, obj, old) on a create or update
+        # that passed the schema and raises an ApiError to deny it (a TrainJob webhook, ...).
+        self.admission_hooks: list[Callable[[str, JSON, JSON | None], None]] = []
         self.changed = threading.Condition(self.lock)
         self.closing = False
         self.rv = 0
@@ -398,6 +401,8 @@ class Cluster:
             refused = jobset_admission.webhook_create_errors(obj)  # the validating webhook, after the schema
             if refused:
                 raise jobset_admission.webhook_create_denied(refused)
+        for hook in self.admission_hooks:  # a test's own validating webhooks
+            hook(rt.kind, obj, old)
         return obj, warnings
 
     def _jobset_admission(self, rt: ResourceType) -> bool:

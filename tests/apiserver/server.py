@@ -18,7 +18,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -436,6 +436,9 @@ class ApiServerDouble:
             full_crd_schemas=full_crd_schemas,
         )
         self.faults: list[Fault] = []
+        # Called with each request before it is answered (in its handler's thread): a test's
+        # controller that acts on what clients read (tests/notebook_controller.py).
+        self.request_hooks: list[Callable[[RecordedRequest], None]] = []
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._port = port
@@ -954,6 +957,8 @@ class ApiServerDouble:
         req = RecordedRequest(method, path, query, headers, body, route.verb, resource, route.namespace, route.name)
         with self._lock:
             self.requests.append(req)
+        for hook in list(self.request_hooks):
+            hook(req)
 
     def _authenticate(self, header: str | None, peer_cert: Any = None) -> None:
         """A bearer token, or (over TLS) a client certificate the test CA signed; the

@@ -65,7 +65,7 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/completion/request.py",
         "ktrain/completion/scripts.py",
         "ktrain/completion/values.py",
-        "ktrain/constants.py",
+        "ktrain/constants/__init__.py",
         "ktrain/convert/__init__.py",
         "ktrain/convert/bundled.py",
         "ktrain/convert/common.py",

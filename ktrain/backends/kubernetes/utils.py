@@ -1,0 +1,6 @@
+"""`from ktrain.backends.kubernetes.utils import get_tpu_num_nodes`, as from
+`kubeflow.trainer.backends.kubernetes.utils` (SDK 0.5): the helpers the SDK exports from there."""
+
+from ktrain.python_api.tpu import get_tpu_num_nodes
+
+__all__ = ["get_tpu_num_nodes"]

@@ -1,0 +1,1 @@
+"""`kubeflow.trainer.backends.localprocess` (SDK 0.5): see `ktrain.backends`."""
