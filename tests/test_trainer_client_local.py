@@ -223,6 +223,7 @@ def test_the_local_backends_log_iterators_have_the_sdks_shapes() -> None:
     it with end=""). Finished: lines without newlines (process backend), one string holding the
     whole log (container backend: the engine's log, as the SDK's adapters yield it)."""
     import threading
+    import types
 
     from ktrain.python_api.local_backend import LocalBackend
 
@@ -230,6 +231,8 @@ def test_the_local_backends_log_iterators_have_the_sdks_shapes() -> None:
         def __init__(self) -> None:
             self.changed = threading.Condition()
             self.lines = {"pod-0": ["one", "two"]}
+            # not an MPI runtime: node-0 is the node of rank 0
+            self.runtime = types.SimpleNamespace(trainer=types.SimpleNamespace(command=["torchrun"]))
 
         def steps(self) -> dict[str, tuple[str, str]]:
             return {"node-0": ("pod-0", "Succeeded")}
