@@ -4,6 +4,7 @@ in a fixed key order."""
 from __future__ import annotations
 
 from ktrain.jobs import state as status
+from ktrain.jobs.restarts import document as restarts_document
 from ktrain.util.structs import field, struct
 
 TYPE_CHECKING = False
@@ -22,6 +23,7 @@ class JobDetails:
     # Why it is (not) running (ktrain.jobs.why.facts.Verdict), when asked for (`job get`).
     verdict: Any = None
     pods: list[Obj] = field(default_factory=list)  # as read (the summary's are sorted and summarized)
+    failure: Any = None  # the last failure (ktrain.jobs.restarts.Failure), when one is recorded
 
 
 def details_document(details: JobDetails) -> Obj:
@@ -38,6 +40,7 @@ def details_document(details: JobDetails) -> Obj:
         "message": s.message,
         "waiting": s.stalled,  # why a job that is not running is not getting there (issue #19)
         "trainerPods": {"ready": s.trainer_pods_ready, "expected": s.trainer_pods_expected},
+        "restarts": restarts_document(s.restarts, details.failure),  # issue #35; None without a JobSet
         "conditions": s.conditions,
         "replicatedJobs": [
             {

@@ -7,6 +7,7 @@ from ktrain.cluster.kube import KubeCluster, server_shaped
 from ktrain.cluster.reads import find_job as find_job
 from ktrain.cluster.reads import job_pods, list_events, list_warning_events
 from ktrain.jobs import state as status
+from ktrain.jobs.restarts import last_failure
 from ktrain.jobs.views import JobDetails
 
 TYPE_CHECKING = False
@@ -36,7 +37,8 @@ def get_job(
         verdict = diagnose_job(
             cluster, job_facts(cluster, name, ns, known=(trainjob, jobset, pods), events=all_warnings)
         )
-    return JobDetails(summary, trainjob, jobset, warnings, verdict, pods)
+    failure = last_failure(jobset, pods, all_warnings)  # from what was read: no request of its own
+    return JobDetails(summary, trainjob, jobset, warnings, verdict, pods, failure=failure)
 
 
 @server_shaped
