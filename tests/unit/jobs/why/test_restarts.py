@@ -42,7 +42,10 @@ def warning(kind: str, name: str, reason: str, message: str, minutes: float, cou
 
 def failed(rank: int, code: int) -> JSON:
     return pod(
-        rank, "Failed", statuses=[{"name": "node", "state": {"terminated": {"exitCode": code, "reason": "Error"}}}]
+        rank,
+        "Failed",
+        labels={"batch.kubernetes.io/job-name": "demo-node-0"},
+        statuses=[{"name": "node", "state": {"terminated": {"exitCode": code, "reason": "Error"}}}],
     )
 
 
