@@ -333,7 +333,7 @@ def rule_text(failure: Failure, count: RestartCount | None) -> str:
 
 def failure_lines(failure: Failure, count: RestartCount | None) -> list[str]:
     """`job get`'s `Failure:` lines: the Job and what ended it, its condition, the rule."""
-    lines = [f"job {failure.job}: {what_failed(failure)}"]
+    lines = [f"job {failure.job}: {what_failed(failure)}" if failure.pod else what_failed(failure)]
     if failure.reason:
         lines.append(f"{failure.reason}: {failure.message}" if failure.message else failure.reason)
     lines.append(rule_text(failure, count))
