@@ -155,10 +155,10 @@ def test_get_shows_restarts_against_the_budget_and_the_last_failure_with_no_more
     js = srv.put_object(js)
     srv.set_status("jobsets", "demo", {"restarts": 1, "restartsCountTowardsMax": 1})
     pod(srv, js, rank=0, phase="Running")
-    srv.add_event(("Job", "demo-node-0"), "BackoffLimitExceeded", "Job has reached the specified backoff limit",
-                  type="Warning")  # fmt: skip
-    srv.add_event(js, "RestartJobSetFailurePolicyAction",
-                  "applying RestartJobSet failure policy action (first failed job: demo-node-0)", type="Warning")  # fmt: skip
+    backoff = "Job has reached the specified backoff limit"
+    restarted = "applying RestartJobSet failure policy action (first failed job: demo-node-0)"
+    srv.add_event(("Job", "demo-node-0"), "BackoffLimitExceeded", backoff, type="Warning")
+    srv.add_event(js, "RestartJobSetFailurePolicyAction", restarted, type="Warning")
     before = len(srv.requests)
     r = cli("job", "get", "demo", "--kubeconfig", kc)
     assert r.exit_code == 0, r.stderr

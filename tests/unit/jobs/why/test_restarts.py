@@ -107,7 +107,8 @@ def test_the_budget_spent() -> None:
     verdict, _ = settle(facts(policy_jobset(2, 2, 2, condition), [failed(1, 1)]), {EVENTS: events, log: LAST_LINE})
     assert verdict.code == RESTARTS_SPENT
     assert verdict.message == (
-        "job demo failed: restarted 2 of 2 times, each time job demo-node-0 failed; pod demo-node-0-1-x exited 1: loss is nan"
+        "job demo failed: restarted 2 of 2 times, each time job demo-node-0 failed; "
+        "pod demo-node-0-1-x exited 1: loss is nan"
     )
     assert "last lines of pod demo-node-0-1-x (container node):" in verdict.evidence
 
