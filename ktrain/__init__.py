@@ -47,6 +47,10 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]  # PEP 562: lazy att
         import importlib
 
         return importlib.import_module("ktrain.options")
+    if name == "update_trainjob_status":  # the Kubeflow SDK's, for training scripts
+        from ktrain.python_api.status_report import update_trainjob_status
+
+        return update_trainjob_status
     if name in _PYTHON_API:
         from ktrain import python_api
 
@@ -55,4 +59,4 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]  # PEP 562: lazy att
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_PYTHON_API, "options"})
+    return sorted({*globals(), *_PYTHON_API, "options", "update_trainjob_status"})
