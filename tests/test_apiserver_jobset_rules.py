@@ -168,3 +168,25 @@ def test_the_double_has_every_transition_rule_of_the_jobset_crd_and_no_other() -
     (version,) = [v for v in crd["spec"]["versions"] if v["name"] == JS_VERSION]
     spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
     assert _crd_transition_rules(spec) == {(steps, CEL_IMMUTABLE) for steps in IMMUTABLE_SPEC_FIELDS}
+
+
+def test_the_validating_webhook_refuses_a_bad_failure_policy_on_create_403(custom: client.CustomObjectsApi) -> None:
+    """jobset_webhook.go validateFailurePolicy: unique rule names, known targets and Job failure reasons."""
+    rules = [
+        {"name": "same", "action": "RestartJobSet", "onJobFailureReasons": ["PodFailurePolicy"]},
+        {"name": "same", "action": "FailJobSet", "targetReplicatedJobs": ["nope"], "onJobFailureReasons": ["Evicted"]},
+    ]
+    with pytest.raises(client.ApiException) as err:
+        _create(custom, _jobset("bad", failurePolicy={"maxRestarts": 1, "rules": rules}))
+    assert err.value.status == 403
+    message = json.loads(err.value.body)["message"]
+    assert message.startswith('admission webhook "vjobset.kb.io" denied the request: ')
+    assert "invalid replicatedJob name 'nope' in failure policy does not appear in .spec.ReplicatedJobs" in message
+    assert "invalid job failure reason 'Evicted' in failure policy is not a recognized job failure reason" in message
+    assert "rule names are not unique, rules with indices [0 1] all have the same name 'same'" in message
+    with pytest.raises(client.ApiException):
+        custom.get_namespaced_custom_object(JS_GROUP, JS_VERSION, "default", "jobsets", "bad")
+    good = [{"name": "RestartOnPreemption", "action": "RestartJobSetAndIgnoreMaxRestarts"}]
+    assert (
+        _create(custom, _jobset("good", failurePolicy={"maxRestarts": 1, "rules": good}))["metadata"]["name"] == "good"
+    )

@@ -120,7 +120,33 @@ class JobInput:
         str | None, Option("--elastic", help="MIN:MAX elastic torchrun nodes (ktrain extension; --allow-extensions).")
     ] = None
     max_restarts: Annotated[
-        int | None, Option("--max-restarts", help="With --elastic: torchrun and JobSet restarts.", min=0)
+        int | None,
+        Option("--max-restarts", help="Restart the whole job up to N times when it fails (JobSet maxRestarts).", min=0),
+    ] = None
+    restart_on_preemption: Annotated[
+        bool | None,
+        Option(
+            "--restart-on-preemption/--no-restart-on-preemption",
+            help="A preempted, evicted or drained pod restarts the job without using up --max-restarts.",
+        ),
+    ] = None
+    fail_on_exit_code: Annotated[
+        str | None,
+        Option("--fail-on-exit-code", help="CODES (2 or 2,42): these exit codes fail the job at once, no restart."),
+    ] = None
+    restart_strategy: Annotated[
+        str | None, Option("--restart-strategy", help="recreate | blocking-recreate: how JobSet restarts the job.")
+    ] = None
+    ttl: Annotated[
+        str | None, Option("--ttl", help="Delete the finished job after this long (3600, 30m, 12h, 7d).")
+    ] = None
+    checkpoint: Annotated[
+        str | None,
+        Option(
+            "--checkpoint",
+            help="CLAIM[:PATH]: mount this PersistentVolumeClaim in every trainer pod (default /checkpoints), "
+            "with KTRAIN_CHECKPOINT_DIR and KTRAIN_RESTART_ATTEMPT.",
+        ),
     ] = None
     epochs: Annotated[int | None, Option("--epochs", help="Fine-tuning (torchtune): epochs.", min=1)] = None
     batch_size: Annotated[int | None, Option("--batch-size", help="Fine-tuning: batch size.", min=1)] = None
@@ -249,6 +275,7 @@ class JobInput:
             scheduler=self.scheduler,
             elastic=self._elastic(),
             max_restarts=self.max_restarts,
+            **self._failure(),
             code=list(self.code or []),
             code_include=list(self.code_include or []),
             pip=list(self.pip or []),
@@ -311,6 +338,20 @@ class JobInput:
         from ktrain.authoring.elastic import parse_elastic
 
         return parse_elastic(self.elastic)
+
+    def _failure(self) -> dict[str, Any]:
+        """--restart-on-preemption ... --checkpoint as JobOverrides fields (authoring/failure_policy.py)."""
+        if all(v is None for v in (self.fail_on_exit_code, self.restart_strategy, self.ttl, self.checkpoint)):
+            return {"restart_on_preemption": self.restart_on_preemption}
+        from ktrain.authoring import failure_policy as fp
+
+        return {
+            "restart_on_preemption": self.restart_on_preemption,
+            "fail_on_exit_codes": fp.parse_exit_codes(self.fail_on_exit_code) if self.fail_on_exit_code else None,
+            "restart_strategy": fp.parse_restart_strategy(self.restart_strategy) if self.restart_strategy else None,
+            "ttl_seconds": fp.parse_duration_seconds(self.ttl, "--ttl") if self.ttl is not None else None,
+            "checkpoint": fp.parse_checkpoint(self.checkpoint) if self.checkpoint is not None else None,
+        }
 
     def render_request(self) -> Any:
         """A `service.RenderRequest` for these inputs."""

@@ -596,8 +596,14 @@ def _documents(text: str, label: str) -> list[Any]:
     """The documents of what an orchestrator wrote: JSON, or YAML as go-yaml v3 writes it (read
     with YAML 1.2's rules, or `n: x` would turn into `false: x` in a resource passed through)."""
     if text.lstrip().startswith("{"):
-        from ktrain.util.jsondata import loads
+        from ktrain.inputs.reading import MAX_YAML_DEPTH
+        from ktrain.util.jsondata import loads, nesting_depth
 
+        deep = nesting_depth(text, MAX_YAML_DEPTH)
+        if deep is not None:
+            raise InputError(
+                f"invalid JSON: nested more than {MAX_YAML_DEPTH} levels deep (at char {deep})", file=label
+            )
         try:
             return [loads(text)]
         except (ValueError, RecursionError) as exc:

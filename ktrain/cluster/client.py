@@ -445,12 +445,16 @@ def delete(
     *,
     propagation: str | None = None,
     dry_run: bool = False,
+    uid: str | None = None,
 ) -> bool:
-    """Delete one object; False when it was not there."""
+    """Delete one object; False when it was not there. `uid`: only if it is still that object
+    (a precondition: the server answers 409 Conflict for another one of the same name)."""
     ns = namespace or cluster.namespace
     body: Obj = {"apiVersion": "v1", "kind": "DeleteOptions"}
     if propagation:
         body["propagationPolicy"] = propagation
+    if uid:
+        body["preconditions"] = {"uid": uid}
     if dry_run:
         body["dryRun"] = ["All"]
     try:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 TOKEN_FILE_PERIOD = 60.0  # seconds a token file's contents are trusted (client-go: one minute)
 EXEC_TIMEOUT = 300.0  # a non-interactive plugin that has not answered in five minutes never will
 EXEC_INTERACTIVE_TIMEOUT = 1800.0  # one that asks the user (a browser login) gets half an hour
+EXEC_TIMEOUT_ENV = "KTRAIN_EXEC_PLUGIN_TIMEOUT"  # seconds, for both kinds (kubectl waits for ever)
 MAX_PLUGIN_OUTPUT = 1024 * 1024
 EXEC_API_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
 EXEC_EXPIRY_SLACK = 5.0  # refresh a little before the plugin's expiry, not after a refused request
@@ -172,8 +173,6 @@ class Credentials:
 def _impersonation_headers(user: dict[str, Any]) -> list[tuple[str, str]]:
     """client-go's impersonatingRoundTripper: one header per group and per extra value (the API
     server reads each header as one value; it does not split on commas)."""
-    from ktrain.cluster.transport import percent_encode
-
     headers: list[tuple[str, str]] = []
     if user.get("as"):
         headers.append(("Impersonate-User", str(user["as"])))
@@ -181,8 +180,17 @@ def _impersonation_headers(user: dict[str, Any]) -> list[tuple[str, str]]:
         headers.append(("Impersonate-Uid", str(user["as-uid"])))
     headers += [("Impersonate-Group", str(g)) for g in user.get("as-groups") or []]
     for key, values in sorted((user.get("as-user-extra") or {}).items()):
-        headers += [(f"Impersonate-Extra-{percent_encode(str(key))}", str(v)) for v in values or []]
+        headers += [(f"Impersonate-Extra-{header_key_escape(str(key))}", str(v)) for v in values or []]
     return headers
+
+
+_TOKEN_BYTES = frozenset(b"!#$&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def header_key_escape(key: str) -> str:
+    """client-go's headerKeyEscape: every byte that is not an HTTP token character, and `%`, as %XX
+    (the API server lower-cases the key and `url.PathUnescape`s it)."""
+    return "".join(chr(b) if b in _TOKEN_BYTES else f"%{b:02X}" for b in key.encode("utf-8", "surrogatepass"))
 
 
 # --- exec credential plugins ------------------------------------------------------------------
@@ -319,7 +327,7 @@ class ExecPlugin:
             ) from None
         except PermissionError:
             raise ClusterError(f"the exec credential plugin {command!r} is not executable") from None
-        limit = EXEC_INTERACTIVE_TIMEOUT if interactive else EXEC_TIMEOUT
+        limit = _exec_limit(interactive)
         try:
             output = _read_bounded(proc, time.monotonic() + limit)
         except _PluginTooLong:
@@ -375,8 +383,42 @@ class ExecPlugin:
         return ExecCredential(str(token) if token else None, cert, expires)
 
 
+def _exec_limit(interactive: bool) -> float:
+    raw = os.environ.get(EXEC_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return EXEC_INTERACTIVE_TIMEOUT if interactive else EXEC_TIMEOUT
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < 1e9:
+        raise UsageError(f"{EXEC_TIMEOUT_ENV} must be a number of seconds above 0")
+    return seconds
+
+
 class _PluginTooLong(Exception):
     pass
+
+
+class _Terminated(BaseException):
+    """SIGTERM or SIGHUP reached ktrain while a plugin ran: the plugin is stopped, then the signal
+    is delivered again as it would have been."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_termination() -> dict[int, Any]:
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def handler(signum: int, _frame: object) -> None:
+        raise _Terminated(signum)
+
+    return {signum: signal.signal(signum, handler) for signum in (signal.SIGTERM, signal.SIGHUP)}
 
 
 class _PluginTooChatty(Exception):
@@ -387,10 +429,12 @@ def _read_bounded(proc: Any, deadline: float) -> bytes:
     """The plugin's standard output, read as it comes: at most MAX_PLUGIN_OUTPUT bytes, and
     until `deadline`; past either the plugin (and its process group) is killed. Then its exit."""
     import selectors
+    import signal
 
     parts: list[bytes] = []
     total = 0
     fd = proc.stdout.fileno()
+    previous = _on_termination()
     try:
         with selectors.DefaultSelector() as selector:
             selector.register(fd, selectors.EVENT_READ)
@@ -411,10 +455,19 @@ def _read_bounded(proc: Any, deadline: float) -> bytes:
             proc.wait(max(0.0, deadline - time.monotonic()))
         except Exception:  # noqa: BLE001 - subprocess.TimeoutExpired: it closed its output, kept running
             raise _PluginTooLong from None
+    except _Terminated as exc:
+        _kill(proc)  # its whole session: what it started goes too
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+        previous = {}
+        os.kill(os.getpid(), exc.signum)  # as if it had come now (the default: ktrain ends)
+        raise KeyboardInterrupt from None  # a handler that returned: stop this command anyway
     except BaseException:
         _kill(proc)
         raise
     finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
         proc.stdout.close()
     return b"".join(parts)
 

@@ -262,6 +262,12 @@ def _stdlib(cluster: dict[str, Any], user: dict[str, Any], proxy: str | None) ->
     from ktrain.cluster.credentials import Credentials
     from ktrain.cluster.http_transport import Endpoint, HttpTransport
 
+    if user.get("auth-provider"):  # never silently without the credentials the kubeconfig names
+        raise UsageError(
+            f"the kubeconfig user's auth-provider needs the kubernetes client, and {TRANSPORT_ENV}=stdlib forbids it",
+            hint=f"unset {TRANSPORT_ENV} (ktrain then picks the kubernetes client for this user)",
+        )
+
     return HttpTransport(
         Endpoint(str(cluster["server"]), proxy),
         Credentials(user, cluster=cluster),
@@ -335,7 +341,7 @@ def connect(options: ConnectionOptions) -> KubeCluster:
             )
         else:
             transport, server, insecure = kubernetes_transport.from_kubeconfig(
-                existing, selected.context, credentials=bool(user), proxy=proxy
+                cluster, user, selected.context, proxy=proxy
             )
     else:
         transport = _stdlib(cluster, user, proxy)

@@ -41,7 +41,7 @@ class Selected:
 
 
 def _parse(path: str) -> Any:
-    from ktrain.inputs.reading import read_input
+    from ktrain.inputs.reading import check_yaml_graph, read_input
 
     text = read_input(path, what="kubeconfig")
     found, data = _cached(path, text)
@@ -52,6 +52,7 @@ def _parse(path: str) -> Any:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)  # a safe loader
     try:
         node = loader.get_single_node()  # parsed once: the node graph gives the cache its places
+        check_yaml_graph(node, path, "kubeconfig")  # an alias bomb or a deep nest, before it is built
         data = None if node is None else loader.construct_document(node)
         _remember(path, text, node, data, loader.construct_object)
     except yaml.YAMLError as exc:
@@ -229,6 +230,8 @@ class Merged:
             return
         if not isinstance(data, dict):
             raise UsageError(f"cannot read kubeconfig {path}: it is not a mapping (a Config object)")
+        from ktrain.cluster.kubeconfig_rules import check_entries
+
         base = os.path.dirname(os.path.abspath(path))
         for key, table, body, resolve in (
             ("clusters", self.clusters, "cluster", _resolved_cluster),
@@ -244,6 +247,9 @@ class Merged:
                 entry = item.get(body) or {}
                 if not isinstance(entry, dict):
                     raise UsageError(f"cannot read kubeconfig {path}: {body} {item['name']!r} is not a mapping")
+            check_entries(path, key, body, items)
+            for item in items:
+                entry = item.get(body) or {}
                 table.setdefault(item["name"], resolve(entry, base) if resolve else entry)
         current = data.get("current-context")
         if self.current is None and isinstance(current, str) and current:
@@ -284,5 +290,8 @@ class Merged:
                     hint="`kubectl config view` shows the users",
                 )
             user = self.users[user_name]
+        from ktrain.cluster.kubeconfig_rules import check_usable
+
+        check_usable(cluster_name, cluster, str(user_name or ""), user)
         namespace = entry.get("namespace")
         return Selected(name, cluster, user, namespace if isinstance(namespace, str) and namespace else None)

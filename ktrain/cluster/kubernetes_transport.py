@@ -34,29 +34,64 @@ from ktrain.errors import ClusterUnreachableError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ktrain.cluster.credentials import ClientCert, Credentials
     from ktrain.cluster.transport import Timeout
 
 
+# What the client's own loader is given of a user: client certificates (it needs them as files for
+# urllib3) and `auth-provider` (only it implements those). Everything else about who a request is
+# (tokens, token files, basic auth, exec plugins, impersonation) comes from the same
+# `ktrain.cluster.credentials.Credentials` as on the standard-library transport, request by request.
+CLIENT_USER_FIELDS = ("client-certificate", "client-certificate-data", "client-key", "client-key-data", "auth-provider")
+
+
 def from_kubeconfig(
-    files: list[str], context: str, *, credentials: bool = True, proxy: str | None = None
+    cluster: dict[str, Any], user: dict[str, Any], context: str, *, proxy: str | None = None
 ) -> tuple[KubernetesTransport, str, bool]:
-    """(transport, server URL, whether TLS verification is off) for `context` of `files`;
-    `credentials=False` drops the user's (a plain-HTTP server: kubectl sends none there); `proxy`:
-    the one `ktrain.cluster.kube.proxy_of` found, for clients whose loader does not read
-    `proxy-url` (before kubernetes 36)."""
+    """(transport, server URL, whether TLS verification is off) for the selected `cluster` and
+    `user` (the merged kubeconfig's, read and checked once, by `ktrain.cluster.kubeconfig`; {} for a
+    plain-HTTP server: kubectl sends no credentials there); `proxy`: the one
+    `ktrain.cluster.kube.proxy_of` found, for clients whose loader does not read `proxy-url`
+    (before kubernetes 36)."""
+    from ktrain.cluster.credentials import Credentials
+
     configuration = client.Configuration()
-    joined = ":".join(files)
+    own = {k: v for k, v in user.items() if k in CLIENT_USER_FIELDS and v is not None}
+    document = {  # null is the zero value, as in client-go's decoding: absent
+        "clusters": [{"name": "c", "cluster": {k: v for k, v in cluster.items() if v is not None}}],
+        "users": [{"name": "u", "user": own}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+        "current-context": "c",
+    }
     try:
-        config.load_kube_config(
-            config_file=joined, context=context, client_configuration=configuration, persist_config=False
+        config.load_kube_config_from_dict(
+            document, context="c", client_configuration=configuration, persist_config=False
         )
     except ConfigException as exc:
         raise UsageError(f"cannot use context {context!r}: {exc}") from None
-    if not credentials:
-        configuration.api_key = {}
-        configuration.refresh_api_key_hook = None
-        configuration.username = configuration.password = None
-        configuration.cert_file = configuration.key_file = None
+    except Exception as exc:  # noqa: BLE001 - an auth-provider the client cannot load (gcp without an access token...)
+        provider = user.get("auth-provider")
+        name = provider.get("name") if isinstance(provider, dict) else None
+        raise UsageError(
+            f"cannot use context {context!r}: the kubernetes client could not load "
+            + (f"its auth-provider {name!r}" if isinstance(name, str) else "its user")
+            + f" ({type(exc).__name__})",
+            hint="gcp and azure auth-providers were removed from kubectl 1.26: use an exec plugin "
+            "(gke-gcloud-auth-plugin, kubelogin) instead",
+        ) from None
+    rest = {k: v for k, v in user.items() if k not in CLIENT_USER_FIELDS}
+    if user.get("auth-provider"):  # the client's order: an auth-provider's token wins
+        rest = {k: v for k, v in rest.items() if k.startswith("as")}
+    if own.get("client-certificate") or own.get("client-certificate-data"):
+        rest.pop("exec", None)  # a static client certificate wins over an exec plugin, as on stdlib
+    if proxy and proxy.startswith("socks"):
+        import importlib.util
+
+        if importlib.util.find_spec("socks") is None:
+            raise UsageError(
+                "the cluster's proxy is a SOCKS proxy, and urllib3 needs PySocks for it, which is not installed",
+                hint="pip install pysocks (or 'urllib3[socks]'), or use an http:// proxy",
+            )
     if proxy and not configuration.proxy:
         # kubernetes < 36 (which the Kubeflow SDK 0.5 pins) ignores `proxy-url`: requests would
         # bypass the proxy. Its pool manager takes an HTTP(S) proxy, not a SOCKS one.
@@ -67,7 +102,7 @@ def from_kubeconfig(
                 hint="pip install 'kubernetes>=36' (it reads proxy-url, SOCKS included)",
             )
         configuration.proxy = proxy
-    return _finish(configuration)
+    return _finish(configuration, Credentials(rest, cluster=cluster))
 
 
 def _client_version() -> str:
@@ -87,7 +122,7 @@ def in_cluster(token_file: str, ca_file: str) -> tuple[KubernetesTransport, str,
     return _finish(configuration)
 
 
-def _finish(configuration: Any) -> tuple[KubernetesTransport, str, bool]:
+def _finish(configuration: Any, credentials: Credentials | None = None) -> tuple[KubernetesTransport, str, bool]:
     configuration.retries = False  # one answer per request: the caller decides about retrying
     insecure = configuration.verify_ssl is False
     if insecure:  # ktrain warns once (kube.connect), instead of urllib3 on every request
@@ -96,7 +131,7 @@ def _finish(configuration: Any) -> tuple[KubernetesTransport, str, bool]:
         warnings.filterwarnings("ignore", category=u3.InsecureRequestWarning)
     api = client.ApiClient(configuration)
     _strict_answers(api.rest_client.pool_manager)
-    return KubernetesTransport(api), str(configuration.host), insecure
+    return KubernetesTransport(api, credentials), str(configuration.host), insecure
 
 
 def _strict_answers(pool_manager: Any) -> None:
@@ -118,10 +153,42 @@ def _strict_answers(pool_manager: Any) -> None:
 class KubernetesTransport:
     kind = "kubernetes"
 
-    def __init__(self, api_client: Any) -> None:
+    def __init__(self, api_client: Any, credentials: Credentials | None = None) -> None:
         self.api_client = api_client
+        self.credentials = credentials
+        self._cert: ClientCert | None = None
+
+    def _use_cert(self, cert: ClientCert) -> None:
+        """An exec plugin's client certificate: the client's pool reads it from files (written as
+        the client's own loader writes an exec plugin's, in private temporary files)."""
+        if cert == self._cert or cert.cert_data is None or cert.key_data is None:
+            return
+        from kubernetes.client import rest
+        from kubernetes.config.kube_config import _create_temp_file_with_content
+
+        configuration = self.api_client.configuration
+        configuration.cert_file = _create_temp_file_with_content(cert.cert_data)
+        configuration.key_file = _create_temp_file_with_content(cert.key_data)
+        self.api_client.rest_client = rest.RESTClientObject(configuration)
+        _strict_answers(self.api_client.rest_client.pool_manager)
+        self._cert = cert
 
     def request(
+        self,
+        method: str,
+        path: str,
+        query: list[tuple[str, str]],
+        headers: dict[str, str],
+        body: Any,
+        timeout: Timeout,
+    ) -> _Response:
+        response = self._send(method, path, query, headers, body, timeout)
+        if response.status == 401 and self.credentials is not None and self.credentials.refresh():
+            response.close()  # a rotated token file, an expired exec credential: once more, as stdlib does
+            response = self._send(method, path, query, headers, body, timeout)
+        return response
+
+    def _send(
         self,
         method: str,
         path: str,
@@ -136,7 +203,13 @@ class KubernetesTransport:
         # JSON-encoded every body again. This path is the same for every client ktrain supports.
         api = self.api_client
         configuration = api.configuration
-        sent = {**api.default_headers, **headers}
+        sent = urllib3.HTTPHeaderDict({**api.default_headers, **headers})
+        if self.credentials is not None:  # one header per impersonated group: a multi-valued dict
+            own, cert = self.credentials.for_request()
+            if cert is not None:
+                self._use_cert(cert)
+            for name, value in own:
+                sent.add(name, value)
         auth = configuration.auth_settings().get("BearerToken")  # refreshes an auth-provider token
         if auth and auth.get("value"):
             sent[auth["key"]] = auth["value"]

@@ -201,6 +201,9 @@ def create_job(
     """
     check_names(objects, namespace)
     check_apis(cluster, objects)
+    from ktrain.cluster.claims import check_claims
+
+    check_claims(cluster, objects, namespace)  # claims the pods mount (--checkpoint): before any write
     result = CreateResult()
     existing = existing_objects(cluster, name, namespace, objects)
     replaced: set[tuple[k.Resource, str]] = set()

@@ -172,7 +172,16 @@ def _env_errors(path: str, envs: list[Any] | None) -> list[FieldError]:
                 if field not in ref:
                     errors.append(FieldError(f"{base}.{key}.{field}", "Required value", kind="Required"))
             divisor = ref.get("divisor") if key == "resourceFieldRef" else None
-            if isinstance(divisor, str) and not _crd_quantity(divisor):
+            if divisor is not None and (isinstance(divisor, bool) or not isinstance(divisor, (str, int, float))):
+                # x-kubernetes-int-or-string: a list or a mapping never reaches the quantity parser
+                errors.append(
+                    invalid(
+                        f"{base}.{key}.divisor",
+                        divisor,
+                        f"{base}.{key}.divisor in body must be of type integer or string",
+                    )
+                )
+            elif isinstance(divisor, str) and not _crd_quantity(divisor):
                 errors.append(
                     invalid(
                         f"{base}.{key}.divisor",

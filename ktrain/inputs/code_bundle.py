@@ -234,6 +234,10 @@ def _follow(path: str, rel: str, root: str) -> str:
 
 
 def _ignored(rel: str, is_dir: bool, rules: Rules) -> bool:
+    if (
+        not rel.isascii()
+    ):  # a name that is not UTF-8 (surrogate escapes) is matched as shown, then refused unless ignored
+        rel = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     ignored = False
     for base, up, spec in rules:
         sub = rel[len(base) + 1 :] if base else rel

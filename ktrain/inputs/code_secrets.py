@@ -99,8 +99,48 @@ def scan(files: list[tuple[str, bytes]]) -> list[Finding]:
     return sorted(set(findings), key=lambda f: (f.path, f.line, f.kind))
 
 
+# Token formats detect-secrets has no plugin for (its NpmDetector sees only an .npmrc's
+# `//registry/:_authToken=` line, and no plugin knows Hugging Face's), refused wherever they stand
+# (a comment, an f-string, `token: ...`), as the README promises for known formats: a prefix and
+# a fixed-length run of letters and digits with no word character around it, and at least 10
+# distinct characters (a placeholder such as `hf_xxx...` is not a token). npm: `npm_` + 36
+# (npm's granular and classic tokens); Hugging Face: `hf_` + 34 (huggingface_hub's User Access Tokens).
+OWN_FORMATS = (("npm Token", b"npm_", 36), ("Hugging Face Token", b"hf_", 34))
+
+
+def _own_formats(files: list[tuple[str, bytes]]) -> list[Finding]:
+    import re
+
+    expression = re.compile(
+        rb"(?<![A-Za-z0-9_])("
+        + b"|".join(p + b"[A-Za-z0-9]{%d}" % n for _, p, n in OWN_FORMATS)
+        + rb")(?![A-Za-z0-9_])"
+    )
+    found: list[Finding] = []
+    for path, data in files:
+        if b"npm_" not in data and b"hf_" not in data:
+            continue
+        for match in expression.finditer(data):
+            token = match.group(1)
+            if len(set(token.partition(b"_")[2])) < 10:
+                continue
+            start = data.rfind(b"\n", 0, match.start()) + 1
+            end = data.find(b"\n", match.end())
+            if b"pragma: allowlist secret" in data[start : end if end >= 0 else len(data)]:
+                continue
+            kind = next(k for k, prefix, _ in OWN_FORMATS if token.startswith(prefix))
+            found.append(Finding(path=path, line=data.count(b"\n", 0, match.start()) + 1, kind=kind))
+    return found
+
+
 def _detect(files: list[tuple[str, bytes]]) -> list[Finding]:
-    """What detect-secrets' `scan_file` finds in each file, with ktrain's settings."""
+    """What detect-secrets' `scan_file` finds in each file, with ktrain's settings, and the
+    token formats of OWN_FORMATS."""
+    own = _own_formats(files)
+    return own + _detect_secrets(files)
+
+
+def _detect_secrets(files: list[tuple[str, bytes]]) -> list[Finding]:
     plain: list[tuple[str, str]] = []
     views: list[bytes] = []
     transformed: list[tuple[str, str]] = []
@@ -514,7 +554,7 @@ def _cache_key() -> str:
             policy = fh.read()
     except OSError:
         return ""
-    settings = repr((SCHEME, sorted(EXCLUDED_PLUGINS), FILTERS)).encode()
+    settings = repr((SCHEME, sorted(EXCLUDED_PLUGINS), FILTERS, OWN_FORMATS)).encode()
     return sha256(version + b"\0" + settings + b"\0" + policy).hexdigest()[:32]
 
 

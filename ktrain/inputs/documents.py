@@ -7,6 +7,7 @@ strings), and every node keeps its line and column so an error can point at the 
 from __future__ import annotations
 
 from ktrain.errors import FieldError, InputError, ValidationFailedError
+from ktrain.inputs.reading import EXCESSIVE_ALIASING, MAX_ALIAS_TEXT, MAX_YAML_DEPTH, allowed_alias_ratio
 from ktrain.util.structs import field, struct
 
 TYPE_CHECKING = False
@@ -75,24 +76,10 @@ class Document:
 # 47. kubectl (go-yaml) and the API server (Go's encoding/json) stop at 10,000 levels; 100 keeps
 # every real input, refuses a runaway one while it is read (in milliseconds), and leaves
 # Python's stack to the code that walks the data.
-MAX_DEPTH = 100
+MAX_DEPTH = MAX_YAML_DEPTH
 
-# Alias expansion, bounded as go-yaml (kubectl's YAML reader, via sigs.k8s.io/yaml) bounds it:
-# past 1,000 values read, of which more than 100 came from aliases, the share of values that
-# came from aliases may be at most 99% (up to 400,000 values), falling to 10% at 4,000,000.
-# And the text that aliases repeat (scalars, counted in characters) may total at most the
-# input size limit, so `*big` repeated cannot make a small file into gigabytes.
-_ALIAS_RATIO_LOW = 400_000
-_ALIAS_RATIO_HIGH = 4_000_000
-MAX_ALIAS_TEXT = 16 * 1024 * 1024
-
-
-def _allowed_alias_ratio(count: int) -> float:
-    if count <= _ALIAS_RATIO_LOW:
-        return 0.99
-    if count >= _ALIAS_RATIO_HIGH:
-        return 0.10
-    return 0.99 - 0.89 * (count - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+# Alias expansion: the bounds every YAML input shares (`ktrain.inputs.reading`), as go-yaml bounds it.
+_allowed_alias_ratio = allowed_alias_ratio
 
 
 _BOUNDED: Any = None
@@ -246,7 +233,7 @@ def _plain(node: Any, path: Path, doc: Document, state: _Expansion) -> Any:
         else:
             state.seen.add(id(node))
     if state.aliased > 100 and state.count > 1000 and state.aliased / state.count > _allowed_alias_ratio(state.count):
-        raise _Refused("the document contains excessive aliasing (an alias bomb?)", path)
+        raise _Refused(EXCESSIVE_ALIASING, path)
     if isinstance(node, (CommentedMap, CommentedSeq)):
         if len(path) >= MAX_DEPTH:
             raise _Refused(f"nested more than {MAX_DEPTH} levels deep (through aliases)", path)

@@ -191,4 +191,82 @@ def read_input(path: str, *, what: str = "file", label: str | None = None) -> st
     return decode(read_bytes(path, what=what, label=label), label, what)
 
 
-__all__ = ["MAX_INPUT_BYTES", "decode", "open_regular", "read_bytes", "read_bytes_stat", "read_fd", "read_input"]
+# YAML bounds, for every YAML input (`ktrain.inputs.documents` reads job files with them; the
+# kubeconfig reader checks PyYAML's node graph with `check_yaml_graph`): nesting depth, and alias
+# expansion bounded as go-yaml (kubectl's YAML reader) bounds it: past 1,000 values, of which more
+# than 100 came from aliases, the share that came from aliases may be at most 99% (up to 400,000
+# values), falling to 10% at 4,000,000; the text aliases repeat may total at most MAX_INPUT_BYTES.
+MAX_YAML_DEPTH = 100
+MAX_ALIAS_TEXT = MAX_INPUT_BYTES
+_ALIAS_RATIO_LOW, _ALIAS_RATIO_HIGH = 400_000, 4_000_000
+EXCESSIVE_ALIASING = "the document contains excessive aliasing (an alias bomb?)"
+
+
+def allowed_alias_ratio(count: int) -> float:
+    if count <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if count >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (count - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
+def check_yaml_graph(root: Any, label: str, what: str = "file") -> None:
+    """Refuse a composed YAML node graph (PyYAML's nodes: `.value` a list of nodes, of (key, value)
+    pairs, or a scalar's text) that would expand past the bounds above, before anything is built
+    from it. Each distinct node is visited once (its expanded size is remembered), so a billion
+    laughs costs microseconds; a recursive alias is refused too."""
+    if root is None:
+        return
+    sizes: dict[int, tuple[int, int, int]] = {}  # id -> (values, depth, text) once expanded
+    on_path: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        value = node.value
+        children = (
+            []
+            if isinstance(value, str)
+            else [c for item in value for c in (item if isinstance(item, tuple) else (item,))]
+        )
+        if done:
+            on_path.discard(key)
+            count, depth, text = 1, 0, 0 if children else len(value)
+            for child in children:
+                c_count, c_depth, c_text = sizes[id(child)]
+                count, depth, text = count + c_count, max(depth, c_depth), text + c_text
+            sizes[key] = (count, depth + (1 if children or not isinstance(value, str) else 0), text)
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise _input_error(f"{what} is not readable: a YAML alias refers to itself", file=label)
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in children if id(child) not in sizes)
+        if len(on_path) > MAX_YAML_DEPTH:
+            raise _input_error(f"{what} is nested more than {MAX_YAML_DEPTH} levels deep", file=label)
+    count, depth, text = sizes[id(root)]
+    aliased = count - len(sizes)
+    if depth > MAX_YAML_DEPTH:
+        raise _input_error(f"{what} is nested more than {MAX_YAML_DEPTH} levels deep (through aliases)", file=label)
+    if aliased > 100 and count > 1000 and aliased / count > allowed_alias_ratio(count):
+        raise _input_error(f"{what} is refused: {EXCESSIVE_ALIASING}", file=label)
+    if text > MAX_ALIAS_TEXT + MAX_INPUT_BYTES:
+        raise _input_error(
+            f"{what} is refused: aliases repeat more than {_size_text(MAX_ALIAS_TEXT)} of text", file=label
+        )
+
+
+__all__ = [
+    "MAX_INPUT_BYTES",
+    "MAX_YAML_DEPTH",
+    "allowed_alias_ratio",
+    "check_yaml_graph",
+    "decode",
+    "open_regular",
+    "read_bytes",
+    "read_bytes_stat",
+    "read_fd",
+    "read_input",
+]

@@ -142,6 +142,7 @@ class PlanOptions:
     max_processes: int = 64
     node_name: str = "localhost"
     container: bool = False  # container mode: names, ports and paths stay as on the cluster
+    restart_attempt: int = 0  # the pods' jobset.sigs.k8s.io/restart-attempt (local/restarts.py)
 
 
 def ml_policy_of(runtime: Any) -> str | None:
@@ -268,6 +269,11 @@ class _Planner:
         if processes > self.opt.max_processes:
             count = sum(len(s.pods) for s in steps)
             self._too_many(processes, f"{count} pods, {processes // max(1, count)} per pod")
+        if not any(s.pods for s in steps):  # `--nodes 0`: a run that would end at once, having run nothing
+            raise UsageError(
+                "the job runs no pod: every step has 0 pods (parallelism or completions 0)",
+                hint="a local run needs at least one node: --nodes 1 or more",
+            )
         images = sorted({ct.image for s in steps for p in s.pods for ct in [*p.init, *p.containers] if ct.image})
         self._network_note()
         return RunPlan(
@@ -338,7 +344,7 @@ class _Planner:
             "jobset.sigs.k8s.io/global-replicas": str(total_jobs),
             "jobset.sigs.k8s.io/job-global-index": str(global_index),
             "jobset.sigs.k8s.io/group-name": str(rjob.get("groupName") or "default"),
-            "jobset.sigs.k8s.io/restart-attempt": "0",
+            "jobset.sigs.k8s.io/restart-attempt": str(self.opt.restart_attempt),
             c.JOB_COMPLETION_INDEX_ANNOTATION: str(p),
             "batch.kubernetes.io/job-name": f"{self.name}-{rname}-{j}",
             "job-name": f"{self.name}-{rname}-{j}",

@@ -88,7 +88,12 @@ def make_run_dir() -> str:
 
 
 def plan_objects(
-    objects: list[Obj], ml_policy: str | None, run_dir: str, max_processes: int, container: bool = False
+    objects: list[Obj],
+    ml_policy: str | None,
+    run_dir: str,
+    max_processes: int,
+    container: bool = False,
+    restart_attempt: int = 0,
 ) -> RunPlan:
     return plan_run(
         objects,
@@ -102,6 +107,7 @@ def plan_objects(
             as_root=hasattr(os, "geteuid") and os.geteuid() == 0,
             max_processes=max_processes,
             container=container,
+            restart_attempt=restart_attempt,
         ),
     )
 
@@ -175,6 +181,27 @@ class LocalRun:
         return serve_run(plan, self.objects, self.run_dir, self.options.on_progress or show_progress)
 
     def execute(self) -> RunResult:
+        """Run the pods to the end, restarting the job as its failure policy says (local/restarts.py)."""
+        from ktrain.local.restarts import execute_with_restarts, policy_of
+
+        policy = policy_of(self.objects)
+        return self.execute_once() if policy is None else execute_with_restarts(self, policy)
+
+    def restart(self, attempt: int) -> None:
+        """Plan attempt `attempt` in the same directory: new pods (emptyDirs empty), claims kept."""
+        assert self.run_dir is not None and self.plan is not None, "prepare() first"
+        shutil.rmtree(os.path.join(self.run_dir, "pods"), ignore_errors=True)
+        self.plan = plan_objects(
+            self.objects,
+            self.ml_policy,
+            self.run_dir,
+            self.options.max_processes,
+            container=self.engine is not None,
+            restart_attempt=attempt,
+        )
+        write_files(self.plan)
+
+    def execute_once(self) -> RunResult:
         assert self.plan is not None, "prepare() first"
         options = self.options
         out = options.out or sys.stdout

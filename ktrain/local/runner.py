@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
     from ktrain.local.containers import Engine
+    from ktrain.local.processes import Tracker
 
 EXIT_TIMEOUT = 124
 EXIT_ENGINE = 125  # podman/docker run: the engine itself failed (no image, a bad option, ...)
@@ -48,6 +49,7 @@ class RunResult:
     message: str  # what ended the run, one line (empty on success)
     notes: list[str] = field(default_factory=list)
     failed_pod: str | None = None
+    failed_container: str | None = None  # the failed pod's container (the failure policy's containerName)
 
 
 class LocalRunError(KtrainError):
@@ -114,7 +116,10 @@ def check_programs(plan: RunPlan, base: dict[str, str], mpi: bool) -> None:
 class _Proc:
     """One running container."""
 
-    def __init__(self, pod: _PodRun, container: LocalContainer, popen: subprocess.Popen[bytes], name: str = "") -> None:
+    def __init__(
+        self, pod: _PodRun, container: LocalContainer, popen: subprocess.Popen[bytes], name: str = "", key: str = ""
+    ) -> None:
+        self.key = key  # the process tracker's (local mode)
         self.pod = pod
         self.container = container
         self.popen = popen
@@ -175,6 +180,7 @@ class Runner:
             self.prefix[pod.name] = (label + " ").encode()
         self.pods: dict[str, list[_PodRun]] = {s.name: [_PodRun(p, s) for p in s.pods] for s in plan.steps}
         self.started_steps: set[str] = set()
+        self.tracker: Tracker | None = None  # every process of every container (ktrain.local.processes)
 
     def cancel(self, reason: str) -> None:
         """Stop every pod and end the run (from another thread): exit 143, as SIGTERM."""
@@ -188,10 +194,17 @@ class Runner:
 
     def run(self) -> RunResult:
         handlers = self._install_signals()
+        if self.engine is None:
+            from ktrain.local.processes import Tracker
+
+            self.tracker = Tracker()
+        left: list[int] = []
         try:
-            return self._loop()
+            result = self._loop()
         finally:
-            self._stop_all()
+            left = self._stop_all()
+            if self.tracker is not None:
+                self.tracker.close()
             for thread in self.threads:
                 thread.join(timeout=5)
             self._restore_signals(handlers)
@@ -199,6 +212,10 @@ class Runner:
                 self.out.flush()
             except (OSError, ValueError):
                 pass
+        if left:  # say "every pod was stopped" only when it is true
+            what = f"{len(left)} process(es) the pods started could not be stopped (pid {', '.join(map(str, left))})"
+            result.message = result.message.replace("every pod was stopped", what) or what
+        return result
 
     def _loop(self) -> RunResult:
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
@@ -214,7 +231,9 @@ class Runner:
                 return outcome
             if not any(not p.done for p in self.procs) and not self._startable():
                 waiting = [s.name for s in self.plan.steps if s.name not in self.started_steps]
-                return RunResult(1, f"nothing left to run, and {', '.join(waiting) or 'no step'} can never start")
+                if not waiting:
+                    return RunResult(1, "no step has a pod to run", self.notes)
+                return RunResult(1, f"nothing left to run, and {', '.join(waiting)} can never start", self.notes)
             wait = 0.2
             if deadline is not None:
                 left = deadline - time.monotonic()
@@ -249,6 +268,7 @@ class Runner:
                 f"pod {run.pod.name} ({what} {proc.container.name}) {how}",
                 self.notes,
                 failed_pod=run.pod.name,
+                failed_container=proc.container.name,
             )
         if run.phase == "init":
             self._next_init(run)
@@ -359,10 +379,14 @@ class Runner:
                 if note not in self.notes:
                     self.notes.append(note)
             cwd = self.cwd
+        key = f"{run.pod.name}/{container.name}/{len(self.procs)}"
+        env = process_env(container, self.base_env)
+        if self.tracker is not None:
+            env.update(self.tracker.env(key))
         try:
             popen = subprocess.Popen(
                 container.argv,
-                env=process_env(container, self.base_env),
+                env=env,
                 cwd=cwd,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -371,7 +395,9 @@ class Runner:
             )
         except OSError as exc:
             raise UsageError(f"pod {run.pod.name}: cannot start {container.argv[0]}: {exc.strerror}") from None
-        return self._watch(_Proc(run, container, popen))
+        if self.tracker is not None:
+            self.tracker.add(key, popen.pid, popen.stdout.fileno() if popen.stdout else None)
+        return self._watch(_Proc(run, container, popen, key=key))
 
     def _spawn_container(self, run: _PodRun, container: LocalContainer) -> _Proc:
         from ktrain.local.containers import container_name, run_argv
@@ -431,18 +457,36 @@ class Runner:
 
     def _wait(self, proc: _Proc, reader: threading.Thread) -> None:
         code = proc.popen.wait()
-        _killpg(proc.popen.pid, signal.SIGKILL)  # what the container's main process left behind
-        reader.join()
+        for _ in range(50):  # what the container's main process left behind, detached ones too
+            self._signal(proc, signal.SIGKILL)
+            reader.join(0.1)
+            if not reader.is_alive():
+                break
         self.events.put((proc, code))
+
+    def _signal(self, proc: _Proc, sig: int) -> None:
+        if self.tracker is not None and proc.key:
+            self.tracker.signal(proc.key, sig)
+        else:
+            _killpg(proc.popen.pid, sig)
 
     # ------------------------------------------------------------------ stopping
 
     def _stop_pod(self, run: _PodRun) -> None:
         for proc in [*run.sidecars, *run.active]:
             if not proc.done:
-                _killpg(proc.popen.pid, signal.SIGTERM)
+                self._signal(proc, signal.SIGTERM)
 
-    def _stop_all(self) -> None:
+    def _stop_all(self) -> list[int]:
+        """Stop everything; the pids still alive after that."""
+        if self.tracker is not None:
+            left = self.tracker.end([p.key for p in self.procs], self.grace)
+            for proc in self.procs:
+                try:
+                    proc.popen.wait(timeout=5)
+                except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not refused
+                    pass
+            return left
         running = [p for p in self.procs if p.popen.poll() is None]
         if self.engine is not None:
             # The engine stops the containers (TERM, KILL after the grace period); their clients then end.
@@ -465,6 +509,7 @@ class Runner:
                 pass
         if self.engine is not None and self.remove:
             self.engine.remove([p.name for p in self.procs])  # what `--rm` has not removed yet
+        return []
 
     def _install_signals(self) -> dict[int, Any]:
         if threading.current_thread() is not threading.main_thread():

@@ -29,7 +29,12 @@ Obj = dict[str, Any]
 INT32_MAX = 2**31 - 1
 
 # JobOverrides field -> the Kubeflow SDK's name for it, which the Python API uses.
-RENAMED = {"nodes": "num_nodes", "nproc_per_node": "num_proc_per_node", "pip": "packages_to_install"}
+RENAMED = {
+    "nodes": "num_nodes",
+    "nproc_per_node": "num_proc_per_node",
+    "pip": "packages_to_install",
+    "ttl_seconds": "ttl",
+}
 # The smallest value an integer option takes (0 otherwise).
 MINIMUM = {"nodes": 1, "nproc_per_node": 1}
 
@@ -271,6 +276,57 @@ def elastic(value: object, arg: str) -> tuple[int, int] | None:
     return low, high
 
 
+def exit_codes(value: object, arg: str) -> list[int] | None:
+    """`2`, `[2, 42]` or `"2,42"` (authoring/failure_policy.py)."""
+    from ktrain.authoring import failure_policy as fp
+
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            return fp.parse_exit_codes(value, arg)
+        except UsageError as exc:
+            raise _flag_error(exc, "--fail-on-exit-code", arg) from None
+    items = [value] if isinstance(value, int) and not isinstance(value, bool) else items_of(value, arg, "exit codes")
+    codes = [integer(v, f"{arg}[{i}]", minimum=1, maximum=255) for i, v in enumerate(items)]
+    return sorted(set(codes)) or None
+
+
+def restart_strategy(value: object, arg: str) -> str | None:
+    from ktrain.authoring.failure_policy import parse_restart_strategy
+
+    return None if value is None else parse_restart_strategy(text(value, arg), arg)
+
+
+def ttl(value: object, arg: str) -> int | None:
+    """Seconds (an int), a duration string (`"7d"`) or a `datetime.timedelta`."""
+    from datetime import timedelta
+
+    from ktrain.authoring.failure_policy import parse_duration_seconds
+
+    if value is None:
+        return None
+    if isinstance(value, timedelta):
+        value = int(value.total_seconds())
+    if isinstance(value, str):
+        return parse_duration_seconds(value, arg)
+    return integer(value, arg)
+
+
+def checkpoint(value: object, arg: str) -> Any:
+    """`"CLAIM"`, `"CLAIM:/path"` or `(CLAIM, PATH)`."""
+    from ktrain.authoring.failure_policy import parse_checkpoint
+
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        pair = items_of(value, arg, "(CLAIM, PATH)")
+        if len(pair) != 2:
+            raise UsageError(f"{arg} must be (CLAIM, PATH), not {len(pair)} items")
+        value = f"{text(pair[0], f'{arg}[0]')}:{text(pair[1], f'{arg}[1]')}"
+    return parse_checkpoint(text(value, arg), arg)
+
+
 def kind_of(value: object) -> str:
     """An SDK value's class name: ktrain's types and the SDK's own are read alike (by field name)."""
     return type(value).__name__
@@ -377,6 +433,10 @@ CONVERTERS: dict[str, Callable[[object, str], Any]] = {
     "node_selector": node_selector,
     "tolerations": tolerations,
     "elastic": elastic,
+    "fail_on_exit_codes": exit_codes,
+    "restart_strategy": restart_strategy,
+    "ttl_seconds": ttl,
+    "checkpoint": checkpoint,
     "command": command,
     "code": path_list,
     "patch_files": path_list,

@@ -121,6 +121,13 @@ def job_document(request: RenderRequest, registry: RuntimeRegistry) -> tuple[Doc
         check_scheduler(ov.scheduler, allow_extensions=request.allow_extensions, runtime_gang=gang)
     if ov.fine_tuning is not None or ov.node_selector or ov.tolerations or ov.gpus is not None or ov.gpu_type:
         data = apply_runtime_aware_flags(data, ov, entry, registry)
+    if ov.checkpoint is not None or "ktrain.io/checkpoint" in ((data.get("metadata") or {}).get("annotations") or {}):
+        from ktrain.authoring.failure_policy import add_checkpoint, resolve
+
+        failure = resolve(ov, data)  # --checkpoint: a runtime patch and the trainer's env
+        if failure is not None and failure.checkpoint is not None:
+            template = {"spec": dict(entry.runtime.spec.template.spec or {})}
+            add_checkpoint(data, template, failure.checkpoint, failure.sources["checkpoint"])
     meta = data["metadata"]
     if not meta.get("name"):
         meta["name"] = request.fallback_name or derive_name(entry.runtime, data)

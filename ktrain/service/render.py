@@ -106,17 +106,20 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
     if request.input_warnings:
         result.warnings[:0] = [n for n in request.input_warnings if n not in result.warnings]
     ov = request.overrides
-    if ov.elastic is not None or ov.max_restarts is not None:
+    if ov.elastic is not None:
         from ktrain.authoring import elastic
 
-        if ov.elastic is None:
-            raise UsageError("--max-restarts needs --elastic MIN:MAX")
         if not request.allow_extensions:
             raise UsageError(
                 "--elastic is a ktrain extension (upstream Trainer has no elastic policy)",
                 hint="add --allow-extensions to use it",
             )
         elastic.apply(result.objects, min_nodes=ov.elastic[0], max_nodes=ov.elastic[1], max_restarts=ov.max_restarts)
+    policy = failure_policy_of(request, job)
+    if policy is not None:  # restarts, fail-fast exit codes, TTL: authoring/failure_policy.py
+        from ktrain.authoring import failure_policy
+
+        failure_policy.apply(result.objects, policy, elastic=ov.elastic is not None)
     if ov.priority_class is not None or ov.scheduler is not None:
         from ktrain.authoring import scheduling
 
@@ -126,6 +129,18 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
         result.objects[:0] = code_objects(request, job.name, job.namespace)
     secret_printed = any(o["kind"] == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in result.objects)
     return RenderOutcome(job=job, runtime=entry, result=result, document=doc, secret_printed=secret_printed, ctx=ctx)
+
+
+def failure_policy_of(request: RenderRequest, job: Any) -> Any:
+    """The job's failure policy: the flags over the job file's `ktrain.io/` annotations (or None)."""
+    ov = request.overrides
+    annotations = getattr(getattr(job, "metadata", None), "annotations", None)
+    flags = (ov.max_restarts, ov.restart_on_preemption, ov.fail_on_exit_codes, ov.restart_strategy, ov.ttl_seconds)
+    if all(v is None for v in flags) and not any(str(k).startswith("ktrain.io/") for k in annotations or {}):
+        return None
+    from ktrain.authoring.failure_policy import resolve
+
+    return resolve(request.overrides, {"metadata": {"annotations": annotations or {}}})
 
 
 def render_resolving(

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ktrain.api.trainjob import TrainJob
+    from ktrain.authoring.failure_policy import Checkpoint
     from ktrain.authoring.finetune import FineTuning
     from ktrain.inputs.code_bundle import CodeBundle
 
@@ -61,7 +62,13 @@ class JobOverrides:
     scheduler: str | None = None
     # Elastic torchrun (ktrain extension): authoring/elastic.py.
     elastic: tuple[int, int] | None = None
-    max_restarts: int | None = None
+    max_restarts: int | None = None  # the JobSet's restart budget, any runtime (and torchrun's, with --elastic)
+    # When a run fails or is preempted, and checkpoints (authoring/failure_policy.py).
+    restart_on_preemption: bool | None = None
+    fail_on_exit_codes: list[int] | None = None
+    restart_strategy: str | None = None  # JobSet's spelling: Recreate | BlockingRecreate
+    ttl_seconds: int | None = None
+    checkpoint: Checkpoint | None = None
     # `--code PATH`, `--code-include PATTERN`, `--pip PKG`, `--pip-index-url URL`, `--requirements`: local code and
     # packages without building an image (inputs/code_bundle.py, authoring/code_launch.py).
     code: list[str] = field(default_factory=list)

@@ -40,6 +40,20 @@ def refuse_for_target(overrides: JobOverrides, target: str) -> None:
             "--elastic cannot travel in a TrainJob (the controller sets torchrun's node count)",
             hint="use --target jobset",
         )
+    refuse_failure_policy(overrides, None)
+
+
+def refuse_failure_policy(overrides: JobOverrides, job: Obj | None) -> None:
+    """--target trainjob: what of the failure policy (flags, or the job's `ktrain.io/` annotations)
+    a TrainJob cannot carry (authoring/failure_policy.py)."""
+    flags: tuple[object, ...] = (overrides.max_restarts, overrides.restart_on_preemption, overrides.fail_on_exit_codes)
+    flags += (overrides.restart_strategy, overrides.ttl_seconds)
+    annotations = ((job or {}).get("metadata") or {}).get("annotations") or {}
+    if all(v is None for v in flags) and not any(str(k).startswith("ktrain.io/") for k in annotations):
+        return
+    from ktrain.authoring.failure_policy import refuse_for_trainjob, resolve
+
+    refuse_for_trainjob(resolve(overrides, job))
 
 
 def objects_for_target(outcome: RenderOutcome, request: RenderRequest, target: str) -> list[Obj]:
@@ -55,6 +69,7 @@ def objects_for_target(outcome: RenderOutcome, request: RenderRequest, target: s
         from ktrain.inputs.code_bundle import is_code
 
         overrides = request.overrides
+        refuse_failure_policy(overrides, outcome.job.to_dict())
         objects = [trainjob_to_submit(outcome.job.to_dict(), rendered, overrides.labels, overrides.annotations)]
         # --code: the ConfigMaps the TrainJob's runtime patch mounts, owned by the TrainJob.
         objects += [o for o in rendered if o.get("kind") == "ConfigMap" and is_code(o)]

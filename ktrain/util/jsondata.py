@@ -68,6 +68,26 @@ def loads(text: str) -> Any:
     return value
 
 
+def nesting_depth(text: str, limit: int) -> int | None:
+    """The offset of the first bracket of JSON `text` nested deeper than `limit` (strings skipped),
+    or None: checked before `loads`, whose C scanner recurses once per level (100,000 `{` made it
+    raise SystemError). A text with at most `limit` brackets is passed at once."""
+    if text.count("{") + text.count("[") <= limit:
+        return None
+    import re
+
+    depth = 0
+    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        ch = match.group()
+        if ch in "[{":
+            depth += 1
+            if depth > limit:
+                return match.start()
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
 def _unserializable(value: Any) -> Any:
     raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
 

@@ -394,6 +394,10 @@ class Cluster:
             errors.extend(schema.validate(obj))
         if errors:
             raise invalid_object(rt.group, rt.kind, obj["metadata"].get("name", ""), errors)
+        if old is None and self._jobset_admission(rt):
+            refused = jobset_admission.webhook_create_errors(obj)  # the validating webhook, after the schema
+            if refused:
+                raise jobset_admission.webhook_create_denied(refused)
         return obj, warnings
 
     def _jobset_admission(self, rt: ResourceType) -> bool:

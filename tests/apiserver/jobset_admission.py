@@ -20,6 +20,8 @@
 from __future__ import annotations
 
 import copy
+import itertools
+import re
 from typing import Any
 
 from .errors import ApiError, FieldError, aggregate, invalid
@@ -159,3 +161,163 @@ def webhook_update_errors(old: JSON, new: JSON) -> list[FieldError]:
 def webhook_denied(errors: list[FieldError]) -> ApiError:
     """How the API server reports a validating webhook's refusal (controller-runtime: 403)."""
     return ApiError(403, f'admission webhook "vjobset.kb.io" denied the request: {aggregate(errors)}', "Forbidden")
+
+
+# --- ValidateCreate -------------------------------------------------------------------------------
+# kubernetes-sigs/jobset v0.12.0 pkg/webhooks/jobset_webhook.go `ValidateCreate` and
+# `validateFailurePolicy`: the checks a JobSet ktrain renders can meet (names, the network subdomain,
+# managedBy and the coordinator are the engine's: ktrain.engine.plugins.jobset.jobset_name_errors).
+# Its errors are plain Go errors joined by errors.Join (one per line), not field errors.
+
+# validOnJobFailureReasons: batchv1.JobReason* (k8s.io/api batch/v1 types.go)
+VALID_ON_JOB_FAILURE_REASONS = (
+    "BackoffLimitExceeded",
+    "DeadlineExceeded",
+    "FailedIndexes",
+    "MaxFailedIndexesExceeded",
+    "PodFailurePolicy",
+)
+_RULE_NAME = re.compile(r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")  # ruleNameFmt
+
+
+def webhook_create_errors(obj: JSON) -> list[str]:
+    """The validating webhook's messages for a JobSet being created (after the defaults)."""
+    spec = obj.get("spec") or {}
+    errors: list[str] = []
+    rjobs = [r for r in spec.get("replicatedJobs") or [] if isinstance(r, dict)]
+    if rjobs and rjobs[0].get("dependsOn") is not None:
+        errors.append("DependsOn can't be set for the first ReplicatedJob")
+    names = [r.get("name") for r in rjobs]
+    seen: set[Any] = set()
+    for rjob in rjobs:
+        seen.add(rjob.get("name"))
+        depends = rjob.get("dependsOn")
+        if depends and depends[0].get("name") not in seen:
+            errors.append(f"replicatedJob: {rjob.get('name')} cannot depend on replicatedJob: {depends[0].get('name')}")
+    for target in (spec.get("successPolicy") or {}).get("targetReplicatedJobs") or []:
+        if target not in names:
+            errors.append(f"invalid replicatedJob name '{target}' does not appear in .spec.ReplicatedJobs")
+    failure = spec.get("failurePolicy")
+    if isinstance(failure, dict):
+        errors += failure_policy_errors(failure, names)
+    return errors
+
+
+def failure_policy_errors(failure: JSON, names: list[Any]) -> list[str]:
+    """`validateFailurePolicy`: rule names (1-128 characters, ruleNameFmt, unique), the replicated
+    jobs they target, and the Job failure reasons they match."""
+    errors: list[str] = []
+    by_name: dict[str, list[int]] = {}
+    for index, rule in enumerate(failure.get("rules") or []):
+        name = str(rule.get("name") or "")
+        if not 1 <= len(name) <= 128:
+            errors.append(
+                f"invalid failure policy rule name of length {len(name)}, the rule name must be at least 1 "
+                "characters long and at most 128 characters long"
+            )
+        by_name.setdefault(name, []).append(index)
+        if not _RULE_NAME.match(name):
+            errors.append(
+                f"invalid failure policy rule name '{name}', a failure policy rule name must start with an "
+                "alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and "
+                "must end with an alphanumeric character or '_'"
+            )
+        for target in rule.get("targetReplicatedJobs") or []:
+            if target not in names:
+                errors.append(
+                    f"invalid replicatedJob name '{target}' in failure policy does not appear in .spec.ReplicatedJobs"
+                )
+        for reason in rule.get("onJobFailureReasons") or []:
+            if reason not in VALID_ON_JOB_FAILURE_REASONS:
+                errors.append(
+                    f"invalid job failure reason '{reason}' in failure policy is not a recognized job failure reason"
+                )
+    for name, indices in by_name.items():
+        if len(indices) > 1:
+            listed = "[" + " ".join(map(str, indices)) + "]"  # Go's %v of a []int
+            errors.append(f"rule names are not unique, rules with indices {listed} all have the same name '{name}'")
+    return errors
+
+
+def webhook_create_denied(errors: list[str]) -> ApiError:
+    return ApiError(403, 'admission webhook "vjobset.kb.io" denied the request: ' + "\n".join(errors), "Forbidden")
+
+
+# --- the Jobs JobSet creates ----------------------------------------------------------------------
+# What kube-apiserver refuses of a Job (kubernetes pkg/apis/batch/validation/validation.go:
+# validatePodFailurePolicy, validatePodFailurePolicyRule, validatePodFailurePolicyRuleOnExitCodes,
+# and ValidateJobSpec's restartPolicy rule). The JobSet webhook does not check a replicated job's
+# template: a Job the API server refuses surfaces only when the JobSet controller creates it
+# (a JobSet event), so the double's controller checks each Job with these before "creating" it.
+
+_POD_FAILURE_ACTIONS = ("Count", "FailIndex", "FailJob", "Ignore")
+
+
+def job_spec_errors(job_spec: JSON) -> list[FieldError]:
+    errors: list[FieldError] = []
+    pod = (job_spec.get("template") or {}).get("spec") or {}
+    restart = pod.get("restartPolicy") or "OnFailure"  # as JobSet defaults it
+    policy = job_spec.get("podFailurePolicy")
+    if restart not in ("OnFailure", "Never"):
+        errors.append(
+            FieldError(
+                "spec.template.spec.restartPolicy",
+                f'Unsupported value: "{restart}": supported values: "OnFailure", "Never"',
+            )
+        )
+    if not isinstance(policy, dict):
+        return errors
+    if restart != "Never":
+        errors.append(
+            invalid(
+                "spec.template.spec.restartPolicy",
+                restart,
+                'only "Never" is supported when podFailurePolicy is specified',
+            )
+        )
+    containers = {c.get("name") for c in [*(pod.get("containers") or []), *(pod.get("initContainers") or [])]}
+    rules = policy.get("rules") or []
+    if len(rules) > 20:
+        errors.append(FieldError("spec.podFailurePolicy.rules", f"Too many: {len(rules)}: must have at most 20 items"))
+    for i, rule in enumerate(rules):
+        base = f"spec.podFailurePolicy.rules[{i}]"
+        action = rule.get("action")
+        if action not in _POD_FAILURE_ACTIONS:
+            errors.append(FieldError(f"{base}.action", f'Unsupported value: "{action}"'))
+        on_codes, on_conditions = rule.get("onExitCodes"), rule.get("onPodConditions")
+        if on_codes is not None and on_conditions:
+            errors.append(invalid(base, "", "specifying both OnExitCodes and OnPodConditions is not supported"))
+        elif on_codes is None and not on_conditions:
+            errors.append(invalid(base, "", "specifying one of OnExitCodes and OnPodConditions is required"))
+        for j, pattern in enumerate(on_conditions or []):
+            status = pattern.get("status", "True")
+            if status not in ("True", "False", "Unknown"):
+                errors.append(FieldError(f"{base}.onPodConditions[{j}].status", f'Unsupported value: "{status}"'))
+        if on_codes is None:
+            continue
+        path = f"{base}.onExitCodes"
+        operator = on_codes.get("operator")
+        if operator not in ("In", "NotIn"):
+            errors.append(FieldError(f"{path}.operator", f'Unsupported value: "{operator}"'))
+        name = on_codes.get("containerName")
+        if name is not None and name not in containers:
+            errors.append(
+                invalid(
+                    f"{path}.containerName",
+                    name,
+                    "must be one of the container or initContainer names in the pod template",
+                )
+            )
+        values = on_codes.get("values") or []
+        if not values:
+            errors.append(invalid(f"{path}.values", values, "at least one value is required"))
+        elif len(values) > 255:
+            errors.append(FieldError(f"{path}.values", f"Too many: {len(values)}: must have at most 255 items"))
+        for j, value in enumerate(values):
+            if operator == "In" and value == 0:
+                errors.append(invalid(f"{path}.values[{j}]", value, "must not be 0 for the In operator"))
+            if value in values[:j]:
+                errors.append(FieldError(f"{path}.values[{j}]", f"Duplicate value: {value}"))
+        if any(a > b for a, b in itertools.pairwise(values)):
+            errors.append(invalid(f"{path}.values", values, "must be ordered"))
+    return errors

@@ -324,6 +324,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             peer = self.connection.getpeercert() if double.tls else None
             double._authenticate(self.headers.get("Authorization"), peer)
+            double._impersonate(self.headers)
             if route_error is not None:
                 raise route_error
             action = double._run_faults(route, query)
@@ -419,6 +420,10 @@ class ApiServerDouble:
         self.server_names = server_names
         self._tls_context: Any = None
         self.token = token
+        # (resource, name) pairs the authenticated user may impersonate ("*": any name), and who
+        # each impersonating request acted as (impersonation.py)
+        self.impersonable: set[tuple[str, str]] = set()
+        self.acted_as: list[dict[str, Any]] = []
         self.host = host
         self.user = user
         self.kube_version = kube_version
@@ -960,6 +965,14 @@ class ApiServerDouble:
         scheme, _, token = (header or "").strip().partition(" ")
         if scheme.lower() != "bearer" or token.strip() != self.token:
             raise unauthorized()
+
+    def _impersonate(self, headers: Any) -> None:
+        from .impersonation import check
+
+        identity = check(headers, self.user, self.impersonable)
+        if identity is not None:
+            with self._lock:
+                self.acted_as.append(identity)
 
     def _route(self, method: str, path: str, query: Mapping[str, list[str]], content_type: str) -> Route:
         segments = [s for s in path.split("/") if s]

@@ -153,6 +153,27 @@ NEW_FLAG_CASES: list[Case] = [
     (
         lambda f: [
             *TORCH,
+            "--max-restarts",
+            "2",
+            "--restart-on-preemption",
+            "--fail-on-exit-code",
+            "2,42",
+            "--restart-strategy",
+            "blocking-recreate",
+            "--ttl",
+            "12h",
+            "--checkpoint",
+            "ckpt:/ckpt",
+            "--",
+            "torchrun",
+            "t.py",
+        ],
+        "",
+    ),
+    (lambda f: [*TORCH, "--no-restart-on-preemption", "--fail-on-exit-code", "0", "--", "t.py"], ""),
+    (
+        lambda f: [
+            *TORCH,
             "--code",
             f["job.yaml"],
             "--code-include",

@@ -408,6 +408,27 @@ CREATE_CASES = [
         )
     ),
     Case(
+        create(
+            *TORCH,
+            "--name",
+            "fp",
+            "--max-restarts",
+            "2",
+            "--restart-on-preemption",
+            "--fail-on-exit-code",
+            "2",
+            "--restart-strategy",
+            "recreate",
+            "--ttl",
+            "1h",
+            "--checkpoint",
+            "missing-claim",
+            "--",
+            "torchrun",
+            "t.py",
+        )
+    ),
+    Case(
         lambda f: [
             "job",
             "create",

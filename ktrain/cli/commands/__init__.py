@@ -33,6 +33,7 @@ MODULES = (
     "job_logs",
     "job_wait",
     "job_delete",
+    "job_prune",
     "job_suspend",
     "job_diff",
     "job_convert",
