@@ -173,9 +173,11 @@ def validate_cel(rt: ResourceType, obj: JSON) -> list[FieldError]:
     """The CEL rules the double evaluates after the schema: TrainJob's trainerStatus one."""
     if (rt.group, rt.kind) != ("trainer.kubeflow.org", "TrainJob"):
         return []
-    trainer_status = (obj.get("status") or {}).get("trainerStatus") if isinstance(obj.get("status"), dict) else None
+    status = obj.get("status")
+    trainer_status = status.get("trainerStatus") if isinstance(status, dict) else None
     if isinstance(trainer_status, dict) and "lastUpdatedTime" not in trainer_status:
-        return [FieldError("FieldValueInvalid", "status.trainerStatus", f'Invalid value: "object": {TRAINER_STATUS_RULE}')]
+        body = f'Invalid value: "object": {TRAINER_STATUS_RULE}'
+        return [FieldError("FieldValueInvalid", "status.trainerStatus", body)]
     return []
 
 
