@@ -355,7 +355,7 @@ class JobInput:
 
     def render_request(self) -> Any:
         """A `service.RenderRequest` for these inputs."""
-        from ktrain.service.feature_gates import ENV_FEATURE_GATES, ENV_STATUS_SERVER, merged_gates
+        from ktrain.inputs.feature_gates import ENV_FEATURE_GATES, ENV_STATUS_SERVER, merged_gates
         from ktrain.service.requests import RenderRequest
 
         return RenderRequest(

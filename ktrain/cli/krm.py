@@ -221,7 +221,7 @@ def parse_options(config: Any) -> Options:
 
 
 def _feature_gates(value: Any, path: str) -> dict[str, bool]:
-    from ktrain.service.feature_gates import parse_feature_gates
+    from ktrain.inputs.feature_gates import parse_feature_gates
 
     if isinstance(value, dict):
         value = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in value.items())

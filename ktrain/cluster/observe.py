@@ -189,6 +189,7 @@ class JobDetails:
     warnings: list[Obj] = field(default_factory=list)
     # Why it is (not) running (ktrain.cluster.diagnosis.Verdict), when asked for (`job get`).
     verdict: Any = None
+    progress: Any = None  # ktrain.progress.status.TrainerStatus: trainerStatus, else the rank-0 log's
 
 
 def details_document(details: JobDetails) -> Obj:
@@ -233,6 +234,7 @@ def details_document(details: JobDetails) -> Obj:
             for p in s.pods
         ],
         **({"why": _why_document(details.verdict)} if details.verdict is not None else {}),
+        "progress": details.progress.to_dict() if details.progress is not None else None,
         "warnings": [
             {
                 "object": "{}/{}".format(
@@ -284,7 +286,11 @@ def get_job(
         verdict = diagnose_job(
             cluster, job_facts(cluster, name, ns, known=(trainjob, jobset, pods), events=all_warnings)
         )
-    return JobDetails(status.summarize(trainjob, jobset, pods), trainjob, jobset, warnings, verdict)
+    from ktrain.cluster.progress_read import job_progress
+
+    summary = status.summarize(trainjob, jobset, pods)
+    progress = job_progress(cluster, trainjob, summary, logs=summary.state in (status.RUNNING, status.COMPLETE))
+    return JobDetails(summary, trainjob, jobset, warnings, verdict, progress)
 
 
 @server_shaped
@@ -307,6 +313,7 @@ def wait_for_job(
     on_change: Callable[[status.JobSummary], None] | None = None,
     on_stall: Callable[[str], None] | None = None,
     explain: bool = False,
+    on_progress: Callable[[Any], None] | None = None,
 ) -> status.JobSummary:
     """Wait until the job reaches `target` (complete | failed | running, see status.WAIT_TARGETS).
 
@@ -333,6 +340,10 @@ def wait_for_job(
         pod_list = _list_pods_document(cluster, ns, f"{c.JOBSET_NAME_LABEL}={name}")
         pods = list(pod_list.get("items") or [])
         summary = status.summarize(trainjob, jobset, pods)
+        if on_progress is not None and summary.state == status.RUNNING:  # ktrain.cluster.progress_read
+            from ktrain.cluster.progress_read import job_progress
+
+            on_progress(job_progress(cluster, trainjob, summary))
         if summary.state != last_state and on_change is not None:
             on_change(summary)
         last_state = summary.state

@@ -120,3 +120,16 @@ def section(status: TrainerStatus | None, now: float, *, running: bool) -> list[
         width = min(32, max(len(printable(m.name)) for m in status.metrics))
         lines += [f"  {printable(m.name):<{width}}  {printable(m.value)}" for m in status.metrics]
     return lines
+
+
+# `job list`'s columns (one place, beside the others' RESTARTS): after AGE, and METRICS last in -o wide.
+LIST_HEADERS = ["PROGRESS", "ETA"]
+WIDE_HEADERS = ["METRICS"]
+
+
+def list_cells(status: TrainerStatus | None) -> list[str]:
+    return [percent_cell(status), eta_cell(status)]
+
+
+def wide_cells(status: TrainerStatus | None) -> list[str]:
+    return [metrics_cell(status)]

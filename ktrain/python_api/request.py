@@ -188,7 +188,7 @@ def function_request(
 
 def _feature_gates_from_environment(request: Any) -> None:
     """The controller's feature gates as the CLI's default reads them ($KTRAIN_FEATURE_GATES)."""
-    from ktrain.service.feature_gates import ENV_FEATURE_GATES, ENV_STATUS_SERVER, merged_gates
+    from ktrain.inputs.feature_gates import ENV_FEATURE_GATES, ENV_STATUS_SERVER, merged_gates
 
     request.feature_gates = merged_gates(os.environ.get(ENV_FEATURE_GATES), None)
     request.status_server = os.environ.get(ENV_STATUS_SERVER) or None

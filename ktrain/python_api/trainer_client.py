@@ -253,7 +253,9 @@ class TrainerClient:
         pods = job_pods(cluster, checked)
         summary = job_state.summarize(trainjob, jobset, pods)
         runtimes = {e.runtime.name: runtime_of(e) for e in self._runtime_entries()}
-        return trainjob_of(summary, pods, runtimes)
+        job = trainjob_of(summary, pods, runtimes)
+        job.trainer_status = trainer_status_of(trainjob)
+        return job
 
     def get_job_logs(self, name: object, step: object = c.NODE + "-0", follow: object = False) -> Iterator[str]:
         """The log lines of one step (`node-0`, `node-1`, ..., `dataset-initializer`,
@@ -569,4 +571,23 @@ def trainjob_of(summary: Any, pods: list[Obj], runtimes: dict[str, t.Runtime]) -
         num_nodes=summary.nodes or runtime.trainer.num_nodes,
         creation_timestamp=created,
         status=SDK_STATUS.get(summary.state, summary.state),
+    )
+
+
+def trainer_status_of(trainjob: Obj | None) -> t.TrainerStatus | None:
+    """`status.trainerStatus` as the SDK-style `TrainerStatus` (checked: ktrain.progress.status)."""
+    from datetime import datetime, timezone
+
+    from ktrain.cluster.progress_read import status_progress
+    from ktrain.progress.status import parse_time
+
+    found = status_progress(trainjob)
+    if found is None:
+        return None
+    when = parse_time(found.last_updated_time) if found.last_updated_time else None
+    return t.TrainerStatus(
+        progress_percentage=found.progress_percentage,
+        estimated_remaining_seconds=found.estimated_remaining_seconds,
+        metrics={m.name: m.value for m in found.metrics},
+        last_updated_time=datetime.fromtimestamp(when, tz=timezone.utc) if when is not None else None,
     )

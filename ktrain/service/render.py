@@ -72,7 +72,7 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
         snapshot_text = dump(entry.runtime.to_dict())
     status_server = None
     if request.feature_gates:
-        from ktrain.service.feature_gates import offline_ca_note, status_server_for
+        from ktrain.inputs.feature_gates import offline_ca_note, status_server_for
 
         status_server = status_server_for(request.feature_gates, request.status_server, request.status_ca)
         if status_server is not None and status_server.ca_cert is None:

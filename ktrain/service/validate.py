@@ -42,7 +42,7 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
     # The output is thrown away, so a placeholder key pair stands in for a generated one.
     status_server = None
     if request.feature_gates:
-        from ktrain.service.feature_gates import status_server_for
+        from ktrain.inputs.feature_gates import status_server_for
 
         status_server = status_server_for(request.feature_gates, request.status_server, request.status_ca)
     ctx = RenderContext(

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from ktrain.errors import UsageError
-from ktrain.service.feature_gates import merged_gates, parse_feature_gates, parse_status_server
+from ktrain.inputs.feature_gates import merged_gates, parse_feature_gates, parse_status_server
 
 JOB = """\
 apiVersion: trainer.kubeflow.org/v1alpha1

@@ -28,6 +28,15 @@ def verdict_lines(verdict: Any) -> list[str]:
     return lines
 
 
+def _how_far(cluster: Any, facts: Any) -> Any:
+    """A running job's progress (ktrain.cluster.progress_read), None for any other."""
+    from ktrain.cluster import job_state
+    from ktrain.cluster.progress_read import job_progress
+
+    summary = job_state.summarize(facts.trainjob, facts.jobset, facts.pods or [])
+    return job_progress(cluster, facts.trainjob, summary) if summary.state == job_state.RUNNING else None
+
+
 @command("job", "why", fast=True)
 def explain_job(
     name: Annotated[str, JOB_NAME],
@@ -60,9 +69,18 @@ def explain_job(
         if exc.exit_code <= ExitCode.ERROR:  # 1 means "not running" here: an error is never 1
             exc.exit_code = ExitCode.CLUSTER
         raise
+    progress = _how_far(cluster, facts) if verdict.ok else None
     if output == "text":
-        sys.stdout.write("\n".join(verdict_lines(verdict)) + "\n")
+        lines = verdict_lines(verdict)
+        if progress is not None:  # a running job: how far it is
+            from ktrain.progress.view import summary
+
+            lines.append(f"progress: {summary(progress)}")
+        sys.stdout.write("\n".join(lines) + "\n")
     else:
-        sys.stdout.write(dump_data(why_document(facts, verdict), output))
+        document = why_document(facts, verdict)
+        if progress is not None:
+            document["progress"] = progress.to_dict()
+        sys.stdout.write(dump_data(document, output))
     if not verdict.ok:
         raise ExitStatus(int(ExitCode.ERROR))

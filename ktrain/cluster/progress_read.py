@@ -1,0 +1,81 @@
+"""A job's progress on the cluster: its TrainJob's `status.trainerStatus` (the Trainer controller's
+TrainJobStatus feature), else the tail of its trainer's rank-0 log (`--target jobset`, or a
+controller without the gate), read with `ktrain.progress`.
+
+The log read is bounded: `tailLines` and `limitBytes` on the request (the server cuts it), a
+request timeout of its own, and the parser's own bounds. It costs one GET of one pod's log, and only
+when there is no status to read.
+"""
+
+from __future__ import annotations
+
+from ktrain.cluster import client as k
+from ktrain.cluster.client import ACCEPT_LOG, open_get
+from ktrain.cluster.kube import KubeCluster
+from ktrain.cluster.transport import TransportError
+from ktrain.errors import ApiError
+from ktrain.progress.logs import MAX_LINES, MAX_TAIL_BYTES, from_log
+from ktrain.progress.status import TrainerStatus, from_trainjob_status
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+LOG_TIMEOUT = 10.0
+ANCESTOR_TRAINER = "trainer"
+
+
+def status_progress(trainjob: dict[str, Any] | None) -> TrainerStatus | None:
+    """What the TrainJob's status says (None: no trainerStatus)."""
+    return from_trainjob_status((trainjob or {}).get("status"))
+
+
+def rank_zero(summary: Any) -> Any:
+    """The trainer step's rank-0 pod that has run (a PodSummary), or None."""
+    trainer_steps = {st.name for st in summary.steps if st.ancestor == ANCESTOR_TRAINER}
+    ran = ("Running", "Succeeded", "Failed")
+    candidates = [
+        p
+        for p in summary.pods
+        if (p.step in trainer_steps or not trainer_steps) and p.rank in (0, None) and p.phase in ran
+    ]
+    return candidates[0] if candidates else None
+
+
+def log_progress(cluster: KubeCluster, namespace: str, pod: str, container: str = "node") -> TrainerStatus | None:
+    """What the tail of one pod's log shows (None: nothing, or the log cannot be read yet)."""
+    query: dict[str, Any] = {"container": container, "tailLines": MAX_LINES, "limitBytes": MAX_TAIL_BYTES}
+    try:
+        response = cluster.call(
+            open_get,
+            cluster,
+            k.POD.path(namespace, pod, "log"),
+            query=query,
+            accept=ACCEPT_LOG,
+            what=f"logs of pod {pod}",
+            _request_timeout=LOG_TIMEOUT,
+        )
+    except ApiError as exc:
+        if exc.status in (400, 403, 404):  # not started, not allowed, gone: no progress to show
+            return None
+        raise
+    try:
+        data = response.read()[-MAX_TAIL_BYTES:]  # limitBytes bounds what the server sends
+    except TransportError:
+        return None
+    finally:
+        response.close()
+    return from_log(data)
+
+
+def job_progress(
+    cluster: KubeCluster | None, trainjob: dict[str, Any] | None, summary: Any, *, logs: bool = True
+) -> TrainerStatus | None:
+    """The job's progress: its status's, else (with `logs` and a cluster) its rank-0 log's."""
+    found = status_progress(trainjob)
+    if found is not None or not logs or cluster is None:
+        return found
+    pod = rank_zero(summary)
+    if pod is None:
+        return None
+    return log_progress(cluster, summary.namespace, pod.name)
