@@ -276,7 +276,13 @@ MAX_LIST_PAGES = 200
 
 
 def list_pages(
-    cluster: KubeCluster, path: str, query: dict[str, Any], *, what: str, managed_fields: bool = True
+    cluster: KubeCluster,
+    path: str,
+    query: dict[str, Any],
+    *,
+    what: str,
+    managed_fields: bool = True,
+    chunk: int = 0,
 ) -> tuple[list[Obj], Obj]:
     """Every item of a list, read in pages of LIST_CHUNK (`limit` and `continue`, as kubectl's
     --chunk-size) so that no one answer is large; (items, the first page's metadata, whose
@@ -286,7 +292,7 @@ def list_pages(
     items: list[Obj] = []
     first: Obj | None = None
     token = ""
-    chunk = LIST_CHUNK
+    chunk = chunk or LIST_CHUNK  # a caller re-reading one job's pods each second asks bigger pages
     for _ in range(MAX_LIST_PAGES):
         page_query = {**query, "limit": chunk, "continue": token or None}
         try:

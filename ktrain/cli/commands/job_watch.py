@@ -15,6 +15,24 @@ if TYPE_CHECKING:  # typing costs the fast path a few ms to import
     from typing import Annotated, Any
 
 MIN_INTERVAL = 0.2
+# The job's pods in one answer up to this many (one list request per look for a 2,000-pod job; the
+# transport's answer bound still splits a page of very large pods).
+PODS_PER_PAGE = 2000
+
+
+def _pods(cluster: Any, name: str, namespace: str) -> list[Any]:
+    from ktrain import constants as c
+    from ktrain.cluster import client as k
+
+    items, _ = k.list_pages(
+        cluster,
+        k.POD.path(namespace),
+        {"labelSelector": f"{c.JOBSET_NAME_LABEL}={name}"},
+        what=f"pods in {namespace}",
+        managed_fields=False,
+        chunk=PODS_PER_PAGE,
+    )
+    return items
 
 
 def _verdict(cluster: Any, name: str, namespace: str, known: tuple[Any, Any, list[Any]]) -> tuple[str, str] | None:
@@ -55,7 +73,7 @@ def watch_job(
         raise UsageError(f"--interval must be at least {MIN_INTERVAL}s")
     deadline = None if timeout is None else time.monotonic() + parse_duration(timeout, "--timeout")
     from ktrain.cluster import job_state
-    from ktrain.cluster.observe import find_job, job_pods
+    from ktrain.cluster.observe import find_job
     from ktrain.cluster.progress_read import job_progress
     from ktrain.errors import JobFailedError, WaitTimeoutError
     from ktrain.progress.watch import MetricHistory, frame, plain_line
@@ -70,7 +88,7 @@ def watch_job(
     verdict: tuple[str, str] | None = None
     while True:
         trainjob, jobset = find_job(cluster, name, ns)
-        pods = job_pods(cluster, name, ns)
+        pods = _pods(cluster, name, ns)
         summary = job_state.summarize(trainjob, jobset, pods)
         ran = summary.state in (job_state.RUNNING, job_state.COMPLETE)
         progress = job_progress(cluster, trainjob, summary, logs=ran)
