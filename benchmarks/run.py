@@ -619,7 +619,7 @@ def watch_many_pods(pods: int, env: dict[str, str], workdir: Path) -> dict[str, 
         seconds, rss, code = run_once([*argv, "--timeout", "5s"], env)
         if code != 124:  # the job runs on: the watch ends at its --timeout
             return {"status": f"exit {code}"}
-        polls = len([r for r in server.requests_for(verb="get", resource="trainjobs")])
+        polls = len(server.requests_for(verb="get", resource="trainjobs"))
         lists = len(server.requests_for(verb="list"))
     return {
         "status": "ok",
