@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 
-from ktrain.util.structs import field, struct
+from ktrain.util.structs import struct
 
 
 class ExitCode(enum.IntEnum):
@@ -164,13 +164,6 @@ class ClusterError(KtrainError, RuntimeError):
 
 class ClusterUnreachableError(ClusterError):
     pass
-
-
-@struct
-class ApiErrorDetails:
-    status: int
-    reason: str
-    causes: list[dict[str, str]] = field(default_factory=list)
 
 
 class ApiError(ClusterError):

@@ -7,6 +7,7 @@ uses (`records`) share these behaviours, so the engine reads either the same way
 from __future__ import annotations
 
 from ktrain import constants as c
+from ktrain.api.policies import ML_POLICY_KEYS
 from ktrain.util.jsondata import deep_copy
 
 TYPE_CHECKING = False
@@ -90,7 +91,8 @@ class MLPolicyBehaviour(Behaviour):
 
     @property
     def policy_keys(self) -> list[str]:
-        return [k for k in ("torch", "mpi", "jax", "xgboost", "flux") if getattr(self, k) is not None]
+        """The ML policies this mlPolicy sets, in `ktrain.api.policies.ML_POLICIES` order."""
+        return [k for k in ML_POLICY_KEYS if getattr(self, k) is not None]
 
 
 _CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")

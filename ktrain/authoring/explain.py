@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ktrain import constants as c
 from ktrain.api.base import default_jobset_spec
+from ktrain.api.policies import ML_POLICY_KEYS
 from ktrain.api.records import validate
 from ktrain.engine import RenderContext, render
 from ktrain.engine.framework import select_gang_plugins, select_ml_plugin
@@ -84,7 +85,7 @@ def _by_named_path(obj: Obj) -> dict[Path, Any]:
 def _without_policies(runtime: TrainingRuntime, *, keep_ml: bool) -> TrainingRuntime:
     ml = runtime.spec.ml_policy
     if not keep_ml and ml is not None:
-        ml = ml.model_copy(update={"torch": None, "mpi": None, "jax": None, "xgboost": None, "flux": None})
+        ml = ml.model_copy(update=dict.fromkeys(ML_POLICY_KEYS))
     spec = runtime.spec.model_copy(update={"ml_policy": ml, "pod_group_policy": None})
     return runtime.model_copy(update={"spec": spec})
 

@@ -183,7 +183,7 @@ def parse_duration_seconds(text: str, what: str) -> int:
 
 def parse_checkpoint(text: str, what: str = "--checkpoint") -> Checkpoint:
     """`CLAIM` or `CLAIM:PATH` (an absolute path in the pod; default /checkpoints)."""
-    from ktrain.engine.validation import dns1123_subdomain_errors
+    from ktrain.engine.field_errors import dns1123_subdomain_errors
 
     claim, sep, path = str(text).partition(":")
     problems = dns1123_subdomain_errors(claim) if claim else ["a PersistentVolumeClaim name is required"]

@@ -63,9 +63,6 @@ class FineTuning:
     # An SDK TorchTuneInstructDataset was given (even with no field set): the instruct dataset is used.
     instruct_dataset: bool = False
 
-    def is_empty(self) -> bool:
-        return self == FineTuning()
-
     def preprocesses_dataset(self) -> bool:
         return self.instruct_dataset or any(
             value is not None

@@ -10,19 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from ktrain import constants as c
+from ktrain.api.policies import policy_named
 from ktrain.inputs.registry import RuntimeEntry
 
 TEMPLATE_NAME = "trainjob.yaml.j2"
-
-# What a command usually looks like on each ML policy (a comment in the starter, never a default).
-EXAMPLE_COMMANDS = {
-    "torch": ["torchrun", "train.py"],
-    "mpi": ["mpirun", "python", "train.py"],
-    "jax": ["python", "train.py"],
-    "xgboost": ["python", "train.py"],
-    "flux": ["python", "train.py"],
-    "plainml": ["python", "train.py"],
-}
 
 
 def _containers(rjob: dict[str, Any]) -> list[dict[str, Any]]:
@@ -48,7 +39,7 @@ def starter_context(entry: RuntimeEntry, schema_url: str) -> dict[str, Any]:
 
     runtime = entry.runtime
     ml = runtime.spec.ml_policy
-    policy = ml.policy_keys[0] if ml is not None and ml.policy_keys else "plainml"
+    policy = policy_named(ml.policy_keys[0] if ml is not None and ml.policy_keys else None).key
     trainer: dict[str, Any] = {}
     initializers: dict[str, str | None] = {}
     launcher = False
@@ -87,7 +78,7 @@ def starter_context(entry: RuntimeEntry, schema_url: str) -> dict[str, Any]:
         "resources": trainer.get("resources") or {},
         "launcher": launcher,
         "torchtune": torchtune,
-        "example_command": TORCHTUNE_ENTRYPOINT if torchtune else EXAMPLE_COMMANDS.get(policy),
+        "example_command": TORCHTUNE_ENTRYPOINT if torchtune else list(policy_named(policy).example_command),
         "initializers": initializers,
     }
 

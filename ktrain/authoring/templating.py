@@ -22,8 +22,25 @@ _UNDEFINED = re.compile(r"^'([^']+)' is undefined$")
 _NO_ATTRIBUTE = re.compile(r"has no attribute '([^']+)'$")
 
 
+# The first line of a file that holds `{{` or `{%` as text, not as a template (what `job convert`
+# writes when a v1 job's own values hold them: kubectl applies that file as it is, so escaping
+# them would change what kubectl applies).
+NOT_A_TEMPLATE = "# ktrain: not a template"
+
+
 def is_template(path: str | None, text: str) -> bool:
-    return bool(path and path.endswith(TEMPLATE_SUFFIX)) or "{{" in text or "{%" in text
+    """A `.j2` file, or one that uses `{{` / `{%`, unless its first line is NOT_A_TEMPLATE."""
+    if path and path.endswith(TEMPLATE_SUFFIX):
+        return True
+    return ("{{" in text or "{%" in text) and not text.lstrip("\ufeff").startswith(NOT_A_TEMPLATE)
+
+
+def marked_plain(text: str) -> str:
+    """YAML text that ktrain reads as written, not as a template: `text`, with the NOT_A_TEMPLATE
+    line first where it holds `{{` or `{%` (a YAML comment: kubectl reads the same objects)."""
+    if "{{" in text or "{%" in text:
+        return f"{NOT_A_TEMPLATE} (its {{{{ and {{% are text)\n{text}"
+    return text
 
 
 _FLOAT_TEXT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?")
@@ -220,4 +237,12 @@ def rendered_label(file: str, template_text: str, rendered: str) -> str:
     return f"{file} (rendered)"
 
 
-__all__ = ["Document", "is_template", "load_values", "render_template", "rendered_label"]
+__all__ = [
+    "NOT_A_TEMPLATE",
+    "Document",
+    "is_template",
+    "load_values",
+    "marked_plain",
+    "render_template",
+    "rendered_label",
+]

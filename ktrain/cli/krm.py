@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ktrain.inputs.registry import RuntimeEntry
+    from ktrain.inputs.spelling import Spelling
 
     Obj = dict[str, Any]
 
@@ -345,6 +346,7 @@ class Transformer:
         # Runtimes among the items that kustomize renamed: (kind, namespace, name in the file) -> name now
         self.renamed_runtimes: dict[tuple[str, str | None, str], str] = {}
         self.used_code: set[int] = set()  # the `code` entries that named a TrainJob
+        self.spelling: Spelling | None = None  # the items' scalars as written (passed through so)
 
     # one TrainJob
 
@@ -492,15 +494,12 @@ class Transformer:
 
     def _file_items(self) -> list[Obj]:
         """The resources of the files named in `spec.files` (a generator's TrainJobs)."""
-        from ktrain.inputs.documents import load_documents
         from ktrain.inputs.reading import read_input
 
         out: list[Obj] = []
         for given in self.options.files:
             text = read_input(inside(self.base, given, "files:"), what="TrainJob file")
-            for doc in load_documents(text, given, version=(1, 2)):
-                if isinstance(doc.data, dict):
-                    out.append(doc.data)
+            out += [d for d in _documents(text, given, self.spelling) if isinstance(d, dict)]
         return out
 
     def transform(self, items: list[Obj]) -> list[Obj]:
@@ -592,9 +591,10 @@ def _read_stdin() -> str:
     return read_input("-", what="resource list")
 
 
-def _documents(text: str, label: str) -> list[Any]:
+def _documents(text: str, label: str, spelling: Spelling | None = None) -> list[Any]:
     """The documents of what an orchestrator wrote: JSON, or YAML as go-yaml v3 writes it (read
-    with YAML 1.2's rules, or `n: x` would turn into `false: x` in a resource passed through)."""
+    with YAML 1.2's rules, as kustomize and kpt read it). `spelling` keeps the text of their
+    scalars, for the resources written back unchanged (`ktrain.inputs.spelling`)."""
     if text.lstrip().startswith("{"):
         from ktrain.inputs.reading import MAX_YAML_DEPTH
         from ktrain.util.jsondata import loads, nesting_depth
@@ -605,12 +605,15 @@ def _documents(text: str, label: str) -> list[Any]:
                 f"invalid JSON: nested more than {MAX_YAML_DEPTH} levels deep (at char {deep})", file=label
             )
         try:
-            return [loads(text)]
+            return [spelling.load_json(text) if spelling is not None else loads(text)]
         except (ValueError, RecursionError) as exc:
             raise InputError(f"invalid JSON: {str(exc)[:200]}", file=label) from None
     from ktrain.inputs.documents import load_documents
 
-    return [d.data for d in load_documents(text, label, version=(1, 2)) if d.data is not None]
+    data = [d.data for d in load_documents(text, label, version=(1, 2)) if d.data is not None]
+    if spelling is not None:
+        spelling.add_yaml(text, data, (1, 2))
+    return data
 
 
 def _unprintable_in_yaml(o: int) -> bool:
@@ -619,14 +622,14 @@ def _unprintable_in_yaml(o: int) -> bool:
     return o == 0x7F or 0x80 <= o <= 0x9F or o in (0x85, 0x2028, 0x2029, 0xFFFE, 0xFFFF) or 0xD800 <= o <= 0xDFFF
 
 
-def json_for_yaml_readers(value: Any) -> str:
+def json_for_yaml_readers(value: Any, spelling: Spelling | None = None) -> str:
     """JSON that YAML readers (kustomize's and kpt's, which read a function's output as YAML) read
     back as the same data: UTF-8 rather than `\\u` escapes for characters outside the BMP (a YAML
     reader takes an escaped surrogate pair for two characters), `\\u` escapes for the characters
-    YAML forbids as they are."""
-    import json
+    YAML forbids as they are; numbers passed through as `spelling` kept them."""
+    from ktrain.inputs.spelling import json_text
 
-    text = json.dumps(value, ensure_ascii=False)
+    text = json_text(value, spelling)
     if text.isascii() and "\x7f" not in text:
         return text
     return "".join(f"\\u{ord(ch):04x}" if _unprintable_in_yaml(ord(ch)) else ch for ch in text)
@@ -634,8 +637,11 @@ def json_for_yaml_readers(value: Any) -> str:
 
 def run_krm(text: str) -> tuple[str, int]:
     """A ResourceList in, a ResourceList out (in the input's format) and the exit code."""
+    from ktrain.inputs.spelling import Spelling
+
     is_json = text.lstrip().startswith("{")
-    docs = _documents(text, "<stdin>")
+    spelling = Spelling()
+    docs = _documents(text, "<stdin>", spelling)
     if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("kind") not in RESOURCE_LIST_KINDS:
         raise InputError(
             "stdin holds no ResourceList (kind: ResourceList, apiVersion: config.kubernetes.io/v1)",
@@ -647,6 +653,7 @@ def run_krm(text: str) -> tuple[str, int]:
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
         raise InputError("the ResourceList's items must be a list of resources", file="<stdin>")
     transformer = Transformer(Options(), os.getcwd())
+    transformer.spelling = spelling
     try:
         transformer.options = parse_options(rl.get("functionConfig"))
         out_items = transformer.transform(items)
@@ -662,10 +669,10 @@ def run_krm(text: str) -> tuple[str, int]:
         out["results"] = [r.to_dict() for r in transformer.results]
     _report(transformer.results)
     if is_json:
-        return json_for_yaml_readers(out) + "\n", 1 if transformer.failed else 0
+        return json_for_yaml_readers(out, spelling) + "\n", 1 if transformer.failed else 0
     from ktrain.output.yamltext import dump
 
-    return dump(out), 1 if transformer.failed else 0
+    return dump(out, spell=spelling), 1 if transformer.failed else 0
 
 
 def run_plugin(config_path: str, text: str) -> tuple[str, int]:
@@ -674,8 +681,11 @@ def run_plugin(config_path: str, text: str) -> tuple[str, int]:
 
     config_docs = _documents(read_input(config_path, what="plugin configuration"), config_path)
     base = os.environ.get("KUSTOMIZE_PLUGIN_CONFIG_ROOT") or os.getcwd()
+    from ktrain.inputs.spelling import Spelling
+
     transformer = Transformer(parse_options(config_docs[0] if config_docs else None), base)
-    items = _documents(text, "<stdin>")
+    transformer.spelling = spelling = Spelling()
+    items = _documents(text, "<stdin>", spelling)
     if not all(isinstance(i, dict) for i in items):
         raise InputError("stdin must hold Kubernetes resources (YAML mappings)", file="<stdin>")
     out_items = transformer.transform(items)
@@ -684,7 +694,7 @@ def run_plugin(config_path: str, text: str) -> tuple[str, int]:
         return "", 1
     from ktrain.output.yamltext import dump_all
 
-    return dump_all(out_items), 0
+    return dump_all(out_items, spell=spelling), 0
 
 
 def _report(results: list[Result]) -> None:

@@ -188,7 +188,7 @@ def onto_runtime(
     for r in roles:
         if r.type in allowed:
             _restart_rows(ctx, r, blockers)
-        if r is master and r is not main:
+        if r is master and r is not main and plan.merged:  # else its template is dropped (a blocker above)
             ctx.row((*r.path, "template"), KEPT, "TrainJob (same template as the Worker)", "node 0 is v1's Master")
     if info.kind == "TFJob" and gen.tf_success != "AllWorkers":
         ctx.row(

@@ -10,10 +10,24 @@
 from __future__ import annotations
 
 from ktrain import constants as c
-from ktrain.api.base import openapi_type
+from ktrain.engine.field_errors import (
+    STRING_MAPS,
+    dns1123_label_errors,
+    dns1123_subdomain_errors,
+    int_fields,
+    invalid,
+    matches,
+    max_items,
+    max_length,
+    minimum,
+    name_errors,
+    string_map_errors,
+    unique_names,
+    validate_domain_prefixed_path,
+)
 from ktrain.errors import FieldError
-from ktrain.util.dnsnames import is_dns1035_label, is_dns1123_label, is_dns1123_subdomain
-from ktrain.util.jsondata import dumps, quote
+from ktrain.util.dnsnames import is_dns1035_label
+from ktrain.util.jsondata import dumps
 
 TYPE_CHECKING = False
 
@@ -24,117 +38,6 @@ if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the en
     from ktrain.api.trainjob import TrainJob
 
     Obj = dict[str, Any]
-
-
-def _matches(pattern: str, value: str) -> bool:
-    import re  # compiled (and cached by re) only where such a field is set
-
-    return re.match(pattern, value) is not None
-
-
-DNS1123_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation "
-    "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-)
-_HTTP_PATH_MSG = "Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')"
-
-
-def dns1035_label_errors(value: str) -> list[str]:
-    """k8s `validation.IsDNS1035Label` messages."""
-    errors = []
-    if len(value) > 63:
-        errors.append("must be no more than 63 characters")
-    if not is_dns1035_label(value):
-        errors.append(
-            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-            "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
-            "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
-        )
-    return errors
-
-
-DNS1123_LABEL_MSG = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
-    "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-)
-
-
-def dns1123_label_errors(value: str) -> list[str]:
-    """k8s `validation.IsDNS1123Label` messages (namespaces)."""
-    errors = []
-    if len(value) > 63:
-        errors.append("must be no more than 63 characters")
-    if not is_dns1123_label(value):
-        errors.append(DNS1123_LABEL_MSG)
-    return errors
-
-
-def dns1123_subdomain_errors(value: str) -> list[str]:
-    """k8s `validation.IsDNS1123Subdomain` messages (object names: Secrets, runtimes, ...)."""
-    errors = []
-    if len(value) > 253:
-        errors.append("must be no more than 253 characters")
-    if not is_dns1123_subdomain(value):
-        errors.append(DNS1123_SUBDOMAIN_MSG)
-    return errors
-
-
-def name_errors(path: str, value: str | None, check: Any) -> list[FieldError]:
-    """apimachinery's field errors for a name or namespace (`check` gives its messages)."""
-    if not value:
-        return []
-    return [invalid(path, value[:300], message) for message in check(value)]
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, str) and len(value) > 256:  # a hostile value is not echoed whole
-        value = value[:256] + "...(truncated)"
-    if isinstance(value, (list, dict)):
-        try:
-            text = str(value)
-        except ValueError:  # holds an integer too long to print
-            return f"<a {type(value).__name__} too large to print>"
-        return text if len(text) <= 300 else text[:300] + "...(truncated)"
-    if isinstance(value, int) and not isinstance(value, bool):
-        from ktrain.engine.shapes import int_text
-
-        return int_text(value)
-    return quote(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def invalid(path: str, value: Any, detail: str) -> FieldError:
-    return FieldError(path, f"Invalid value: {_show(value)}: {detail}")
-
-
-def _minimum(path: str, value: int | None, minimum: int) -> list[FieldError]:
-    if value is not None and value < minimum:
-        return [invalid(path, value, f"{path} in body should be greater than or equal to {minimum}")]
-    return []
-
-
-def _max_items(path: str, items: list[Any] | None, limit: int) -> list[FieldError]:
-    if items is not None and len(items) > limit:
-        return [FieldError(path, f"Too many: {len(items)}: must have at most {limit} items", kind="TooMany")]
-    return []
-
-
-def _max_length(path: str, value: str | None, limit: int) -> list[FieldError]:
-    if value is not None and len(value) > limit:
-        return [FieldError(path, f"Too long: may not be more than {limit} bytes", kind="TooLong")]
-    return []
-
-
-def _unique_names(path: str, items: list[Any] | None, key: str = "name") -> list[FieldError]:
-    seen: set[Any] = set()
-    errors = []
-    for i, item in enumerate(items or []):
-        value = getattr(item, key, None) if not isinstance(item, dict) else item.get(key)
-        if value in seen:
-            errors.append(FieldError(f"{path}[{i}]", f"Duplicate value: {_show({key: value})}", kind="Duplicate"))
-        seen.add(value)
-    return errors
 
 
 # Required fields of an EnvVar's valueFrom sources in the TrainJob CRD (core/v1 EnvVarSource).
@@ -194,19 +97,13 @@ def _env_errors(path: str, envs: list[Any] | None) -> list[FieldError]:
     return errors
 
 
-def _int_fields(fields: list[tuple[str, Any, int]]) -> list[FieldError]:
-    from ktrain.engine.shapes import int_range_errors
-
-    return [e for path, value, bits in fields if isinstance(value, int) for e in int_range_errors(path, value, bits)]
-
-
 def trainjob_shape_errors(job: TrainJob) -> list[FieldError]:
     """Values the TrainJob's schema types refuse that the records let through: int32/int64 fields
     out of range, and wrongly typed values inside the runtimePatches' free-form templates."""
     from ktrain.engine.shapes import JOBSET_SPEC, OBJECT_META, shape_errors
 
     trainer = job.spec.trainer
-    errors = _int_fields(
+    errors = int_fields(
         [
             ("spec.trainer.numNodes", trainer.num_nodes if trainer else None, 32),
             ("spec.trainer.numProcPerNode", trainer.num_proc_per_node if trainer else None, 32),
@@ -231,7 +128,7 @@ def runtime_shape_errors(runtime: TrainingRuntime) -> list[FieldError]:
 
     spec = runtime.spec
     ml, pgp = spec.ml_policy, spec.pod_group_policy
-    errors = _int_fields(
+    errors = int_fields(
         [
             ("spec.mlPolicy.numNodes", ml.num_nodes if ml else None, 32),
             ("spec.mlPolicy.mpi.numProcPerNode", ml.mpi.num_proc_per_node if ml and ml.mpi else None, 32),
@@ -271,9 +168,9 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
                 'Invalid value: "": spec.runtimeRef.name in body should be at least 1 chars long',
             )
         )
-    errors += _max_length("spec.runtimeRef.name", ref.name, 253)
-    errors += _max_length("spec.runtimeRef.apiGroup", ref.api_group, 253)
-    errors += _max_length("spec.runtimeRef.kind", ref.kind, 253)
+    errors += max_length("spec.runtimeRef.name", ref.name, 253)
+    errors += max_length("spec.runtimeRef.apiGroup", ref.api_group, 253)
+    errors += max_length("spec.runtimeRef.kind", ref.kind, 253)
     if spec.initializer is not None:
         for kind in ("dataset", "model"):
             source = getattr(spec.initializer, kind)
@@ -281,8 +178,8 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
                 continue
             base = f"spec.initializer.{kind}"
             uri = source.storage_uri
-            errors += _max_length(f"{base}.storageUri", uri, 2048)
-            if uri is not None and uri != "" and not _matches(r"^[A-Za-z][A-Za-z0-9+.-]*://.+$", uri):
+            errors += max_length(f"{base}.storageUri", uri, 2048)
+            if uri is not None and uri != "" and not matches(r"^[A-Za-z][A-Za-z0-9+.-]*://.+$", uri):
                 errors.append(
                     invalid(
                         f"{base}.storageUri", uri, "storageUri may be empty, or it must be a valid URI (scheme://...)"
@@ -291,18 +188,18 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
             if source.secret_ref is not None:
                 # Pod validation of the initializer's secret reference (a Secret name).
                 errors += name_errors(f"{base}.secretRef.name", source.secret_ref.name, dns1123_subdomain_errors)
-            errors += _max_items(f"{base}.env", source.env, 128)
-            errors += _unique_names(f"{base}.env", source.env)
+            errors += max_items(f"{base}.env", source.env, 128)
+            errors += unique_names(f"{base}.env", source.env)
             errors += _env_errors(f"{base}.env", source.env)
     trainer = spec.trainer
     if trainer is not None:
-        errors += _max_length("spec.trainer.image", trainer.image, 500)
-        errors += _max_items("spec.trainer.command", trainer.command, 128)
-        errors += _max_items("spec.trainer.args", trainer.args, 128)
-        errors += _max_items("spec.trainer.env", trainer.env, 128)
-        errors += _unique_names("spec.trainer.env", trainer.env)
+        errors += max_length("spec.trainer.image", trainer.image, 500)
+        errors += max_items("spec.trainer.command", trainer.command, 128)
+        errors += max_items("spec.trainer.args", trainer.args, 128)
+        errors += max_items("spec.trainer.env", trainer.env, 128)
+        errors += unique_names("spec.trainer.env", trainer.env)
         errors += _env_errors("spec.trainer.env", trainer.env)
-        errors += _minimum("spec.trainer.numNodes", trainer.num_nodes, 0)
+        errors += minimum("spec.trainer.numNodes", trainer.num_nodes, 0)
         if trainer.num_proc_per_node is not None and trainer.num_proc_per_node < 1:
             errors.append(
                 invalid(
@@ -314,8 +211,8 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
         if trainer.resources_per_node is not None:
             errors += _quantity_errors("spec.trainer.resourcesPerNode", trainer.resources_per_node.to_dict())
     patches = spec.runtime_patches or []
-    errors += _max_items("spec.runtimePatches", spec.runtime_patches, 16)
-    errors += _unique_names("spec.runtimePatches", patches, key="manager")
+    errors += max_items("spec.runtimePatches", spec.runtime_patches, 16)
+    errors += unique_names("spec.runtimePatches", patches, key="manager")
     for i, patch in enumerate(patches):
         if not patch.manager:
             errors.append(
@@ -324,9 +221,9 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
                     f'Invalid value: "": spec.runtimePatches[{i}].manager in body should be at least 1 chars long',
                 )
             )
-        errors += _max_length(f"spec.runtimePatches[{i}].manager", patch.manager, 253)
+        errors += max_length(f"spec.runtimePatches[{i}].manager", patch.manager, 253)
     errors += validate_runtime_patch_fields(job)
-    errors += _minimum("spec.activeDeadlineSeconds", spec.active_deadline_seconds, 1)
+    errors += minimum("spec.activeDeadlineSeconds", spec.active_deadline_seconds, 1)
     if spec.managed_by not in c.MANAGED_BY_VALUES:
         errors.append(
             invalid(
@@ -335,7 +232,7 @@ def validate_trainjob_schema(job: TrainJob) -> list[FieldError]:
                 "ManagedBy must be trainer.kubeflow.org/trainjob-controller or kueue.x-k8s.io/multikueue if set",
             )
         )
-    errors += _max_length("spec.managedBy", spec.managed_by, 253)
+    errors += max_length("spec.managedBy", spec.managed_by, 253)
     return errors
 
 
@@ -395,7 +292,7 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
                         "NumProcPerNode in mpiPolicy must be >= 1",
                     )
                 )
-            errors += _max_length("spec.mlPolicy.mpi.sshAuthMountPath", ml.mpi.ssh_auth_mount_path, 4096)
+            errors += max_length("spec.mlPolicy.mpi.sshAuthMountPath", ml.mpi.ssh_auth_mount_path, 4096)
         if ml.flux is not None and ml.flux.num_proc_per_node < 1:
             errors.append(
                 invalid(
@@ -406,7 +303,7 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
             )
         injection = ml.torch.env_injection if ml.torch else None
         if injection is not None and injection.targets:
-            errors += _max_items("spec.mlPolicy.torch.envInjection.targets", injection.targets, 16)
+            errors += max_items("spec.mlPolicy.torch.envInjection.targets", injection.targets, 16)
             for i, target in enumerate(injection.targets):
                 base = f"spec.mlPolicy.torch.envInjection.targets[{i}]"
                 if not target.job_name:
@@ -416,7 +313,7 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
                     errors.append(
                         FieldError(f"{base}.containerNames", "Invalid value: 0: should have at least 1 items")
                     )
-                errors += _max_items(f"{base}.containerNames", names, 8)
+                errors += max_items(f"{base}.containerNames", names, 8)
                 if c.NODE in names:
                     errors.append(
                         invalid(
@@ -442,8 +339,8 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
             )
         )
         rjobs = []
-    errors += _max_items("spec.template.spec.replicatedJobs", rjobs, 100)
-    errors += _unique_names("spec.template.spec.replicatedJobs", rjobs)
+    errors += max_items("spec.template.spec.replicatedJobs", rjobs, 100)
+    errors += unique_names("spec.template.spec.replicatedJobs", rjobs)
     startup = template.get("startupPolicy") or {}
     if startup.get("startupPolicyOrder") == "InOrder" and any(isinstance(r, dict) and "dependsOn" in r for r in rjobs):
         errors.append(
@@ -474,7 +371,7 @@ def validate_runtime_schema(runtime: TrainingRuntime, *, allow_extensions: bool 
         if "template" not in rjob:
             errors.append(FieldError(f"{base}.template", "Required value", kind="Required"))
         depends = rjob.get("dependsOn") or []
-        errors += _max_items(f"{base}.dependsOn", depends, 5)
+        errors += max_items(f"{base}.dependsOn", depends, 5)
         for j, dep in enumerate(depends):
             status = dep.get("status") if isinstance(dep, dict) else None
             if status not in ("Ready", "Complete"):
@@ -537,7 +434,7 @@ def _jobset_policy_errors(template: Obj) -> list[FieldError]:
         )
     ttl = template.get("ttlSecondsAfterFinished")
     if isinstance(ttl, int):
-        errors += _minimum(f"{base}.ttlSecondsAfterFinished", ttl, 0)
+        errors += minimum(f"{base}.ttlSecondsAfterFinished", ttl, 0)
     return errors
 
 
@@ -658,26 +555,10 @@ def _unknown_patch_fields(path: str, value: Any, struct: str) -> list[FieldError
             errors.append(FieldError(child, f'unknown field "{child}"', kind="FieldValueUnknown"))
         elif key in nested:
             errors += _unknown_patch_fields(child, item, nested[key])
-        elif key in _STRING_MAPS:
+        elif key in STRING_MAPS:
             errors += string_map_errors(child, item)
         elif key == "terminationGracePeriodSeconds" and isinstance(item, int):
-            errors += _minimum(child, item, 0)
-    return errors
-
-
-_STRING_MAPS = ("labels", "annotations", "nodeSelector")
-
-
-def string_map_errors(path: str, value: Any) -> list[FieldError]:
-    """map[string]string fields (labels, annotations, nodeSelector): a YAML `true` or `8080` is not a
-    string, and the API server says so (quote such values)."""
-    if not isinstance(value, dict):
-        return []
-    errors = []
-    for key, item in value.items():
-        if not isinstance(item, str):
-            got = openapi_type(item)
-            errors.append(invalid(f"{path}.{key}", got, f'{path}.{key} in body must be of type string: "{got}"'))
+            errors += minimum(child, item, 0)
     return errors
 
 
@@ -693,23 +574,6 @@ def validate_runtime_patch_fields(job: TrainJob) -> list[FieldError]:
             errors += _unknown_patch_fields(f"{base}.metadata", tmpl.metadata, "ObjectMeta")
         if tmpl.spec is not None:
             errors += _unknown_patch_fields(f"{base}.spec", tmpl.spec, "JobSetSpecPatch")
-    return errors
-
-
-def validate_domain_prefixed_path(path: str, value: str) -> list[FieldError]:
-    """k8s `validation.IsDomainPrefixedPath`."""
-    if not value:
-        return [FieldError(path, "Required value", kind="Required")]
-    host, sep, rest = value.partition("/")
-    if not sep or not host or not rest:
-        return [invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
-    errors = []
-    if len(host) > 253:
-        errors.append(invalid(path, host, "must be no more than 253 characters"))
-    if not is_dns1123_subdomain(host):
-        errors.append(invalid(path, host, DNS1123_SUBDOMAIN_MSG))
-    if not _matches(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$", rest):
-        errors.append(invalid(path, rest, _HTTP_PATH_MSG))
     return errors
 
 
@@ -776,13 +640,13 @@ def validate_runtime_ref(job: TrainJob, runtime: TrainingRuntime | None) -> list
     if ref.api_group != c.TRAINER_GROUP or ref.kind not in c.RUNTIME_KINDS:
         key = f"{ref.kind}.{ref.api_group}" if ref.api_group else ref.kind
         return [FieldError("", f"unsupported runtime: {key}")]
-    matches = (
+    found = (
         runtime is not None
         and runtime.kind == ref.kind
         and runtime.name == ref.name
         and (ref.kind == c.CLUSTER_TRAINING_RUNTIME_KIND or runtime.metadata.namespace in (None, "", job.namespace))
     )
-    if matches:
+    if found:
         return []
     return [runtime_not_found(ref.kind, ref.name)]
 

@@ -9,7 +9,7 @@ data from being taken for secrets (ktrain.inputs.secret_policy). A line detect-s
 flag takes its usual `# pragma: allowlist secret` comment. A finding is reported as path, line
 and kind, never the value.
 
-Fast without changing a finding (tests/unit/test_code_secrets.py checks it against `scan_file`):
+Fast without changing a finding (tests/unit/inputs/test_code_secrets.py checks it against `scan_file`):
 detect-secrets runs every plugin's expressions on every line, about ten seconds a megabyte.
 ktrain first screens all the files at once (`_screen`): a few passes of re2 and bytes.find over
 their bytes, a necessary condition for each plugin's expressions (`PROBES`: parts of them, with

@@ -158,10 +158,34 @@ def _bounded_classes(scanner: Any, constructor: Any) -> Any:
                 try:
                     return super().construct_non_recursive_object(node, tag)
                 except _VALUE_ERRORS as exc:
+                    if _not_a_number(node):
+                        return str(node.value)
                     raise TooDeep(None, None, f"cannot read this value: {_reason(exc)}", node.start_mark) from None
 
+        # A timestamp is the text written, as kubectl reads it: go-yaml v2 decodes a timestamp-like
+        # scalar into its text when the target is untyped (sigs.k8s.io/yaml's YAML-to-JSON step),
+        # `2024-02-30` included, where building a datetime would fail and `isoformat()` respell it.
+        CheckedConstructor.add_constructor(
+            "tag:yaml.org,2002:timestamp", lambda self, node: str(self.construct_scalar(node))
+        )
         _BOUNDED = (BoundedScanner, BoundedComposer, CheckedConstructor)
     return _BOUNDED
+
+
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+
+
+def _not_a_number(node: Any) -> bool:
+    """A plain scalar the resolver took for a number, untagged, that is none (`0x_`, `0o_`): a
+    string, as go-yaml reads it (kubectl's reader and kustomize's both fall back to the text when
+    the number does not parse). A long run of digits is still an error: an integer out of range."""
+    if node.style is not None or str(node.tag) not in _NUMBER_TAGS or not isinstance(node.value, str):
+        return False
+    start = node.start_mark
+    buffer = getattr(start, "buffer", None)
+    if isinstance(buffer, str) and buffer[start.pointer : start.pointer + 1] == "!":
+        return False  # `!!int 0x_`: the file says it is a number
+    return not node.value.lstrip("+-").replace("_", "").isdigit()
 
 
 def _duplicate_key_message(key_node: Any, mapping: Any, key: Any) -> str:
@@ -255,10 +279,8 @@ def _plain(node: Any, path: Path, doc: Document, state: _Expansion) -> Any:
         return int(node)
     if isinstance(node, float):
         return float(node)
-    if isinstance(node, str):
+    if isinstance(node, str):  # timestamps included: the text written (`_bounded_classes`)
         return str(node)
-    if hasattr(node, "isoformat"):  # timestamps: keep the text the user wrote
-        return node.isoformat()
     return _other(node)
 
 

@@ -79,12 +79,6 @@ def _runtime_documents(path: str, source: str) -> tuple[str, list[Document]]:
     return text, docs
 
 
-def load_runtime_file(path: str | os.PathLike[str], source: str) -> list[RuntimeEntry]:
-    """Every (Cluster)TrainingRuntime document in a file (other kinds are skipped)."""
-    path = os.fspath(path)
-    return load_runtime_documents(_runtime_documents(path, source)[1], source, path)
-
-
 def load_runtime_documents(docs: list[Document], source: str, path: str) -> list[RuntimeEntry]:
     """Every (Cluster)TrainingRuntime among parsed documents (other kinds are skipped)."""
     entries = []

@@ -135,7 +135,7 @@ class PlanOptions:
     run_dir: str
     alloc_port: Callable[[], int]
     python: str  # the interpreter that runs ktrain.local.shim
-    ml_policy: str | None = None  # torch | mpi | jax | xgboost | flux | None (plain)
+    ml_policy: str | None = None  # a key of ktrain.api.policies.ML_POLICIES, None for PlainML
     cpu_count: int = 1
     memory_bytes: int = 0
     as_root: bool = False
@@ -148,12 +148,8 @@ class PlanOptions:
 def ml_policy_of(runtime: Any) -> str | None:
     """The runtime's ML policy by name (`ktrain.api.runtime` model)."""
     policy = runtime.spec.ml_policy
-    if policy is None:
-        return None
-    for name in ("torch", "mpi", "jax", "xgboost", "flux"):
-        if getattr(policy, name, None) is not None:
-            return name
-    return None
+    keys = policy.policy_keys if policy is not None else []
+    return keys[0] if keys else None
 
 
 def plan_run(objects: list[Obj], options: PlanOptions) -> RunPlan:

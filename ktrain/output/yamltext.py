@@ -14,9 +14,14 @@ from ktrain.util.jsondata import quote as quote_json
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from typing import Any
+    from typing import Any, Protocol
 
     Notes = Callable[[tuple[Any, ...]], "str | None"]
+
+    class Spelling(Protocol):  # ktrain.inputs.spelling.Spelling
+        def __bool__(self) -> bool: ...
+        def value(self, container: Any, key: Any, value: Any) -> str | None: ...
+        def key(self, container: Any, key: Any) -> str | None: ...
 
 
 # Implicit resolvers of YAML 1.1 (PyYAML / go-yaml v2) and YAML 1.2 core.
@@ -147,37 +152,47 @@ def _with_note(line: str, note: str | None) -> str:
     return f"{first}  # {note}{sep}{rest}"
 
 
-def _emit(value: Any, indent: str, out: list[str], path: tuple[Any, ...] = (), note: Notes | None = None) -> None:
+def _emit(
+    value: Any,
+    indent: str,
+    out: list[str],
+    path: tuple[Any, ...] = (),
+    note: Notes | None = None,
+    spell: Spelling | None = None,
+) -> None:
     """Append lines for a mapping or a sequence at `indent`; `note(path)` may add a comment
-    to each scalar (or empty collection) line."""
+    to each scalar (or empty collection) line; `spell` gives the text of scalars passed through
+    as their file wrote them (`ktrain.inputs.spelling`)."""
     if isinstance(value, dict):
         for key, item in value.items():
-            k = quote(str(key))
+            k = (spell.key(value, key) if spell else None) or quote(str(key))
             sub = (*path, key)
             if isinstance(item, dict) and item:
                 out.append(f"{indent}{k}:")
-                _emit(item, indent + "  ", out, sub, note)
+                _emit(item, indent + "  ", out, sub, note, spell)
             elif isinstance(item, list) and item:
                 out.append(f"{indent}{k}:")
-                _emit(item, indent, out, sub, note)  # kubectl style: "- " at the key's indentation
+                _emit(item, indent, out, sub, note, spell)  # kubectl style: "- " at the key's indentation
             else:
-                line = f"{indent}{k}: {_inline(item, indent + '  ')}"
+                token = spell.value(value, key, item) if spell else None
+                line = f"{indent}{k}: {token if token is not None else _inline(item, indent + '  ')}"
                 out.append(_with_note(line, note(sub) if note else None))
         return
     for i, item in enumerate(value):
         sub = (*path, i)
         if isinstance(item, dict) and item:
             lines: list[str] = []
-            _emit(item, indent + "  ", lines, sub, note)
+            _emit(item, indent + "  ", lines, sub, note, spell)
             lines[0] = indent + "- " + lines[0][len(indent) + 2 :]
             out.extend(lines)
         elif isinstance(item, list) and item:
             lines = []
-            _emit(item, indent + "  ", lines, sub, note)
+            _emit(item, indent + "  ", lines, sub, note, spell)
             lines[0] = indent + "- " + lines[0][len(indent) + 2 :]
             out.extend(lines)
         else:
-            line = f"{indent}- {_inline(item, indent + '  ')}"
+            token = spell.value(value, i, item) if spell else None
+            line = f"{indent}- {token if token is not None else _inline(item, indent + '  ')}"
             out.append(_with_note(line, note(sub) if note else None))
 
 
@@ -191,17 +206,18 @@ def _inline(value: Any, indent: str) -> str:
     return _scalar(value)
 
 
-def dump(obj: Any, note: Notes | None = None) -> str:
+def dump(obj: Any, note: Notes | None = None, spell: Spelling | None = None) -> str:
     """One YAML document (no leading `---`). `note(path)` returns a comment for the scalar at
-    `path` (a tuple of keys and indexes), or None (`ktrain job render --explain`)."""
+    `path` (a tuple of keys and indexes), or None (`ktrain job render --explain`); `spell` keeps
+    the text of scalars passed through (`ktrain-krm`)."""
     if isinstance(obj, (dict, list)) and obj:
         lines: list[str] = []
-        _emit(obj, "", lines, (), note)
+        _emit(obj, "", lines, (), note, spell or None)
         return "\n".join(lines) + "\n"
     return _inline(obj, "") + "\n"
 
 
-def dump_all(objs: Iterable[Any], notes: Iterable[Notes | None] | None = None) -> str:
+def dump_all(objs: Iterable[Any], notes: Iterable[Notes | None] | None = None, spell: Spelling | None = None) -> str:
     if notes is None:
-        return "---\n".join(dump(o) for o in objs)
-    return "---\n".join(dump(o, n) for o, n in zip(objs, notes, strict=True))
+        return "---\n".join(dump(o, None, spell) for o in objs)
+    return "---\n".join(dump(o, n, spell) for o, n in zip(objs, notes, strict=True))

@@ -34,18 +34,6 @@ def read_text(path: str, what: str = "file") -> str:
     return read_input(path, what=what)
 
 
-def load_job_document(
-    path: str,
-    values_files: list[str] | None = None,
-    template_sets: list[Assignment] | None = None,
-    warnings: list[str] | None = None,
-    text: str | None = None,
-) -> Document:
-    """The TrainJob document of a file (or of `text`, labelled `path`); a template is rendered
-    first with the given values."""
-    return load_job_input(path, values_files, template_sets, warnings=warnings, text=text)[0]
-
-
 def same_file_runtimes(doc: Document) -> list[RuntimeEntry]:
     """(Cluster)TrainingRuntime documents that came in the job's own file (what `ktrain job
     convert` prints with a TrainJob): they win over every other source for this job."""

@@ -92,10 +92,29 @@ def apply_overrides(
     data: Obj, ov: JobOverrides, runtime_kind: str | None, grafts: list[tuple[Path, Document, Path]] | None = None
 ) -> Obj:
     """Command-line flags on top of a TrainJob mapping (flags win over the file). Where each
-    --patch file's patch lands is added to `grafts` (see Document.grafts)."""
+    --patch file's patch lands is added to `grafts` (see Document.grafts).
+
+    One function per group of flags, in this order; a new flag goes into its group's function
+    (or a new one, called here)."""
     data = deep_copy(data)
     data.setdefault("apiVersion", c.TRAINER_API_VERSION)
     data.setdefault("kind", c.TRAINJOB_KIND)
+    _set_identity(data, ov, runtime_kind)
+    spec = ensure(data, "spec")
+    _set_trainer(spec, ov)
+    _set_initializers(spec, ov)
+    patches = _patches_from_files(spec, ov, grafts)
+    flag_patch = _flags_patch(data, ov)
+    if flag_patch is not None:
+        patches.append(flag_patch)
+    if patches:
+        spec.setdefault("runtimePatches", [])
+        spec["runtimePatches"].extend(patches)
+    return data
+
+
+def _set_identity(data: Obj, ov: JobOverrides, runtime_kind: str | None) -> None:
+    """--name, --namespace, --runtime (and its kind), --suspend/--no-suspend."""
     meta = ensure(data, "metadata")
     if ov.name:
         meta["name"] = ov.name
@@ -115,43 +134,42 @@ def apply_overrides(
             ref["kind"] = runtime_kind
     if ov.suspend is not None:
         spec["suspend"] = ov.suspend
+
+
+def _set_trainer(spec: Obj, ov: JobOverrides) -> None:
+    """--nodes (or --elastic's MAX), --nproc-per-node, --image, the command, --env, --requests/--limits."""
     nodes = ov.nodes
     if ov.elastic is not None:
         # JobSet cannot resize a running job: every node up to MAX is created (authoring/elastic.py).
         if nodes is not None and nodes != ov.elastic[1]:
             raise UsageError(f"--nodes {nodes} contradicts --elastic {ov.elastic[0]}:{ov.elastic[1]} (MAX nodes run)")
         nodes = ov.elastic[1]
-    trainer_set = any(
-        [
-            nodes is not None,
-            ov.nproc_per_node is not None,
-            ov.image,
-            ov.command is not None,
-            ov.env,
-            ov.requests,
-            ov.limits,
-        ]
-    )
-    if trainer_set:
-        trainer = ensure(spec, "trainer")
-        if nodes is not None:
-            trainer["numNodes"] = nodes
-        if ov.nproc_per_node is not None:
-            trainer["numProcPerNode"] = ov.nproc_per_node
-        if ov.image:
-            trainer["image"] = ov.image
-        if ov.command is not None:
-            trainer["command"] = list(ov.command)
-        if ov.env:
-            envs = trainer.setdefault("env", [])
-            for k, v in ov.env:
-                _upsert_env(envs, k, v)
-        if ov.requests or ov.limits:
-            res = ensure(trainer, "resourcesPerNode")
-            if ov.requests:
-                ensure(res, "requests").update(ov.requests)
-            if ov.limits:
-                ensure(res, "limits").update(ov.limits)
+    flags = (nodes is not None, ov.nproc_per_node is not None, ov.image, ov.command is not None, ov.env)
+    if not any(flags) and not ov.requests and not ov.limits:
+        return  # no `trainer` made where no flag sets one
+    trainer = ensure(spec, "trainer")
+    if nodes is not None:
+        trainer["numNodes"] = nodes
+    if ov.nproc_per_node is not None:
+        trainer["numProcPerNode"] = ov.nproc_per_node
+    if ov.image:
+        trainer["image"] = ov.image
+    if ov.command is not None:
+        trainer["command"] = list(ov.command)
+    if ov.env:
+        envs = trainer.setdefault("env", [])
+        for k, v in ov.env:
+            _upsert_env(envs, k, v)
+    if ov.requests or ov.limits:
+        res = ensure(trainer, "resourcesPerNode")
+        if ov.requests:
+            ensure(res, "requests").update(ov.requests)
+        if ov.limits:
+            ensure(res, "limits").update(ov.limits)
+
+
+def _set_initializers(spec: Obj, ov: JobOverrides) -> None:
+    """--dataset/--dataset-secret, --model/--model-secret."""
     for kind, uri, secret in (("dataset", ov.dataset, ov.dataset_secret), ("model", ov.model, ov.model_secret)):
         if uri is not None or secret is not None:
             source = ensure(spec, "initializer", kind)
@@ -159,15 +177,47 @@ def apply_overrides(
                 source["storageUri"] = uri
             if secret is not None:
                 source["secretRef"] = {"name": secret}
+
+
+def _patches_from_files(spec: Obj, ov: JobOverrides, grafts: list[tuple[Path, Document, Path]] | None) -> list[Obj]:
+    """--patch: each file's runtime patch, after the job file's own; where each lands goes to `grafts`."""
     from_files = _patch_documents(ov.patch_files)
-    patches = [patch for patch, _, _ in from_files]
     first = len(spec.get("runtimePatches") or [])
     for offset, (_, doc, spec_path) in enumerate(from_files):
         if grafts is not None:
             here = ("spec", "runtimePatches", first + offset)
             grafts += [((*here, "trainingRuntimeSpec"), doc, spec_path), (here, doc, ())]
-    flag_meta: Obj = {}
+    return [patch for patch, _, _ in from_files]
+
+
+def _flags_patch(data: Obj, ov: JobOverrides) -> Obj | None:
+    """--label, --annotation and the queue flags (--kueue-queue, --kueue-priority-class, --queue):
+    the runtime patch of manager `ktrain.io/cli-flags` that carries them to the JobSet, if any."""
     labels = dict(ov.labels)
+    annotations = dict(ov.annotations)
+    _kueue(data, ov, labels)
+    if ov.queue is not None and ov.scheduler == "kai":
+        from ktrain.authoring.scheduling import KAI_QUEUE_LABEL
+
+        # KAI's pod-grouper reads the queue from the top owner's labels.
+        labels[KAI_QUEUE_LABEL] = ov.queue
+    elif ov.queue is not None:
+        annotations[c.VOLCANO_QUEUE_ANNOTATION] = ov.queue
+    flag_meta: Obj = {}
+    if labels:
+        flag_meta["labels"] = labels
+    if annotations:
+        flag_meta["annotations"] = annotations
+    if not flag_meta:
+        return None
+    # Labels, annotations and the Volcano queue reach the JobSet only through a runtime
+    # patch, as upstream expects (ENGINE.md §4.1, §7.2).
+    return {"manager": f"{c.DEFAULT_PATCH_MANAGER}-flags", "trainingRuntimeSpec": {"template": {"metadata": flag_meta}}}
+
+
+def _kueue(data: Obj, ov: JobOverrides, labels: dict[str, str]) -> None:
+    """--kueue-queue / --kueue-priority-class: Kueue's labels on the TrainJob and (in `labels`) the
+    JobSet; a queued job is created suspended."""
     if ov.kueue_queue is not None or ov.kueue_priority_class is not None:
         from ktrain.authoring.placement import kueue_labels
 
@@ -177,7 +227,7 @@ def apply_overrides(
         # admits twice.
         kueue = kueue_labels(queue=ov.kueue_queue, priority_class=ov.kueue_priority_class)
         labels.update(kueue)
-        meta.setdefault("labels", {}).update(kueue)
+        ensure(data, "metadata").setdefault("labels", {}).update(kueue)
     if ov.kueue_queue is not None:
         if ov.suspend is False:
             raise UsageError(
@@ -188,32 +238,7 @@ def apply_overrides(
         # A queued job is created suspended, as Kueue's TrainJob guide and upstream's Kueue example
         # write it (examples/yaml/03-kueue-integration.yaml), and as Kueue's webhook would make it
         # anyway: the flag wins over a job file's `suspend: false`. The JobSet follows (ENGINE.md §9).
-        spec["suspend"] = True
-    annotations = dict(ov.annotations)
-    if ov.queue is not None and ov.scheduler == "kai":
-        from ktrain.authoring.scheduling import KAI_QUEUE_LABEL
-
-        # KAI's pod-grouper reads the queue from the top owner's labels.
-        labels[KAI_QUEUE_LABEL] = ov.queue
-    elif ov.queue is not None:
-        annotations[c.VOLCANO_QUEUE_ANNOTATION] = ov.queue
-    if labels:
-        flag_meta["labels"] = labels
-    if annotations:
-        flag_meta["annotations"] = annotations
-    if flag_meta:
-        # Labels, annotations and the Volcano queue reach the JobSet only through a runtime
-        # patch, as upstream expects (ENGINE.md §4.1, §7.2).
-        patches.append(
-            {
-                "manager": f"{c.DEFAULT_PATCH_MANAGER}-flags",
-                "trainingRuntimeSpec": {"template": {"metadata": flag_meta}},
-            }
-        )
-    if patches:
-        spec.setdefault("runtimePatches", [])
-        spec["runtimePatches"].extend(patches)
-    return data
+        ensure(data, "spec")["suspend"] = True
 
 
 def apply_runtime_aware_flags(data: Obj, ov: JobOverrides, entry: RuntimeEntry, registry: RuntimeRegistry) -> Obj:

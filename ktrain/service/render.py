@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 def check_ssh_secret(name: str | None) -> None:
     """--ssh-secret names a Secret the pods mount: a DNS-1123 subdomain, as pod validation says."""
-    from ktrain.engine.validation import dns1123_subdomain_errors
+    from ktrain.engine.field_errors import dns1123_subdomain_errors
 
     if name is None:
         return

@@ -10,7 +10,7 @@ on every `sys.path` entry. The render and completion paths only need:
 - `quote(text)`: a JSON string literal without `\\u` escapes (`json.dumps(text, ensure_ascii=False)`);
 - `deep_copy(data)`: `copy.deepcopy` of plain data (dict, list, str, int, float, bool, None), in C.
 
-Each gives what the `json`/`copy` call it stands for gives (tests/unit/test_jsondata.py holds
+Each gives what the `json`/`copy` call it stands for gives (tests/unit/util/test_jsondata.py holds
 them to that), and falls back to it where `_json` is missing (another Python implementation)
 or the value is not plain data.
 """

@@ -10,7 +10,7 @@ structs' first), plain defaults and `field(default=..., default_factory=..., rep
 `frozen`, `slots`, `eq` (unhashable unless frozen), `__post_init__`, positional and keyword
 arguments, `ClassVar` annotations skipped. Not supported (use dataclasses where needed):
 `order`, `kw_only`, `InitVar`; `fields()` gives each field's name and default only.
-tests/unit/test_structs.py holds `@struct` to dataclasses' behaviour.
+tests/unit/util/test_structs.py holds `@struct` to dataclasses' behaviour.
 """
 
 from __future__ import annotations

@@ -72,9 +72,10 @@ def convert_job(
     if output == "json":
         sys.stdout.write(json.dumps({"apiVersion": "v1", "kind": "List", "items": outcome.objects}, indent=2) + "\n")
     else:
+        from ktrain.authoring.templating import marked_plain
         from ktrain.output.yamltext import dump_all
 
-        sys.stdout.write(dump_all(outcome.objects))
+        sys.stdout.write(marked_plain(dump_all(outcome.objects)))  # a v1 value's `{{` is text
     if outcome.failures:
         from ktrain.errors import AlreadyReported
 

@@ -67,18 +67,14 @@ def registry_for(
 
 def summary(entry: Any) -> dict[str, Any]:
     from ktrain.api.base import runtime_trainer_container
+    from ktrain.api.policies import policy_named
 
     runtime = entry.runtime
     ml = runtime.spec.ml_policy
-    policy = ml.policy_keys[0] if ml and ml.policy_keys else "plainml"
-    nproc = "-"
-    if ml is not None:
-        if ml.mpi is not None:
-            nproc = str(ml.mpi.num_proc_per_node)
-        elif ml.flux is not None:
-            nproc = str(ml.flux.num_proc_per_node)
-        elif ml.torch is not None:
-            nproc = "auto"
+    policy = policy_named(ml.policy_keys[0] if ml and ml.policy_keys else None)
+    # the policy's own numProcPerNode where it has one, else what its declaration says
+    procs = getattr(getattr(ml, policy.key, None), "num_proc_per_node", None)
+    nproc = policy.procs_per_node if procs is None else str(procs)
     gang = runtime.spec.pod_group_policy
     gang_name = None
     if gang is not None:
@@ -87,7 +83,7 @@ def summary(entry: Any) -> dict[str, Any]:
         "name": runtime.name,
         "kind": runtime.kind,
         "framework": runtime.framework or "-",
-        "mlPolicy": policy,
+        "mlPolicy": policy.key,
         "podGroupPolicy": gang_name or "-",
         "nodes": (ml.num_nodes if ml and ml.num_nodes is not None else 1),
         "procsPerNode": nproc,

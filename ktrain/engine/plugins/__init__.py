@@ -6,19 +6,15 @@ nor gang-scheduling plugins (issue #17: every module is start-up time).
 
 from __future__ import annotations
 
+from ktrain.api import policies
 from ktrain.engine.plugins.base import Plugin
 from ktrain.engine.plugins.jobset import JobSetPlugin
 
 # ML policies: exactly one is active per render, the first of these whose mlPolicy key is set
-# (else PlainML). (policy key, module in this package, class); the class's `policy_key` is that key.
-ML_POLICIES = (
-    ("torch", "torch", "TorchPlugin"),
-    ("mpi", "mpi", "MPIPlugin"),
-    ("jax", "jax", "JAXPlugin"),
-    ("xgboost", "xgboost", "XGBoostPlugin"),
-    ("flux", "flux", "FluxPlugin"),
-)
-PLAIN_ML = ("plainml", "PlainMLPlugin")
+# (else PlainML). (policy key, module in this package, class), from their one declaration
+# (`ktrain.api.policies.ML_POLICIES`); the class's `policy_key` is that key.
+ML_POLICIES = tuple((p.key, p.module, p.plugin) for p in policies.ML_POLICIES)
+PLAIN_ML = (policies.PLAIN_ML.module, policies.PLAIN_ML.plugin)
 # Gang schedulers: each one whose podGroupPolicy key is set (both may be), in this order.
 GANG_POLICIES = (
     ("coscheduling", "coscheduling", "CoschedulingPlugin"),

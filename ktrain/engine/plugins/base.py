@@ -10,8 +10,6 @@ from ktrain import constants as c
 from ktrain.engine.apply import (
     convert_env_vars,
     env_field_ref,
-    env_var,
-    upsert_env_vars,
     upsert_ports,
 )
 from ktrain.engine.info import RuntimeInfo
@@ -78,10 +76,6 @@ def completion_index_env(name: str) -> Obj:
 
 def add_trainer_port(container: Obj) -> None:
     upsert_ports(container, [{"containerPort": c.CONTAINER_TRAINER_PORT}])
-
-
-def set_env(container: Obj, *pairs: tuple[str, str]) -> None:
-    upsert_env_vars(container, [env_var(k, v) for k, v in pairs])
 
 
 def resources_for_detection(info: RuntimeInfo) -> Obj:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from ktrain import constants as c
 from ktrain.engine.apply import convert_env_vars, env_var, upsert_env_vars
+from ktrain.engine.field_errors import DNS1123_SUBDOMAIN_MSG, dns1035_label_errors
 from ktrain.engine.info import PodSet, RuntimeInfo
 from ktrain.engine.plugins.base import Plugin, trainer_env
-from ktrain.engine.validation import DNS1123_SUBDOMAIN_MSG, dns1035_label_errors
 from ktrain.errors import FieldError
 from ktrain.util.dnsnames import is_dns1123_subdomain
 
