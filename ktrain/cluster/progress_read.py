@@ -2,9 +2,11 @@
 TrainJobStatus feature), else the tail of its trainer's rank-0 log (`--target jobset`, or a
 controller without the gate), read with `ktrain.progress`.
 
-The log read is bounded: `tailLines` and `limitBytes` on the request (the server cuts it), a
-request timeout of its own, and the parser's own bounds. It costs one GET of one pod's log, and only
-when there is no status to read.
+The log read is bounded: the last `LOG_LINES` lines, at most `LOG_READ_BYTES` of them
+(`tailLines`, `limitBytes`: the server cuts it), read as a stream of which only the last 64 KiB are
+kept (a tqdm bar redrawn with `\r` and no newline is one long line whose newest part is its end),
+within a request timeout of its own; then the parser's own bounds. It costs one GET of one pod's
+log, and only when there is no status to read.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from ktrain.cluster.client import ACCEPT_LOG, open_get
 from ktrain.cluster.kube import KubeCluster
 from ktrain.cluster.transport import TransportError
 from ktrain.errors import ApiError
-from ktrain.progress.logs import MAX_LINES, MAX_TAIL_BYTES, from_log
+from ktrain.progress.logs import MAX_TAIL_BYTES, from_log
 from ktrain.progress.status import TrainerStatus, from_trainjob_status
 
 TYPE_CHECKING = False
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 LOG_TIMEOUT = 10.0
+LOG_LINES = 200
+LOG_READ_BYTES = 16 << 20
 ANCESTOR_TRAINER = "trainer"
 
 
@@ -44,7 +48,7 @@ def rank_zero(summary: Any) -> Any:
 
 def log_progress(cluster: KubeCluster, namespace: str, pod: str, container: str = "node") -> TrainerStatus | None:
     """What the tail of one pod's log shows (None: nothing, or the log cannot be read yet)."""
-    query: dict[str, Any] = {"container": container, "tailLines": MAX_LINES, "limitBytes": MAX_TAIL_BYTES}
+    query: dict[str, Any] = {"container": container, "tailLines": LOG_LINES, "limitBytes": LOG_READ_BYTES}
     try:
         response = cluster.call(
             open_get,
@@ -59,13 +63,19 @@ def log_progress(cluster: KubeCluster, namespace: str, pod: str, container: str 
         if exc.status in (400, 403, 404):  # not started, not allowed, gone: no progress to show
             return None
         raise
+    tail = b""
+    read = 0
     try:
-        data = response.read()[-MAX_TAIL_BYTES:]  # limitBytes bounds what the server sends
+        for chunk in response.chunks(MAX_TAIL_BYTES):
+            tail = (tail + chunk)[-MAX_TAIL_BYTES:]
+            read += len(chunk)
+            if read >= LOG_READ_BYTES:  # a server that ignores limitBytes: stop here
+                break
     except TransportError:
         return None
     finally:
         response.close()
-    return from_log(data)
+    return from_log(tail)
 
 
 def job_progress(

@@ -6,30 +6,19 @@ job shows its rank-0 log's progress. On the API-server double."""
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from apiserver import ApiServerDouble
+from progress_jobs import TRAINER_STATUS, apply_trainer_status, complete_later, running_trainjob
 
 import ktrain
 from ktrain import constants as c
 from ktrain.cli.common import registry_from
 from ktrain.service.render import render_request
 from ktrain.service.requests import JobOverrides, RenderRequest
-
-JSON = dict[str, Any]
-NOW = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-TRAINER_STATUS = {
-    "progressPercentage": 45,
-    "estimatedRemainingSeconds": 3600,
-    "metrics": [{"name": "loss", "value": "0.2347"}, {"name": "accuracy", "value": "0.9876"}],
-    "lastUpdatedTime": NOW,
-}
-COMPLETED = {"type": "Complete", "status": "True", "reason": "JobSetCompleted", "message": "done"}
 
 
 @pytest.fixture
@@ -41,56 +30,6 @@ def srv() -> Iterator[ApiServerDouble]:
 @pytest.fixture
 def kc(srv: ApiServerDouble, tmp_path: Path) -> str:
     return str(srv.write_kubeconfig(tmp_path / "kubeconfig"))
-
-
-def running_trainjob(srv: ApiServerDouble, name: str = "demo", nodes: int = 2) -> JSON:
-    """A TrainJob, the JobSet its controller made and its trainer pods, all running."""
-    trainjob = srv.put_object(
-        {
-            "apiVersion": c.TRAINER_API_VERSION,
-            "kind": "TrainJob",
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": nodes}},
-        }
-    )
-    overrides = JobOverrides(runtime="torch-distributed", name=name, nodes=nodes)
-    for obj in render_request(RenderRequest(overrides=overrides), registry_from(None, None)).result.objects:
-        if obj["kind"] == "JobSet":
-            obj["metadata"]["ownerReferences"] = [
-                {"apiVersion": c.TRAINER_API_VERSION, "kind": "TrainJob", "name": name}
-                | {"uid": trainjob["metadata"]["uid"], "controller": True}
-            ]
-        jobset = srv.put_object(obj)
-    for rank in range(nodes):
-        srv.add_pod(
-            f"{name}-node-0-{rank}-x{rank}",
-            labels={c.JOBSET_NAME_LABEL: name, c.JOBSET_RJOB_NAME_LABEL: "node", c.JOBSET_JOB_INDEX_LABEL: "0"},
-            annotations={c.JOB_COMPLETION_INDEX_ANNOTATION: str(rank)},
-            phase="Running",
-            containers=["node"],
-            owner=jobset,
-        )
-    return trainjob
-
-
-def apply_trainer_status(srv: ApiServerDouble, name: str, trainer_status: JSON) -> JSON:
-    """What the controller's status server does: a server-side apply of status.trainerStatus to the
-    status subresource, field manager trainer-status, forced."""
-    api = srv.api_client()
-    try:
-        body = {"apiVersion": c.TRAINER_API_VERSION, "kind": "TrainJob", "metadata": {"name": name}}
-        body["status"] = {"trainerStatus": trainer_status}
-        answer = api.call_api(
-            f"/apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs/{name}/status",
-            "PATCH",
-            query_params=[("fieldManager", "trainer-status"), ("force", "true")],
-            header_params={"Content-Type": "application/apply-patch+yaml", "Accept": "application/json"},
-            body=body,
-            _preload_content=False,
-        )
-        return json.loads(answer[0].data)  # type: ignore[no-any-return]
-    finally:
-        api.close()
 
 
 def test_job_list_shows_progress_eta_and_in_wide_the_metrics(srv: ApiServerDouble, kc: str, cli: Any) -> None:
@@ -139,50 +78,16 @@ def test_job_why_on_a_running_job_says_how_far_it_is(srv: ApiServerDouble, kc: s
     assert "progress: 45% ETA 1h00m loss=0.2347 accuracy=0.9876 (status)" in result.stdout
 
 
-def _complete_later(srv: ApiServerDouble, name: str, after: float = 1.5) -> threading.Thread:
-    def finish() -> None:
-        time.sleep(after)
-        apply_trainer_status(srv, name, {**TRAINER_STATUS, "progressPercentage": 100, "estimatedRemainingSeconds": 0})
-        time.sleep(0.5)
-        srv.set_status("trainjobs", name, {"conditions": [COMPLETED]}, group="trainer.kubeflow.org")
-
-    thread = threading.Thread(target=finish, daemon=True)
-    thread.start()
-    return thread
-
-
 def test_job_wait_prints_one_plain_progress_line_per_change(srv: ApiServerDouble, kc: str, cli: Any) -> None:
     running_trainjob(srv)
     apply_trainer_status(srv, "demo", TRAINER_STATUS)
-    thread = _complete_later(srv, "demo")
+    thread = complete_later(srv, "demo")
     result = cli("job", "wait", "demo", "--kubeconfig", kc, "--timeout", "60s")
     thread.join()
     assert result.exit_code == 0, result.stderr
     progress = [line for line in result.stderr.splitlines() if line.startswith("progress: ")]
     assert progress[0] == "progress: 45% ETA 1h00m loss=0.2347 accuracy=0.9876 (status)"
     assert len(progress) == len(set(progress))  # one line per change, not per look
-
-
-def test_job_watch_follows_to_the_end_and_exits_as_job_wait(srv: ApiServerDouble, kc: str, cli: Any) -> None:
-    running_trainjob(srv)
-    apply_trainer_status(srv, "demo", TRAINER_STATUS)
-    thread = _complete_later(srv, "demo")
-    result = cli("job", "watch", "demo", "--kubeconfig", kc, "--interval", "0.2s", "--timeout", "60s")
-    thread.join()
-    assert result.exit_code == 0, result.stderr
-    lines = result.stdout.splitlines()
-    assert lines[0] == "demo Running pods 2/2 restarts 0 progress 45% ETA 1h00m loss=0.2347 accuracy=0.9876 (status)"
-    assert lines[-1].startswith("demo Complete") and len(lines) == len(set(lines))
-
-
-def test_job_watch_of_a_failed_job_exits_1_and_a_timeout_124(srv: ApiServerDouble, kc: str, cli: Any) -> None:
-    running_trainjob(srv)
-    timed_out = cli("job", "watch", "demo", "--kubeconfig", kc, "--interval", "0.2s", "--timeout", "0.5s")
-    assert timed_out.exit_code == 124
-    failed = {"type": "Failed", "status": "True", "reason": "JobSetFailed", "message": "a pod failed"}
-    srv.set_status("trainjobs", "demo", {"conditions": [failed]}, group="trainer.kubeflow.org")
-    result = cli("job", "watch", "demo", "--kubeconfig", kc, "--interval", "0.2s")
-    assert result.exit_code == 1 and "demo Failed" in result.stdout
 
 
 def test_the_python_apis_see_the_trainer_status(srv: ApiServerDouble, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ktrain.progress.status import from_trainjob_status, is_stale, parse_time
-from ktrain.progress.view import bar, duration, eta_cell, metrics_cell, percent_cell, section, sparkline, summary
+from ktrain.progress.view import eta_cell, metrics_cell, percent_cell, section, summary
 
 GUIDE = {  # upstream's progress guide's example
     "trainerStatus": {
@@ -85,11 +85,3 @@ def test_a_status_not_updated_while_pods_run_is_stale() -> None:
     assert is_stale(status, later, running=True) and not is_stale(status, later, running=False)
     assert any(line.startswith("Warning:      no update for 1h00m") for line in section(status, later, running=True))
     assert not is_stale(status, NOW, running=True)
-
-
-def test_bars_durations_and_sparklines() -> None:
-    assert (bar(0), bar(100), bar(None)) == ("[" + "-" * 20 + "]", "[" + "#" * 20 + "]", "[" + "-" * 20 + "]")
-    assert [duration(s) for s in (5, 65, 3600, 90061, 200000, None)] == ["5s", "1m05s", "1h00m", "25h01m", "2d07h", "-"]
-    assert sparkline([3.0, 2.0, 1.0]) == "█▅▁"
-    assert sparkline([1.0, 1.0]) == "▄▄" and sparkline([]) == ""
-    assert sparkline([float("nan"), 1.0, float("inf"), 2.0]) == "▁█"

@@ -28,11 +28,19 @@ EXPECTED = {
 FORMATS = {"tqdm": "tqdm", "torchtune": "torchtune", "transformers": "transformers"}
 
 
-def _check(name: str, log: bytes) -> None:
+# transformers' bar redraws at most every 0.1 s (tqdm's mininterval): live, the bar at the mark may
+# be a few steps behind it (never ahead, never at 0); the fixture holds one exact run.
+THROTTLED = {"transformers"}
+
+
+def _check(name: str, log: bytes, *, live: bool = False) -> None:
     percent, mid_metrics, end_metrics = EXPECTED[name]
     mid = from_log(real.until_mark(log))
     assert mid is not None, name
-    assert mid.progress_percentage == percent
+    if live and name in THROTTLED:
+        assert mid.progress_percentage is not None and 0 < mid.progress_percentage <= percent
+    else:
+        assert mid.progress_percentage == percent
     assert mid_metrics <= {m.name for m in mid.metrics}
     assert mid.source == f"log ({FORMATS.get(name, name)})"
     end = from_log(log)
@@ -50,7 +58,7 @@ def test_each_format_as_its_library_printed_it(name: str) -> None:
 def test_each_format_as_the_installed_library_prints_it_now(name: str) -> None:
     if not real.installed(name):
         pytest.skip(f"{name} is not installed (the fixture test above still runs)")
-    _check(name, real.run(name))
+    _check(name, real.run(name), live=True)
 
 
 def test_lightnings_rich_bar_gives_the_runs_percentage_once_an_epoch_bar_ends() -> None:
