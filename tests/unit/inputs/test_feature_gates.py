@@ -118,3 +118,15 @@ def test_validate_takes_the_gate_too(cli: Any, tmp_path: Path) -> None:
     bad = cli("job", "validate", "-f", str(tmp_path / "job.yaml"), "--feature-gates", "Other=true")
     assert ok.exit_code == 0, ok.stderr
     assert bad.exit_code != 0 and "unrecognized feature gate: Other" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_explain_credits_the_gated_fields_to_the_trainjobstatus_plugin(cli: Any, tmp_path: Path) -> None:
+    (tmp_path / "job.yaml").write_text(JOB)
+    result = cli(
+        "job", "render", "-f", str(tmp_path / "job.yaml"), "--feature-gates", "TrainJobStatus=true", "--explain"
+    )
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    url = next(line for line in lines if "name: KUBEFLOW_TRAINER_SERVER_URL" in line)
+    assert url.endswith("# TrainJobStatus plugin (feature gate)")
+    assert next(line for line in lines if "name: PET_NNODES" in line).endswith("# torch plugin (ML policy)")
