@@ -218,7 +218,8 @@ class JobInput:
         Option(
             "--status-server",
             help="TrainJobStatus: SERVICE.NAMESPACE:PORT of the controller's status server "
-            "(default: $KTRAIN_STATUS_SERVER, else kubeflow-trainer-controller-manager.kubeflow-system:10443).",
+            "(default: $KTRAIN_STATUS_SERVER, else the controller's defaults: "
+            "kubeflow-trainer-controller-manager, kubeflow-system, 10443).",
         ),
     ] = None
     kubeconfig: Annotated[

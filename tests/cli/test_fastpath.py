@@ -495,7 +495,7 @@ RUN_CASES: list[Case] = [
     (
         lambda f: [
             *["job", "run", "--local", *TORCH, "--feature-gates", "TrainJobStatus=true", "--status-server", "a.b:1"],
-            *["--", "sh", "-c", "echo $KUBEFLOW_TRAINER_SERVER_TOKEN"],
+            *["--", "sh", "-c", 'test -s "$KUBEFLOW_TRAINER_SERVER_TOKEN" && echo the run serves its status'],
         ],
         "",
     ),
@@ -569,6 +569,7 @@ CLUSTER_BODIES = {
     "ktrain.cli.commands.job_get:show_job",
     "ktrain.cli.commands.job_logs:print_logs",
     "ktrain.cli.commands.job_wait:wait_job",
+    "ktrain.cli.commands.job_watch:watch_job",
     "ktrain.cli.commands.job_why:explain_job",
     "ktrain.cli.commands.job_delete:delete_jobs",
 }
