@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli.test_job_observe import pod
+from cli.jobs_double import pod
 
 import ktrain
 from ktrain import constants as c

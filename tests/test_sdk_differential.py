@@ -134,7 +134,7 @@ def ktrain_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[kt
     client = ktrain.TrainerClient(ktrain.KubernetesBackendConfig(config_file=str(kubeconfig)))
     captured = Captured()
 
-    def submit(request: Any, registry: Any, *, target: str = "jobset") -> str:
+    def submit(request: Any, registry: Any, *, target: str = "jobset", depth: int = 0) -> str:
         assert target == "trainjob"
         request.default_namespace = NS  # the context's, as the real submit sets it
         outcome = render_request(request, registry)
@@ -142,7 +142,7 @@ def ktrain_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[kt
         captured.objects = outcome.result.objects
         return str(outcome.job.name)
 
-    client._client._submit = submit  # type: ignore[method-assign]
+    client.backend.client._submit = submit  # type: ignore[attr-defined]
     yield client, captured
 
 

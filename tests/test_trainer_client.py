@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 from apiserver import ApiServerDouble, owner_reference
-from cli.test_job_observe import pod
+from cli.jobs_double import pod
 
 import ktrain
 from ktrain import constants as c
@@ -186,7 +186,7 @@ def test_get_job_and_list_jobs_in_the_sdks_words(srv: ApiServerDouble, client: k
 
 
 def test_mpi_steps_count_the_launcher_as_node_0(srv: ApiServerDouble, client: ktrain.TrainerClient) -> None:
-    from ktrain.cluster.submission import record_runtime
+    from ktrain.jobs.plan import record_runtime
 
     objects = ktrain.render(runtime="deepspeed-distributed", name="mpi", namespace=NS, num_nodes=2, ssh_secret="k")
     # as `ktrain job create` submits it: the JobSet says which runtime it came from

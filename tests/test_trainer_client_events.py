@@ -17,7 +17,7 @@ from unittest import mock
 import pytest
 import yaml
 from apiserver import ApiServerDouble, owner_reference
-from cli.test_job_observe import pod
+from cli.jobs_double import pod
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -226,7 +226,7 @@ stamps = st.one_of(
 def test_any_event_list_gives_the_jobs_events_in_order(events: list[Obj], replicas: Any) -> None:
     """Whatever a server answers (fields of any type, times with and without a zone), no crash:
     only the job's kinds and names, sorted by time."""
-    from ktrain.python_api.trainer_client import events_of
+    from ktrain.python_api.sdk_views import events_of
 
     jobset = {"metadata": {"name": "j"}, "spec": {"replicatedJobs": [{"name": "node", "replicas": replicas}]}}
     out = events_of("j", jobset, [], events)

@@ -85,7 +85,7 @@ def connection(
     kubeconfig: str | None, context: str | None, namespace: str | None, request_timeout: float = 30.0
 ) -> Any:
     """A `ConnectionOptions` from the kubectl-style flags (no cluster is contacted)."""
-    from ktrain.cluster.connection import ConnectionOptions
+    from ktrain.service.connection import ConnectionOptions
 
     return ConnectionOptions(
         kubeconfig=kubeconfig, context=context, namespace=namespace, request_timeout=request_timeout
@@ -94,7 +94,7 @@ def connection(
 
 def cluster_for(kubeconfig: str | None, context: str | None, namespace: str | None, request_timeout: float) -> Any:
     """The cluster the kubectl-style flags name (kubeconfig read, nothing sent yet)."""
-    from ktrain.cluster.kube import connect
+    from ktrain.service.connection import connect
 
     return connect(connection(kubeconfig, context, namespace, request_timeout))
 

@@ -448,13 +448,13 @@ class Transformer:
             notes = [m for m in request.notes if m.startswith("TrainJobStatus")]
             self.results += [Result(m, "info", item, file=path) for m in notes]
         if o.target == "trainjob":
-            from ktrain.cluster.submission import trainjob_to_submit
             from ktrain.inputs.code_bundle import is_code
+            from ktrain.jobs.plan import trainjob_to_submit
 
             objects = [trainjob_to_submit(outcome.job.to_dict(), outcome.result.objects, {}, {})]
             objects += [x for x in outcome.result.objects if x.get("kind") == "ConfigMap" and is_code(x)]
         else:
-            from ktrain.cluster.submission import record_runtime
+            from ktrain.jobs.plan import record_runtime
 
             require_admissible(outcome.result)
             objects = record_runtime(outcome.result.objects, runtime.name)

@@ -98,7 +98,7 @@ TRAINING_RUNTIME = Resource(c.TRAINER_API_VERSION, c.TRAINING_RUNTIME_KIND, "tra
 CLUSTER_TRAINING_RUNTIME = Resource(
     c.TRAINER_API_VERSION, c.CLUSTER_TRAINING_RUNTIME_KIND, "clustertrainingruntimes", namespaced=False
 )
-# Read by `job why` (ktrain.cluster.diagnosis) only.
+# Read by `job why` (ktrain.service.job_why) only.
 NODE = Resource("v1", "Node", "nodes", namespaced=False)
 RESOURCE_QUOTA = Resource("v1", "ResourceQuota", "resourcequotas")
 PVC = Resource("v1", "PersistentVolumeClaim", "persistentvolumeclaims")
@@ -282,9 +282,9 @@ def list_pages(
     *,
     what: str,
     managed_fields: bool = True,
-    chunk: int = 0,
+    chunk: int = LIST_CHUNK,
 ) -> tuple[list[Obj], Obj]:
-    """Every item of a list, read in pages of LIST_CHUNK (`limit` and `continue`, as kubectl's
+    """Every item of a list, read in pages of `chunk` (`limit` and `continue`, as kubectl's
     --chunk-size) so that no one answer is large; (items, the first page's metadata, whose
     resourceVersion a watch can start from). Failures come out as KtrainErrors.
     `managed_fields=False` drops each item's metadata.managedFields as its page arrives (often a
@@ -292,7 +292,6 @@ def list_pages(
     items: list[Obj] = []
     first: Obj | None = None
     token = ""
-    chunk = chunk or LIST_CHUNK  # a caller re-reading one job's pods each second asks bigger pages
     for _ in range(MAX_LIST_PAGES):
         page_query = {**query, "limit": chunk, "continue": token or None}
         try:
@@ -490,26 +489,3 @@ def served_kinds(cluster: KubeCluster, api_version: str) -> set[str] | None:
     if not isinstance(resources, list) or not all(isinstance(r, dict) for r in resources):
         raise cluster.translate(_shape("its resources are not a list of objects"), what)
     return {str(r.get("kind")) for r in resources if "/" not in str(r.get("name"))}
-
-
-def owner_reference(owner: Obj) -> Obj:
-    """An ownerReference to a stored object: its deletion garbage-collects the dependent, and
-    `blockOwnerDeletion` makes a foreground deletion of the owner wait for it."""
-    meta = owner["metadata"]
-    return {
-        "apiVersion": owner["apiVersion"],
-        "kind": owner["kind"],
-        "name": meta["name"],
-        "uid": meta["uid"],
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
-
-
-def strip_server_fields(obj: Obj) -> Obj:
-    """What `kubectl get -o yaml` shows by default: no managedFields."""
-    out = dict(obj)
-    meta = dict(out.get("metadata") or {})
-    meta.pop("managedFields", None)
-    out["metadata"] = meta
-    return out

@@ -17,7 +17,7 @@ from ktrain.cluster.kube import KubeCluster
 from ktrain.cluster.transport import TransportError
 from ktrain.errors import ApiError
 from ktrain.progress.logs import MAX_TAIL_BYTES, from_log
-from ktrain.progress.status import TrainerStatus, from_trainjob_status
+from ktrain.progress.status import TrainerStatus, of_trainjob
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,9 +29,7 @@ LOG_READ_BYTES = 16 << 20
 ANCESTOR_TRAINER = "trainer"
 
 
-def status_progress(trainjob: dict[str, Any] | None) -> TrainerStatus | None:
-    """What the TrainJob's status says (None: no trainerStatus)."""
-    return from_trainjob_status((trainjob or {}).get("status"))
+status_progress = of_trainjob  # what the TrainJob's status says (None: no trainerStatus)
 
 
 def rank_zero(summary: Any) -> Any:

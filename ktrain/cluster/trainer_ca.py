@@ -38,15 +38,3 @@ def read_status_ca(cluster: KubeCluster, namespace: str) -> tuple[str | None, st
         return base64.b64decode(data, validate=True).decode("utf-8"), None
     except (binascii.Error, UnicodeDecodeError):
         return None, f"{where}: {CA_KEY} is not base64 PEM"
-
-
-def fill_status_ca(cluster: KubeCluster, request: Any) -> str | None:
-    """With the TrainJobStatus gate on, the request's CA read from the cluster; returns a warning
-    when it cannot be read (the render then leaves ca.crt empty, as offline)."""
-    from ktrain.inputs.feature_gates import TRAINJOB_STATUS, enabled, parse_status_server
-
-    if not request.feature_gates or not enabled(request.feature_gates, TRAINJOB_STATUS):
-        return None
-    server = parse_status_server(request.status_server)
-    request.status_ca, why = read_status_ca(cluster, server.namespace)
-    return None if why is None else f"TrainJobStatus: {why}: ca.crt is left empty"

@@ -116,6 +116,7 @@ class Settings:
         self.rows: list[Row] = []
         self.blockers: list[tuple[Path, str]] = []
         self.backoff_limit: int | None = None
+        self.launcher_deadline: int | None = None  # mpi-operator v2beta1: the launcher Job's activeDeadlineSeconds
         self.queue: str | None = None
         self.schedule_timeout: int | None = None
         self.priority_class: str | None = None

@@ -23,9 +23,10 @@ from ktrain.util.structs import struct
 
 JOB_GLOBAL_INDEX_LABEL = "jobset.sigs.k8s.io/job-global-index"
 GLOBAL_INDEX_FIELD_PATH = f"metadata.labels['{JOB_GLOBAL_INDEX_LABEL}']"
-# PyTorch since v1.7 (kubeflow/training-operator#1860: "1" disables buffering); XGBoost's and
-# PaddlePaddle's controllers kept "0" (xgboost.go SetPodEnv, paddlepaddle/envvar.go setPodEnv).
-PYTHONUNBUFFERED = {"PyTorchJob": "1", "JAXJob": "1", "XGBoostJob": "0", "PaddleJob": "0"}
+# "1" (buffering off) in every v1 controller since training-operator v1.7: PyTorch's setPodEnv with
+# kubeflow/training-operator#1840, XGBoost's SetPodEnv (`xgboost/xgboost.go`) and PaddlePaddle's
+# setPodEnv (`paddlepaddle/envvar.go`) with #1860 ("set PYTHONUNBUFFERED to 1"); JAX's from the start.
+PYTHONUNBUFFERED = {"PyTorchJob": "1", "JAXJob": "1", "XGBoostJob": "1", "PaddleJob": "1"}
 TORCH_RESERVED = ("PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT")
 ELASTIC_ENV = (
     "PET_RDZV_ENDPOINT",
@@ -131,11 +132,11 @@ def _pytorch(
     info: KindInfo, by_type: dict[str, Role], name: str, layout: Layout, me: Placement, total: int, torch: Torch
 ) -> list[Obj]:
     env: list[Obj] = [{"name": "PYTHONUNBUFFERED", "value": PYTHONUNBUFFERED[info.kind]}]
+    nproc = v1_nproc_per_node(torch)
     if "Master" in by_type:
         port = str(int_port(info, by_type["Master"]))
         host = layout["Master"].host(name, 0)
-        nproc = torch.nproc if torch.nproc is not None else "auto"  # v1 defaults nprocPerNode to auto
-        per_node = int(nproc) if nproc.isdigit() else 1  # getNprocPerNodeInt
+        per_node = int(nproc) if nproc is not None and nproc.isdigit() else 1  # getNprocPerNodeInt
         env += [
             {"name": "MASTER_PORT", "value": port},
             {"name": "MASTER_ADDR", "value": host},
@@ -143,9 +144,11 @@ def _pytorch(
             {"name": "PET_MASTER_ADDR", "value": host},
             {"name": "WORLD_SIZE", "value": str(total * per_node)},
             me.index_env("RANK"),  # Master 0, Worker k: k + 1, as placed
-            {"name": "PET_NPROC_PER_NODE", "value": nproc},
             me.index_env("PET_NODE_RANK"),
         ]
+    if nproc is not None:
+        # v1.8+ (kubeflow/training-operator#1948): every pod, with or without a Master.
+        env.append({"name": "PET_NPROC_PER_NODE", "value": nproc})
     if torch.elastic is not None:
         env += elastic_env(info, by_type, name, layout, torch.elastic)
         env.append({"name": "PET_NNODES", "value": _elastic_nnodes(torch.elastic, by_type)})
@@ -158,6 +161,36 @@ def _pytorch(
         # PET_MASTER_PORT and PET_NPROC_PER_NODE are v2's (the report says so).
         env = [e for e in env if e["name"] not in TORCH_RESERVED]
     return env
+
+
+def v1_nproc_per_node(torch: Torch) -> str | None:
+    """spec.nprocPerNode after v1's defaulter (`pytorch_defaults.go` setDefaultNprocPerNode: "auto"
+    unless elasticPolicy.nProcPerNode is set), as setPodEnv passes it on in PET_NPROC_PER_NODE."""
+    if torch.nproc is not None:
+        return torch.nproc
+    if torch.elastic is None or torch.elastic.get("nProcPerNode") is None:
+        return "auto"
+    return None
+
+
+def effective_v1_nproc(torch: Torch) -> str:
+    """What a v1 pod's torchrun read in PET_NPROC_PER_NODE: elastic.go's value (appended last) or
+    spec.nprocPerNode's."""
+    if torch.elastic is not None and torch.elastic.get("nProcPerNode") is not None:
+        return str(torch.elastic["nProcPerNode"])
+    return v1_nproc_per_node(torch) or "auto"
+
+
+def v2_nproc_per_node(num_proc: int | None, resources: Obj | None) -> str:
+    """What Trainer v2's torch policy sets PET_NPROC_PER_NODE to (ENGINE.md §6.2): numProcPerNode,
+    else `auto` when the node asks for a GPU, else its CPU count."""
+    from ktrain.engine.plugins.base import AUTO, cpu_count, gpu_count
+
+    if num_proc is not None:
+        return str(num_proc)
+    if gpu_count(resources or {}) > 0:
+        return AUTO
+    return str(cpu_count(resources or {}))
 
 
 def _elastic_nnodes(policy: Obj, by_type: dict[str, Role]) -> str:

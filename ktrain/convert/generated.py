@@ -12,17 +12,21 @@ from ktrain.convert.common import Ctx, Obj, Role, Settings, int_port
 from ktrain.convert.compat import (
     Placement,
     Torch,
+    effective_v1_nproc,
     framework_env,
     user_env_names,
     user_kept_note,
+    v2_nproc_per_node,
     without_user_set,
 )
 from ktrain.convert.kinds import V1, KindInfo
 from ktrain.convert.layout import ROLE_SWITCH, Plan
+from ktrain.convert.mpi_volumes import rename_operator_mounts
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
 from ktrain.inputs.documents import Path
 
 MAX_INT32 = 2147483647
+JOB_DEFAULT_BACKOFF_LIMIT = 6  # a Job's spec.backoffLimit when unset (k8s.io/api batch/v1)
 # v1 retried a pod that failed with one of these exit codes (restartPolicy ExitCode) and failed the
 # job on any other: training-operator `pkg/util/train` IsRetryableExitCode (exitCode >= 128).
 RETRYABLE_EXIT_CODES = list(range(128, 256))
@@ -48,9 +52,31 @@ class Generated:
         self.rjob_roles: dict[str, Role] = {}
         self.runtime_sources: list[tuple[Path, Path]] = []
         by_type = {r.type: r for r in roles}
-        # v2's torch policy would replace PET_MASTER_PORT and PET_NPROC_PER_NODE: only without a
-        # Master (v1 set neither then) does the runtime use it.
-        self.torch_policy = info.kind == "PyTorchJob" and "Master" not in by_type
+        # v2's torch policy would replace PET_MASTER_PORT (v1 set it with a Master) and
+        # PET_NPROC_PER_NODE (v1 passed nprocPerNode on, `auto` by default): the runtime uses it only
+        # without a Master and when it gives v1's processes per node.
+        self.torch_policy = (
+            info.kind == "PyTorchJob" and "Master" not in by_type and self._torch_policy_keeps_nproc(by_type)
+        )
+
+    def _torch_policy_keeps_nproc(self, by_type: dict[str, Role]) -> bool:
+        s = self.settings
+        worker = by_type.get("Worker")
+        if worker is None:
+            return True
+        v1 = effective_v1_nproc(Torch(s.nproc_text, s.elastic))
+        v2 = v2_nproc_per_node(s.nproc, worker.container.get("resources"))
+        if v1 == v2:
+            return True
+        self.ctx.row(
+            ("spec", "nprocPerNode") if s.nproc_text is not None else (*worker.path[:2],),
+            KEPT,
+            f"runtime containers node env PET_NPROC_PER_NODE={v1}",
+            f"v1 passed {v1} on to torchrun{'' if s.nproc_text is not None else ' (nprocPerNode unset: auto)'}; "
+            f"v2's torch policy would set {v2} (from the node's resources), so the runtime has no torch policy "
+            "and its pods get v1's PET_* values",
+        )
+        return False
 
     def build(self, trainjob: Obj, namespace: str | None) -> Obj:
         info, ctx, plan = self.info, self.ctx, self.plan
@@ -396,6 +422,7 @@ class Generated:
         self._retries(role, target, pod, job_spec)
         if info.kind == "MPIJob":
             self._mpi_pod(role, rj, cont, cpath)
+            rename_operator_mounts(ctx, role, self.api, rj, pod_template)
         elif info.kind in ("PyTorchJob", "XGBoostJob", "JAXJob"):
             torch = Torch(s.nproc_text, s.elastic, policy=self.torch_policy)
             full = framework_env(info, self.roles, self.name, plan.layout, role.type, torch)
@@ -443,7 +470,11 @@ class Generated:
         controllers failed the job when a Never pod failed, whatever runPolicy.backoffLimit says);
         OnFailure restarts in place up to runPolicy.backoffLimit, else without limit (common/job.go
         PastBackoffLimit counts those restarts); ExitCode retries exit codes 128-255 and fails on
-        the others (common/pod.go ReconcilePods)."""
+        the others (common/pod.go ReconcilePods). mpi-operator's v2beta1 MPIJob has its own rules
+        (`_mpi_operator_retries`)."""
+        if self.info.kind == "MPIJob" and self.api != V1:
+            self._mpi_operator_retries(role, target, pod, job_spec)
+            return
         ctx, info, s = self.ctx, self.info, self.settings
         restart = role.restart or role.default_restart
         p = (*role.path, "restartPolicy")
@@ -493,6 +524,59 @@ class Generated:
                     f"{target} pod restartPolicy OnFailure, Job backoffLimit {limit}",
                     unset + f"failed containers restart in place ({limit_text})",
                 )
+
+    def _mpi_operator_retries(self, role: Role, target: str, pod: Obj, job_spec: Obj) -> None:
+        """mpi-operator v2 (`pkg/controller/mpi_job_controller.go`): the launcher runs in a Job of
+        its own, newLauncherJob, whose backoffLimit, activeDeadlineSeconds and
+        ttlSecondsAfterFinished are runPolicy's as written: unset, the Job's own default of 6 retries
+        applies, whatever the restart policy (setRestartPolicy makes ExitCode Never, with no exit-code
+        rule). The workers are plain pods (newWorker, getOrCreateWorker): OnFailure restarts them in
+        place without limit (no Job counts the restarts; runPolicy.backoffLimit is the launcher's),
+        and a failed Never worker is left failed, never re-created."""
+        ctx, s = self.ctx, self.settings
+        restart = role.restart or role.default_restart
+        p = (*role.path, "restartPolicy")
+        unset = "" if role.restart else "unset: mpi-operator's default; "
+        pod["restartPolicy"] = "Never" if restart == "ExitCode" else "OnFailure" if restart == "Always" else restart
+        given = pod["restartPolicy"]
+        if role.type == "Launcher":
+            limit = s.backoff_limit if s.backoff_limit is not None else JOB_DEFAULT_BACKOFF_LIMIT
+            job_spec["backoffLimit"] = limit
+            if s.launcher_deadline is not None:
+                job_spec["activeDeadlineSeconds"] = s.launcher_deadline
+            why = (
+                f"runPolicy.backoffLimit {s.backoff_limit}"
+                if s.backoff_limit is not None
+                else "runPolicy.backoffLimit unset: the Job's default 6"
+            )
+            ctx.row(
+                p,
+                KEPT if restart in ("OnFailure", "Never") else APPROXIMATED,
+                f"{target} pod restartPolicy {given}, Job backoffLimit {limit}",
+                unset
+                + f"mpi-operator ran the launcher in a Job with this backoffLimit ({why}; newLauncherJob)"
+                + ("" if restart in ("OnFailure", "Never") else f"; {restart} becomes {given} there too"),
+            )
+            return
+        if given == "OnFailure":
+            job_spec["backoffLimit"] = MAX_INT32
+            ctx.row(
+                p,
+                KEPT if restart == "OnFailure" else APPROXIMATED,
+                f"{target} pod restartPolicy OnFailure, Job backoffLimit {MAX_INT32}",
+                unset + "mpi-operator's worker pods were not in a Job: failed containers restarted in place "
+                "without limit (runPolicy.backoffLimit is the launcher's)",
+            )
+            return
+        job_spec["backoffLimit"] = 0
+        ctx.row(
+            p,
+            APPROXIMATED,
+            f"{target} pod restartPolicy Never, Job backoffLimit 0",
+            unset + "mpi-operator left a failed worker pod failed (never re-created it) and the MPIJob failed when "
+            "the launcher gave up; here a failed worker fails the job at once"
+            + ("" if restart == "Never" else f" ({restart} is Never there too)"),
+        )
 
     def _mpi_pod(self, role: Role, rj: str, cont: Obj, cpath: Path) -> None:
         ctx = self.ctx

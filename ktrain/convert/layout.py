@@ -18,6 +18,7 @@ from ktrain import constants as c
 from ktrain.convert.common import Role
 from ktrain.convert.compat import Layout, Placement
 from ktrain.convert.kinds import KindInfo
+from ktrain.convert.pod_labels import PER_ROLE, reads
 from ktrain.inputs.documents import Path
 from ktrain.util.structs import struct
 
@@ -98,7 +99,11 @@ def plan(info: KindInfo, roles: list[Role]) -> Plan:
     if info.kind in MERGING_KINDS and "Master" in by_type and "Worker" in by_type:
         master, worker = by_type["Master"], by_type["Worker"]
         problem = "the Master and Worker pod templates differ"
-        if master.replicas == 1 and same_but_command(master, worker):
+        per_role = reads(master.template, PER_ROLE) | reads(worker.template, PER_ROLE)
+        if per_role:
+            # pod_labels.carry: a label whose value differs between Master and Worker needs its own step
+            problem = f"the pods read v1's {', '.join(sorted(per_role))} label, which differs between Master and Worker"
+        elif master.replicas == 1 and same_but_command(master, worker):
             command, args, why = merged_command(master, worker)
             if why is None:
                 layout = {"Master": Placement(c.NODE), "Worker": Placement(c.NODE, offset=master.replicas)}

@@ -83,7 +83,7 @@ for s in $KTRAIN_ROLES; do
   if [ "$role" = worker ]; then worker_rj=$rj; worker_port=$port; fi
   if [ "$rj" = "$KTRAIN_RJOB" ]; then me=$role; fi
 done
-export PYTHONUNBUFFERED="${PYTHONUNBUFFERED-0}" PADDLE_JOB_ID="$KTRAIN_JOBSET" PADDLE_NNODES="$total"
+export PYTHONUNBUFFERED="${PYTHONUNBUFFERED-1}" PADDLE_JOB_ID="$KTRAIN_JOBSET" PADDLE_NNODES="$total"
 if [ -z "$master_rj" ]; then
   if [ "$KTRAIN_POD_INDEX" -eq 0 ]; then
     export POD_IP_DUMMY="$KTRAIN_POD_IP" PADDLE_MASTER="$KTRAIN_POD_IP:$worker_port"
@@ -302,7 +302,7 @@ def paddle_static_env(roles: list[tuple[str, str, int, int]], rjob: str) -> list
     me = next(r for r in roles if r[0] == rjob)
     by_role = {role: (rj, port) for rj, role, _, port in roles}
     env = [
-        {"name": "PYTHONUNBUFFERED", "value": "0"},
+        {"name": "PYTHONUNBUFFERED", "value": "1"},
         {"name": "PADDLE_JOB_ID", "value": JOBSET_REF},
         {"name": "PADDLE_NNODES", "value": str(sum(n for _, _, n, _ in roles))},
     ]

@@ -19,7 +19,7 @@ from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
 from ktrain.inputs.documents import Path
 
 
-def run_policy(ctx: Ctx, info: KindInfo, spec: Obj, tj_spec: Obj, gen: Settings) -> None:
+def run_policy(ctx: Ctx, info: KindInfo, spec: Obj, tj_spec: Obj, gen: Settings, api: str = V1) -> None:
     if "runPolicy" not in spec:
         return
     rp = ctx.typed(spec["runPolicy"], dict, ("spec", "runPolicy"), "a mapping")
@@ -39,22 +39,44 @@ def run_policy(ctx: Ctx, info: KindInfo, spec: Obj, tj_spec: Obj, gen: Settings)
             DROPPED,
             "-",
             "v2 TrainJobs have no TTL (a JobSet TTL would make the controller re-create the JobSet); "
-            "delete finished jobs with `ktrain job delete`",
+            "delete finished jobs with `ktrain job delete`"
+            + (
+                " (mpi-operator gave it to the launcher Job only: the MPIJob itself stayed)"
+                if info.kind == "MPIJob" and api != V1
+                else ""
+            ),
         )
+    mpi_operator = info.kind == "MPIJob" and api != V1
     if "activeDeadlineSeconds" in rp:
         value = ctx.typed(rp["activeDeadlineSeconds"], int, (*p, "activeDeadlineSeconds"), "an integer")
-        tj_spec["activeDeadlineSeconds"] = value
-        ctx.sources[("spec", "activeDeadlineSeconds")] = (*p, "activeDeadlineSeconds")
-        ctx.row((*p, "activeDeadlineSeconds"), KEPT, "TrainJob spec.activeDeadlineSeconds")
+        if mpi_operator:
+            # mpi-operator v2 newLauncherJob: the launcher Job's own activeDeadlineSeconds.
+            gen.launcher_deadline = value
+            gen.block((*p, "activeDeadlineSeconds"), "the launcher Job's deadline needs a runtime")
+            gen.row(
+                (*p, "activeDeadlineSeconds"),
+                KEPT,
+                "runtime replicatedJobs[launcher].template.spec.activeDeadlineSeconds",
+                "as mpi-operator's launcher Job (newLauncherJob): the launcher fails at the deadline, "
+                "and the job with it",
+            )
+        else:
+            tj_spec["activeDeadlineSeconds"] = value
+            ctx.sources[("spec", "activeDeadlineSeconds")] = (*p, "activeDeadlineSeconds")
+            ctx.row((*p, "activeDeadlineSeconds"), KEPT, "TrainJob spec.activeDeadlineSeconds")
     if "backoffLimit" in rp:
         value = ctx.typed(rp["backoffLimit"], int, (*p, "backoffLimit"), "an integer")
         gen.backoff_limit = value
         gen.block((*p, "backoffLimit"), "runPolicy.backoffLimit needs a runtime")
         gen.row(
             (*p, "backoffLimit"),
-            APPROXIMATED,
-            "runtime replicatedJobs[*].template.spec.backoffLimit",
-            "each replicated Job retries failed pods up to this many times (v1 counted the whole job)",
+            KEPT if mpi_operator else APPROXIMATED,
+            "runtime replicatedJobs[launcher].template.spec.backoffLimit"
+            if mpi_operator
+            else "runtime replicatedJobs[*].template.spec.backoffLimit",
+            "the launcher Job's backoffLimit, as mpi-operator's newLauncherJob (the workers' restarts are not counted)"
+            if mpi_operator
+            else "each replicated Job retries failed pods up to this many times (v1 counted the whole job)",
         )
     if "suspend" in rp:
         value = ctx.typed(rp["suspend"], bool, (*p, "suspend"), "a boolean")

@@ -21,6 +21,8 @@ from ktrain.convert.common import PATCH_MANAGER, SERVER_SET_METADATA, Ctx, Obj, 
 from ktrain.convert.generated import Generated
 from ktrain.convert.kinds import KINDS, KindInfo, spec_fields, supported_text
 from ktrain.convert.layout import Plan, host_rows, plan, rewrite_hosts
+from ktrain.convert.pod_hosts import pod_name_hosts
+from ktrain.convert.pod_labels import carry as carry_pod_labels
 from ktrain.convert.policies import kind_fields, run_policy
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT, Row
 from ktrain.convert.roles import read_roles
@@ -81,10 +83,54 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
     api = str(data["apiVersion"])
     ctx.known(data, ("apiVersion", "kind", "metadata", "spec", "status"), (), info.kind)
     meta = ctx.typed(data.get("metadata"), dict, ("metadata",), "a mapping")
+    name, namespace = _job_name(ctx, info, meta, data.get("spec"))
+    spec = ctx.typed(data.get("spec"), dict, ("spec",), "a mapping")
+    ctx.known(spec, spec_fields(info, api), ("spec",), f"{info.kind} spec ({api})")
+    roles = read_roles(ctx, info, spec, api)
+    _master_wait(ctx, info, roles)
+    tj_meta = _trainjob_metadata(ctx, info, data, meta, name, namespace)
+
+    tj_spec: Obj = {}
+    settings = Settings()
+    run_policy(ctx, info, spec, tj_spec, settings, api)
+    kind_fields(ctx, info, api, spec, tj_spec, settings, roles)
+    the_plan = plan(info, roles)
+    roles = _rewrite_hosts(ctx, roles, name, the_plan)
+    roles = carry_pod_labels(ctx, info, api, roles, name, the_plan.layout)
+    roles = pod_name_hosts(ctx, info, roles, name, the_plan.layout)
+    the_plan = plan(info, roles)
+
+    trainjob: Obj = {"apiVersion": c.TRAINER_API_VERSION, "kind": c.TRAINJOB_KIND, "metadata": tj_meta, "spec": tj_spec}
+    job = _Job(doc, base, info, api, name, namespace, roles, settings, the_plan)
+    # First try the bundled runtime (or the one asked for): it fits when nothing blocks it.
+    target = runtime or info.bundled
+    if target is None:
+        return _on_generated_runtime(ctx, job, trainjob, f"no bundled runtime runs a {info.kind}")
+    done, reason = _on_existing_runtime(ctx, job, trainjob, target, asked=runtime is not None)
+    return done if done is not None else _on_generated_runtime(ctx, job, trainjob, reason)
+
+
+@struct
+class _Job:
+    """A v1 job read and planned, as both ways of carrying it need it."""
+
+    doc: Document
+    base: Path
+    info: KindInfo
+    api: str
+    name: str
+    namespace: str | None
+    roles: list[Role]
+    settings: Settings
+    plan: Plan
+
+
+def _job_name(ctx: Ctx, info: KindInfo, meta: Obj, spec: Any) -> tuple[str, str | None]:
+    """The TrainJob's name (the v1 name, or one derived from generateName) and namespace."""
     name = meta.get("name")
     generate = meta.get("generateName")
     if not name and isinstance(generate, str) and generate:
-        name = derived_name(generate, data.get("spec"))
+        name = derived_name(generate, spec)
         ctx.row(
             ("metadata", "generateName"),
             APPROXIMATED,
@@ -100,11 +146,11 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
     namespace = meta.get("namespace")
     if namespace is not None:
         ctx.typed(namespace, str, ("metadata", "namespace"), "a string")
-    spec = ctx.typed(data.get("spec"), dict, ("spec",), "a mapping")
-    ctx.known(spec, spec_fields(info, api), ("spec",), f"{info.kind} spec ({api})")
-    roles = read_roles(ctx, info, spec, api)
-    _master_wait(ctx, info, roles)
+    return str(name), namespace
 
+
+def _trainjob_metadata(ctx: Ctx, info: KindInfo, data: Obj, meta: Obj, name: str, namespace: str | None) -> Obj:
+    """The TrainJob's metadata from the v1 job's, with the rows of every metadata field."""
     tj_meta: Obj = {"name": name}
     ctx.row(("apiVersion",), KEPT, f"TrainJob apiVersion {c.TRAINER_API_VERSION}", f"{info.kind} is now a TrainJob")
     ctx.row(("kind",), KEPT, "TrainJob kind")
@@ -133,65 +179,61 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
             ctx.row(("metadata", key), DROPPED, "-", "not carried to the TrainJob")
     if "status" in data:
         ctx.row(("status",), DROPPED, "-", "the v1 controller's status; the TrainJob gets its own")
+    return tj_meta
 
-    tj_spec: Obj = {}
-    settings = Settings()
-    run_policy(ctx, info, spec, tj_spec, settings)
-    kind_fields(ctx, info, api, spec, tj_spec, settings, roles)
-    the_plan = plan(info, roles)
-    roles = _rewrite_hosts(ctx, roles, name, the_plan)
-    the_plan = plan(info, roles)
 
-    trainjob: Obj = {"apiVersion": c.TRAINER_API_VERSION, "kind": c.TRAINJOB_KIND, "metadata": tj_meta, "spec": tj_spec}
-    # First try the bundled runtime (or the one asked for): it fits when nothing blocks it.
-    target = runtime or info.bundled
-    if target is not None:
-        trial = Ctx(doc, base)
-        trial.sources = dict(ctx.sources)
-        attempt = copy.deepcopy(trainjob)  # a generated runtime starts again from the v1 fields
-        blockers = onto_runtime(trial, info, roles, settings, the_plan, target, attempt, name)
-        if not blockers or runtime is not None:
-            for b in blockers:
-                trial.row(b[0], DROPPED, "-", f"the runtime {target} decides this ({b[1]})")
-            trainjob = attempt
-            queue_labels(trial, trainjob["metadata"], trainjob["spec"])
-            rows = _ordered(ctx.rows + trial.rows)
-            return Conversion(
-                info.kind,
-                api,
-                name,
-                namespace,
-                trainjob,
-                None,
-                target,
-                c.CLUSTER_TRAINING_RUNTIME_KIND if runtime is None else "",
-                rows,
-                doc,
-                base,
-                trial.sources,
-                main=_main_path(roles),
-            )
-        reason = "; ".join(sorted({b[1] for b in blockers}))
-    else:
-        reason = f"no bundled runtime runs a {info.kind}"
-    gen = Generated(ctx, info, api, roles, name, settings, the_plan)
-    runtime_obj = gen.build(trainjob, namespace)
+def _on_existing_runtime(
+    ctx: Ctx, job: _Job, trainjob: Obj, target: str, *, asked: bool
+) -> tuple[Conversion | None, str]:
+    """The job on `target` (bundled, or asked for with --runtime); None and why when something
+    blocks a bundled one."""
+    trial = Ctx(job.doc, job.base)
+    trial.sources = dict(ctx.sources)
+    attempt = copy.deepcopy(trainjob)  # a generated runtime starts again from the v1 fields
+    blockers = onto_runtime(trial, job.info, job.roles, job.settings, job.plan, target, attempt, job.name)
+    if blockers and not asked:
+        return None, "; ".join(sorted({b[1] for b in blockers}))
+    for b in blockers:
+        trial.row(b[0], DROPPED, "-", f"the runtime {target} decides this ({b[1]})")
+    queue_labels(trial, attempt["metadata"], attempt["spec"])
+    conversion = Conversion(
+        job.info.kind,
+        job.api,
+        job.name,
+        job.namespace,
+        attempt,
+        None,
+        target,
+        c.CLUSTER_TRAINING_RUNTIME_KIND if not asked else "",
+        _ordered(ctx.rows + trial.rows),
+        job.doc,
+        job.base,
+        trial.sources,
+        main=_main_path(job.roles),
+    )
+    return conversion, ""
+
+
+def _on_generated_runtime(ctx: Ctx, job: _Job, trainjob: Obj, reason: str) -> Conversion:
+    """The job on a TrainingRuntime generated from its pod templates."""
+    gen = Generated(ctx, job.info, job.api, job.roles, job.name, job.settings, job.plan)
+    runtime_obj = gen.build(trainjob, job.namespace)
     queue_labels(ctx, trainjob["metadata"], trainjob["spec"])
     return Conversion(
-        info.kind,
-        api,
-        name,
-        namespace,
+        job.info.kind,
+        job.api,
+        job.name,
+        job.namespace,
         trainjob,
         runtime_obj,
         gen.runtime_name,
         c.TRAINING_RUNTIME_KIND,
-        _ordered(ctx.rows + settings.rows),
-        doc,
-        base,
+        _ordered(ctx.rows + job.settings.rows),
+        job.doc,
+        job.base,
         {**ctx.sources, **gen.sources},
         reason,
-        main=_main_path([the_plan.trainer]),
+        main=_main_path([job.plan.trainer]),
         runtime_sources=gen.runtime_sources,
     )
 

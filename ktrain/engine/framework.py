@@ -15,7 +15,7 @@ here it is one explicit order:
 from __future__ import annotations
 
 from ktrain import constants as c
-from ktrain.engine import validation
+from ktrain.engine import validation, volume_mounts
 from ktrain.engine.context import RenderContext
 from ktrain.engine.info import build_runtime_info
 from ktrain.engine.plugins import GANG_POLICIES, JOBSET, ML_POLICIES, PLAIN_ML, TRAINJOB_STATUS, Plugin, plugin
@@ -74,6 +74,10 @@ def check_inputs(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) ->
     errors += validation.validate_runtime_schema(runtime, allow_extensions=ctx.allow_extensions)
     errors += validation.validate_runtime_webhook(runtime)
     errors += validation.validate_runtime_patches(job, runtime)
+    if not errors:  # a pod's volumeMounts must name its volumes (the API server refuses the pod)
+        patches = job.spec.runtime_patches or []
+        errors += volume_mounts.runtime_mount_errors(runtime.spec, patches)
+        errors += volume_mounts.patch_mount_errors(patches, runtime.spec)
     return errors
 
 

@@ -143,6 +143,11 @@ def from_trainjob_status(status: Any) -> TrainerStatus | None:
     )
 
 
+def of_trainjob(trainjob: dict[str, Any] | None) -> TrainerStatus | None:
+    """What a TrainJob object's status says (None: no trainerStatus, or no TrainJob)."""
+    return from_trainjob_status((trainjob or {}).get("status"))
+
+
 def parse_time(text: str) -> float | None:
     """An RFC 3339 time (`2026-06-12T03:00:00Z`, `...+00:00`, fractions) as POSIX seconds."""
     from datetime import datetime

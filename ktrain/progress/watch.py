@@ -2,7 +2,7 @@
 the recent values of each numeric metric kept for its sparkline (bounded: `MAX_TRACKED` metrics of
 `HISTORY` values, whatever the job reports).
 
-The summary is `ktrain.cluster.job_state.JobSummary`-shaped (state, steps, pods with phase and
+The summary is `ktrain.jobs.state.JobSummary`-shaped (state, steps, pods with phase and
 restarts); the progress a `TrainerStatus` or None; the verdict `job why`'s (code, message) or None.
 """
 

@@ -17,14 +17,16 @@ class KtrainWarning(UserWarning):
     warning), issued through `warnings.warn` by the Python API's submissions."""
 
 
-def warn(messages: list[str]) -> None:
+def warn(messages: list[str], depth: int = 0) -> None:
+    """Each message as a KtrainWarning at the line that called the Python API (`depth`: the
+    frames between that call and the one calling this, beyond `Client`'s own)."""
     for message in messages:
-        warnings.warn(message, KtrainWarning, stacklevel=4)
+        warnings.warn(message, KtrainWarning, stacklevel=4 + depth)
 
 
 def job_name(value: object, arg: str = "name") -> str:
     """A job name, checked as the API server would before any request (InvalidNameError)."""
-    from ktrain.cluster.names import check_name
+    from ktrain.service.connection import check_name
 
     return check_name(a.text(value, arg), "job")
 
@@ -44,14 +46,14 @@ class Client:
         self.context = a.optional_text(context, "context")
         self.namespace = a.optional_text(namespace, "namespace")
         if self.namespace is not None:
-            from ktrain.cluster.names import check_namespace
+            from ktrain.service.connection import check_namespace
 
             check_namespace(self.namespace)
         self.request_timeout = a.number(request_timeout, "request_timeout", positive=True)
         self._cluster: Any = None
 
     def _options(self) -> Any:
-        from ktrain.cluster.connection import ConnectionOptions
+        from ktrain.service.connection import ConnectionOptions
 
         return ConnectionOptions(
             kubeconfig=self.kubeconfig,
@@ -63,16 +65,16 @@ class Client:
     def connect(self) -> Any:
         """The cluster connection (made on first use, then kept)."""
         if self._cluster is None:
-            from ktrain.cluster.kube import connect
+            from ktrain.service.connection import connect
 
             self._cluster = connect(self._options())
         return self._cluster
 
-    def _submit(self, request: Any, registry: Any, *, target: str = "jobset") -> str:
+    def _submit(self, request: Any, registry: Any, *, target: str = "jobset", depth: int = 0) -> str:
         """`ktrain job create --target TARGET`: render with the cluster's runtimes preferred, then
-        apply with rollback (ktrain.cluster.submission.create_job); returns the job's name."""
-        from ktrain.cluster.runtimes import runtime_file_notes
-        from ktrain.cluster.submission import create_job
+        apply with rollback (ktrain.service.job_create.create_job); returns the job's name."""
+        from ktrain.service.cluster_runtimes import runtime_file_notes
+        from ktrain.service.job_create import create_job
         from ktrain.service.render import render_resolving
         from ktrain.service.submit import (
             TARGET_TRAINJOB,
@@ -89,10 +91,10 @@ class Client:
         objects = objects_for_target(outcome, request, target)
         if target == TARGET_TRAINJOB:
             notes += [n for n in [controller_runtime_note(outcome)] if n]
-        warn([*notes, *outcome.result.warnings])
+        warn([*notes, *outcome.result.warnings], depth)
         job = outcome.job
         result = create_job(cluster, objects, name=job.name, namespace=job.namespace, target=target)
-        warn(result.warnings)
+        warn(result.warnings, depth)
         return str(job.name)
 
     def create(self, job: object = None, **options: Any) -> str:
@@ -107,26 +109,25 @@ class Client:
 
     def list(self, *, selector: object = None) -> list[Obj]:
         """`ktrain job list -o json`: the objects that stand for the jobs (TrainJob, else JobSet)."""
-        from ktrain.cluster.observe import list_jobs
+        from ktrain.service.job_list import list_jobs
 
         chosen = a.optional_text(selector, "selector")
-        return [obj for _, obj in list_jobs(self.connect(), selector=chosen)]
+        return [job.obj for job in list_jobs(self.connect(), selector=chosen)]
 
     def get(self, name: object) -> Obj:
         """`ktrain job get NAME -o json`: the job's state as ktrain derives it."""
-        from ktrain.cluster.observe import details_document, get_job
+        from ktrain.jobs.views import details_document
+        from ktrain.service.job_get import get_job
 
         checked = job_name(name)
         return details_document(get_job(self.connect(), checked, explain=True))
 
     def why(self, name: object) -> Obj:
         """`ktrain job why NAME -o json`: why the job is (not) running; `running` says which."""
-        from ktrain.cluster.observe import diagnose_job, job_facts, why_document
+        from ktrain.jobs.views import why_document
+        from ktrain.service.job_why import why_job
 
-        checked = job_name(name)
-        cluster = self.connect()
-        facts = job_facts(cluster, checked)
-        return why_document(facts, diagnose_job(cluster, facts))
+        return why_document(*why_job(self.connect(), job_name(name)))
 
     def logs(self, name: object, *, follow: object = False, step: object = None, node: object = None) -> Iterator[str]:
         """`ktrain job logs`: the log lines; with `follow`, streamed as the pods write them until
@@ -144,7 +145,8 @@ class Client:
         import queue
         import threading
 
-        from ktrain.cluster.observe import LogOptions, LogSelection, stream_logs
+        from ktrain.jobs.logs import LogOptions, LogSelection
+        from ktrain.service.job_logs import stream_logs
 
         cluster = self.connect()
         lines: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=10_000)
@@ -177,8 +179,8 @@ class Client:
     def wait(self, name: object, *, condition: object = "complete", timeout: object = None) -> str:
         """`ktrain job wait --for CONDITION`: returns the state reached; raises as the CLI exits
         (WaitTimeoutError on timeout, JobFailedError when the job ended otherwise)."""
-        from ktrain.cluster.observe import wait_for_job
         from ktrain.errors import UsageError
+        from ktrain.service.job_wait import wait_for_job
 
         checked = job_name(name)
         wanted = a.text(condition, "condition")
@@ -189,8 +191,8 @@ class Client:
 
     def delete(self, name: object) -> None:
         """`ktrain job delete NAME`: the job and every object it owns."""
-        from ktrain.cluster.submission import delete_job
         from ktrain.errors import NotFoundError
+        from ktrain.service.job_delete import delete_job
 
         checked = job_name(name)
         cluster = self.connect()

@@ -19,9 +19,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ktrain import constants as c
-from ktrain.errors import JobFailedError, NotFoundError, UsageError
+from ktrain.errors import JobFailedError, NotFoundError, NotProvidedError, RuntimeNotFoundError, UsageError
 from ktrain.python_api import arguments as a
 from ktrain.python_api import types as t
+from ktrain.python_api.backends import TrainerBackend
 
 PHASES = {"pending": "Pending", "running": "Running", "succeeded": "Succeeded", "failed": "Failed"}
 PULL_POLICIES = {"IfNotPresent": "missing", "Always": "always", "Never": "never"}
@@ -168,13 +169,42 @@ class LocalJob:
         return self.done or self.run.pod_states().get(pod) in ("succeeded", "failed")
 
 
-class LocalBackend:
+class LocalBackend(TrainerBackend):
     """The jobs of one `TrainerClient` with a local backend config."""
+
+    target = "local"
 
     def __init__(self, config: object, kind: str) -> None:
         self.kind = kind
+        self.option_backend = kind.removesuffix("Config")  # the SDK backend's name
         self.template = run_options(config, kind)
         self.jobs: dict[str, LocalJob] = {}
+
+    @property
+    def namespace(self) -> str:
+        return "default"  # what a local run renders the job into
+
+    def runtime_entries(self) -> list[Any]:
+        """ktrain's own runtimes, as `ktrain runtime list` shows them."""
+        from ktrain.inputs.registry import RuntimeRegistry
+
+        return RuntimeRegistry().entries()
+
+    def runtime_missing(self, name: str) -> Exception:
+        return RuntimeNotFoundError(
+            f"runtime {a.shown(name)} not found among ktrain's runtimes", hint="`ktrain runtime list` shows them"
+        )
+
+    def submit(self, request: Any, registry: Any) -> str:
+        from ktrain.python_api.sdk_views import runtime_of
+
+        return self.train(request, registry, runtime_of)
+
+    def get_job_events(self, name: object) -> list[t.Event]:
+        raise NotProvidedError(
+            "get_job_events: a job run on this machine has no Kubernetes events",
+            hint="get_job() shows its steps, get_job_logs() their output",
+        )
 
     def train(self, request: Any, registry: Any, describe: Callable[[Any], t.Runtime]) -> str:
         """Render and prepare the job, start its pods; `describe`: a runtime entry as the SDK's Runtime."""
@@ -220,7 +250,10 @@ class LocalBackend:
         return JobFailedError(f"TrainJob {name} is Failed" + (f": {job.reason}" if job.reason else ""))
 
     def get_job_logs(self, name: object, step: str, follow: bool) -> Iterator[str]:
+        from ktrain.python_api.sdk_views import step_selection
+
         job = self._job(name)
+        step_selection(step, job.runtime)  # the step's name, checked as on the cluster
         found = job.steps().get(step)
         if found is None:
             return iter(())

@@ -1,10 +1,10 @@
 """`ktrain job prune`: finished jobs and their companions, listed first, then deleted, exactly
-those listed (`ktrain.cluster.prune_select` chooses them)."""
+those listed (`ktrain.jobs.prune` chooses them)."""
 
 from __future__ import annotations
 
-from ktrain.cluster.job_state import COMPLETE, FAILED
 from ktrain.errors import ApiError
+from ktrain.jobs.state import COMPLETE, FAILED
 from ktrain.util.structs import field, struct
 
 TYPE_CHECKING = False
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ktrain.cluster.kube import KubeCluster
-    from ktrain.cluster.prune_select import Candidate
+    from ktrain.jobs.prune import Candidate
 
 
 STATES = {"complete": COMPLETE, "failed": FAILED}  # --state
@@ -21,7 +21,7 @@ STATES = {"complete": COMPLETE, "failed": FAILED}  # --state
 
 @struct
 class PruneOutcome:
-    deleted: list[Any] = field(default_factory=list)  # submission.Written, per object
+    deleted: list[Any] = field(default_factory=list)  # ktrain.service.job_delete.Written, per object
     skipped: list[str] = field(default_factory=list)  # why a listed job was left alone
 
 
@@ -35,10 +35,11 @@ def list_candidates(
     older_than: float | None = None,
     warnings: list[str] | None = None,
 ) -> list[Candidate]:
-    from ktrain.cluster.observe import list_jobs
-    from ktrain.cluster.prune_select import select
+    from ktrain.jobs.prune import select
+    from ktrain.service.job_list import list_jobs
 
-    jobs = list_jobs(cluster, all_namespaces=all_namespaces, selector=selector, warnings=warnings)
+    listed = list_jobs(cluster, all_namespaces=all_namespaces, selector=selector, warnings=warnings)
+    jobs = [(job.summary, job.obj) for job in listed]
     if states is None:
         return select(jobs, now=now, older_than=older_than)
     return select(jobs, now=now, states=states, older_than=older_than)
@@ -48,7 +49,7 @@ def prune(cluster: KubeCluster, candidates: list[Candidate], *, dry_run: bool = 
     """Delete each listed job, only if it is still the object listed (its uid, a precondition:
     a job deleted and created again under the same name since is left alone), then its companions."""
     from ktrain.cluster import client as k
-    from ktrain.cluster.submission import Written, delete_job
+    from ktrain.service.job_delete import Written, delete_job
 
     outcome = PruneOutcome()
     for job in candidates:

@@ -166,7 +166,7 @@ def render_resolving(
     use = run or render_request
     warnings: list[str] = []
     if cluster is not None:
-        from ktrain.cluster.runtimes import add_cluster_runtimes
+        from ktrain.service.cluster_runtimes import add_cluster_runtimes
 
         # Runtimes we may not list (403) matter only when the name is then not found at all.
         unreadable = add_cluster_runtimes(registry, cluster, prefer=True)
@@ -177,13 +177,13 @@ def render_resolving(
                 exc.hint = "; ".join([*([exc.hint] if exc.hint else []), *unreadable])
             raise
     if prefer_cluster:
-        from ktrain.cluster.runtimes import try_add_cluster_runtimes
+        from ktrain.service.cluster_runtimes import try_add_cluster_runtimes
 
         warnings += try_add_cluster_runtimes(registry, options, prefer=True, request=request)
     try:
         return use(request, registry), warnings
     except RuntimeNotFoundError:
-        from ktrain.cluster.runtimes import kubeconfig_available, try_add_cluster_runtimes
+        from ktrain.service.cluster_runtimes import kubeconfig_available, try_add_cluster_runtimes
 
         if prefer_cluster or not kubeconfig_available(options.kubeconfig):
             raise

@@ -61,12 +61,12 @@ def objects_for_target(outcome: RenderOutcome, request: RenderRequest, target: s
     refuse: for `jobset` what JobSet's webhook would reject (for `trainjob` the Trainer controller
     reports it itself, as a Warning event), and names the API server would not take.
     `job create --dry-run=client` prints exactly these objects."""
-    from ktrain.cluster.submission import check_names
+    from ktrain.service.job_create import check_names
 
     rendered = outcome.result.objects
     if target == TARGET_TRAINJOB:
-        from ktrain.cluster.submission import trainjob_to_submit
         from ktrain.inputs.code_bundle import is_code
+        from ktrain.jobs.plan import trainjob_to_submit
 
         overrides = request.overrides
         refuse_failure_policy(overrides, outcome.job.to_dict())
@@ -74,7 +74,7 @@ def objects_for_target(outcome: RenderOutcome, request: RenderRequest, target: s
         # --code: the ConfigMaps the TrainJob's runtime patch mounts, owned by the TrainJob.
         objects += [o for o in rendered if o.get("kind") == "ConfigMap" and is_code(o)]
     else:
-        from ktrain.cluster.submission import record_runtime
+        from ktrain.jobs.plan import record_runtime
         from ktrain.service.render import require_admissible
 
         require_admissible(outcome.result)

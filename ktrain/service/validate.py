@@ -13,6 +13,7 @@ from ktrain.inputs.registry import RuntimeRegistry
 from ktrain.service.job import job_document
 from ktrain.service.render import check_ssh_secret, require_admissible
 from ktrain.service.requests import RenderRequest, ValidateOutcome
+from ktrain.service.runtimes import is_runtime_path
 
 TYPE_CHECKING = False
 
@@ -57,6 +58,9 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
         result = render(job, entry.runtime, ctx)
         require_admissible(result)
     except ValidationFailedError as exc:
-        locate_field_errors(exc, doc)  # the job file's lines, and --patch files'
+        # the job file's lines (and --patch files'); runtime paths point into the runtime's document
+        locate_field_errors(exc, doc, only=lambda e: entry.document is None or not is_runtime_path(e.path))
+        if entry.document is not None:
+            locate_field_errors(exc, entry.document, only=lambda e: is_runtime_path(e.path))
         raise
     return ValidateOutcome(job=job, runtime=entry, warnings=[*request.input_warnings, *result.warnings])

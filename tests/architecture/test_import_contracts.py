@@ -55,6 +55,7 @@ def test_the_layers_contract_rejects_an_import_from_a_higher_layer(tmp_path: Pat
         "authoring",
         "cluster",
         "convert",
+        "jobs",
         "local",
         "inputs",
         "output",

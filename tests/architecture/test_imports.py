@@ -483,7 +483,7 @@ def test_a_cold_render_loads_no_module_it_does_not_use() -> None:
     assert not loaded & LEAN_FORBIDDEN, loaded & LEAN_FORBIDDEN
     unused = {
         "ktrain.engine.quantity",
-        "ktrain.cluster.runtimes",
+        "ktrain.service.cluster_runtimes",
         "ktrain.api.runtime",
         "ktrain.api.trainjob",
         *(f"ktrain.engine.plugins.{p}" for p in ("mpi", "flux", "jax", "xgboost", "volcano", "coscheduling")),

@@ -14,10 +14,9 @@ from apiserver import ApiServerDouble
 
 from ktrain import constants as c
 from ktrain.cluster import client as k
-from ktrain.cluster import names, observe
-from ktrain.cluster.connection import ConnectionOptions
-from ktrain.cluster.kube import connect
+from ktrain.cluster import names, reads
 from ktrain.errors import ExitCode, InternalError
+from ktrain.service.connection import ConnectionOptions, connect
 
 pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
 
@@ -44,7 +43,7 @@ def kc(srv: ApiServerDouble, tmp_path: Path) -> str:
 
 @pytest.fixture(autouse=True)
 def fast_polling(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(observe, "POLL_INTERVAL", 0.05)
+    monkeypatch.setattr(reads, "POLL_INTERVAL", 0.05)
 
 
 def victim_intact(srv: ApiServerDouble) -> bool:
@@ -247,15 +246,15 @@ def test_a_406_from_an_odd_server_is_a_clear_error(srv, kc, cli) -> None:
 
 
 def test_job_create_checks_every_object_name_before_writing_or_asking_discovery(srv, kc, cli, monkeypatch) -> None:
-    from ktrain.cluster import submission
+    from ktrain.service import job_create
 
-    real = submission.create_job
+    real = job_create.create_job
 
     def renderer_let_a_bad_name_through(cluster: Any, objects: list[Any], **kw: Any) -> Any:
         objects[0]["metadata"]["name"] = "x/../../victim"
         return real(cluster, objects, **kw)
 
-    monkeypatch.setattr(submission, "create_job", renderer_let_a_bad_name_through)
+    monkeypatch.setattr(job_create, "create_job", renderer_let_a_bad_name_through)
     r = cli("job", "create", "--runtime", "torch-distributed", "--name", "ok", "--kubeconfig", kc)
     assert r.exit_code == ExitCode.USAGE, r.stderr
     assert 'invalid JobSet name "x/../../victim"' in r.stderr and "Traceback" not in r.stderr

@@ -168,8 +168,8 @@ def test_interrupted_while_a_write_is_in_flight_rolls_it_back_too(cli, kube, mon
 
 def test_only_a_write_that_may_have_reached_the_server_counts_as_possibly_stored() -> None:
     from ktrain.cluster.kube import NotSentError
-    from ktrain.cluster.submission import possibly_applied
     from ktrain.errors import ApiError, ClusterUnreachableError
+    from ktrain.service.job_create import possibly_applied
 
     assert possibly_applied(ClusterUnreachableError("connection reset"))  # sent, answer lost
     assert possibly_applied(ApiError("timeout", status=504)) and possibly_applied(ApiError("boom", status=500))

@@ -33,7 +33,8 @@ from ktrain import constants as c
 from ktrain.cli import main
 from ktrain.cli.common import registry_from
 from ktrain.cli.fastpath import COMMANDS, Parser, command_node, command_path, parse_command, try_fast
-from ktrain.cluster import observe
+from ktrain.cluster import reads
+from ktrain.service import job_logs
 from ktrain.service.render import render_request
 from ktrain.service.requests import JobOverrides, RenderRequest
 
@@ -192,7 +193,7 @@ def interrupt_second_apply(monkeypatch: pytest.MonkeyPatch) -> None:
 def interrupt_once_following(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C while `logs -f` follows a running job, once rank 0's lines are out: the open log
     streams must be shut down (not waited for) and the command end with 130."""
-    real = observe.job_pods
+    real = job_logs.job_pods
     calls = {"n": 0}
 
     def job_pods(cluster: Any, name: str, namespace: str) -> Any:
@@ -204,7 +205,7 @@ def interrupt_once_following(monkeypatch: pytest.MonkeyPatch) -> None:
             raise KeyboardInterrupt
         return real(cluster, name, namespace)
 
-    monkeypatch.setattr(observe, "job_pods", job_pods)
+    monkeypatch.setattr(job_logs, "job_pods", job_pods)
 
 
 def _runtime_files(tmp: Path) -> dict[str, str]:
@@ -727,7 +728,7 @@ def files(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture(autouse=True)
 def fast_polling(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(observe, "POLL_INTERVAL", 0.05)
+    monkeypatch.setattr(reads, "POLL_INTERVAL", 0.05)
 
 
 @pytest.mark.parametrize("body, case", CASES, ids=[f"{body.split(':')[1]}-{i}" for i, (body, _) in enumerate(CASES)])

@@ -180,9 +180,9 @@ def test_get_says_no_jobset_was_made_for_the_trainjob(cli, kube) -> None:
 
 
 def test_create_trainjob_wait_says_the_controller_is_missing_instead_of_timing_out(cli, kube, monkeypatch) -> None:
-    from ktrain.cluster import observe
+    from ktrain.service import job_wait
 
-    monkeypatch.setattr(observe, "CONTROLLER_GRACE", 1.0)
+    monkeypatch.setattr(job_wait, "CONTROLLER_GRACE", 1.0)
     r = create(
         cli, kube, "-r", "torch-distributed", "--name", "tj", "--target", "trainjob", "--wait", "--timeout", "30s"
     )

@@ -127,7 +127,7 @@ def test_mpi_keys_are_not_a_difference_and_secrets_show_masked(
 
 
 def test_secret_values_are_masked_as_kubectl_diff_masks_them() -> None:
-    from ktrain.cluster.diff import mask_secrets
+    from ktrain.jobs.diff import mask_secrets
 
     live = {"kind": "Secret", "data": {"same": "YQ==", "changed": "Yg==", "gone": "Yw=="}}
     merged = {"kind": "Secret", "data": {"same": "YQ==", "changed": "ZA==", "new": "ZQ=="}}

@@ -21,7 +21,7 @@ from apiserver import scheduling as sch
 
 from ktrain import constants as c
 from ktrain.cli.common import registry_from
-from ktrain.cluster import observe
+from ktrain.cluster import reads
 from ktrain.errors import ExitCode
 from ktrain.service.render import render_request
 from ktrain.service.requests import JobOverrides, RenderRequest
@@ -53,7 +53,7 @@ def kc(srv: ApiServerDouble, tmp_path: Path) -> str:
 
 @pytest.fixture(autouse=True)
 def fast_polling(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(observe, "POLL_INTERVAL", 0.05)
+    monkeypatch.setattr(reads, "POLL_INTERVAL", 0.05)
 
 
 def stamp(moment: dt.datetime) -> str:

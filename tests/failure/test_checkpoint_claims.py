@@ -1,5 +1,5 @@
 """`job create --checkpoint CLAIM`: a claim that does not exist is reported before anything is
-created (create's pre-flight, ktrain/cluster/claims.py); one that exists is mounted."""
+created (create's pre-flight, ktrain/service/claims.py); one that exists is mounted."""
 
 from __future__ import annotations
 

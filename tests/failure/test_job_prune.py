@@ -9,8 +9,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from ktrain.cluster.job_state import JobSummary
-from ktrain.cluster.prune_select import select
+from ktrain.jobs.prune import select
+from ktrain.jobs.state import JobSummary
 
 NS = "team-a"
 NOW = datetime.now(timezone.utc)

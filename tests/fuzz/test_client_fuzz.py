@@ -16,10 +16,10 @@ from apiserver.hostile import HostileServer, raw
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ktrain.cluster import observe
 from ktrain.cluster.connection import ConnectionOptions
 from ktrain.cluster.kube import connect
 from ktrain.errors import ExitCode, KtrainError
+from ktrain.service import job_get, job_list
 
 pytestmark = pytest.mark.both_transports
 
@@ -115,9 +115,9 @@ def test_any_answer_is_a_result_or_one_cluster_error_in_time(tmp_path: Path, ans
         started = time.monotonic()
         try:
             if read == "list":
-                observe.list_jobs(cluster)
+                job_list.list_jobs(cluster)
             else:
-                observe.get_job(cluster, "x")
+                job_get.get_job(cluster, "x")
         except KtrainError as exc:
             assert exc.exit_code in (ExitCode.CLUSTER, ExitCode.NOT_FOUND), (type(exc), exc)
             assert "\x1b" not in exc.message

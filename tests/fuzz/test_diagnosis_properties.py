@@ -19,7 +19,13 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402 - after the sk
 from hypothesis import strategies as st  # noqa: E402
 
 from ktrain import constants as c  # noqa: E402
-from ktrain.cluster import diagnosis as d  # noqa: E402
+from ktrain.jobs.why.controllers import JOBS  # noqa: E402
+from ktrain.jobs.why.diagnosis import READS, diagnose  # noqa: E402
+from ktrain.jobs.why.facts import EVENTS, LOG, NOT_SERVED, SERVED, Facts, Read  # noqa: E402
+from ktrain.jobs.why.gangs import POD_GROUP as why_POD_GROUP  # noqa: E402
+from ktrain.jobs.why.nodes import NODE_PODS, NODES, parse_fit_error  # noqa: E402
+from ktrain.jobs.why.queues import LOCAL_QUEUE, QUOTAS, WORKLOADS, parse_quota_refusal  # noqa: E402
+from ktrain.jobs.why.volumes import CLAIMS  # noqa: E402
 
 _EXAMPLES = int(os.environ.get("KTRAIN_PROPERTY_EXAMPLES", "0"))
 SETTINGS = settings(
@@ -323,16 +329,16 @@ LINES = st.lists(st.tuples(STAMP.map(lambda s: s or ""), MESSAGE), max_size=4)
 REFUSED = object()
 
 
-def _answer(draw: Any, read: d.Read) -> Any:
+def _answer(draw: Any, read: Read) -> Any:
     """What a cluster could answer to `read`: a value of the right shape, nothing, or a refusal."""
     if draw(st.integers(0, 5)) == 0:
         return REFUSED
     strategies = {
-        d.EVENTS: st.lists(EVENT, max_size=3),
-        d.JOBS: st.lists(st.just({"metadata": {"name": "demo-node-0"}}), max_size=2),
-        d.NODES: st.lists(NODE, max_size=3),
-        d.NODE_PODS: st.lists(pods(), max_size=3),
-        d.QUOTAS: st.lists(
+        EVENTS: st.lists(EVENT, max_size=3),
+        JOBS: st.lists(st.just({"metadata": {"name": "demo-node-0"}}), max_size=2),
+        NODES: st.lists(NODE, max_size=3),
+        NODE_PODS: st.lists(pods(), max_size=3),
+        QUOTAS: st.lists(
             st.builds(
                 lambda hard, used: {"metadata": {"name": "q"}, "status": {"hard": hard, "used": used}},
                 st.dictionaries(
@@ -342,12 +348,12 @@ def _answer(draw: Any, read: d.Read) -> Any:
             ),
             max_size=2,
         ),
-        d.WORKLOADS: st.one_of(st.just(d.NOT_SERVED), st.lists(WORKLOAD, max_size=2)),
-        d.LOCAL_QUEUE: st.one_of(st.none(), st.builds(lambda cq: {"spec": {"clusterQueue": cq}}, TEXT)),
-        d.POD_GROUP: st.one_of(st.none(), POD_GROUP),
-        d.SERVED: st.booleans(),
-        d.LOG: LINES,
-        d.CLAIMS: st.lists(CLAIM, max_size=3),
+        WORKLOADS: st.one_of(st.just(NOT_SERVED), st.lists(WORKLOAD, max_size=2)),
+        LOCAL_QUEUE: st.one_of(st.none(), st.builds(lambda cq: {"spec": {"clusterQueue": cq}}, TEXT)),
+        why_POD_GROUP: st.one_of(st.none(), POD_GROUP),
+        SERVED: st.booleans(),
+        LOG: LINES,
+        CLAIMS: st.lists(CLAIM, max_size=3),
     }
     return draw(strategies[read.what])
 
@@ -404,10 +410,10 @@ def test_every_job_state_ends_in_a_verdict(data: Any) -> None:
         else None
     )
     job_pods = None if draw(st.integers(0, 6)) == 0 else draw(st.lists(pods(), max_size=4))
-    facts = d.Facts("demo", "ns", trainjob, jobset, job_pods)
+    facts = Facts("demo", "ns", trainjob, jobset, job_pods)
     reads = 0
-    for _ in range(len(d.READS) + 3):
-        verdict = d.diagnose(facts, NOW)
+    for _ in range(len(READS) + 3):
+        verdict = diagnose(facts, NOW)
         if verdict.needs is None:
             break
         assert verdict.needs.key not in facts.values and verdict.needs.key not in facts.unread, "asked twice"
@@ -428,7 +434,7 @@ def test_every_job_state_ends_in_a_verdict(data: Any) -> None:
 @SETTINGS
 @given(st.one_of(st.text(max_size=300), MESSAGE))
 def test_the_parsers_answer_or_decline(text: str) -> None:
-    fit = d.parse_fit_error(text)
+    fit = parse_fit_error(text)
     assert fit is None or (fit.nodes is not None and all(isinstance(r, str) for _, r in fit.reasons))
-    quota = d.parse_quota_refusal(text)
+    quota = parse_quota_refusal(text)
     assert quota is None or all(isinstance(part, dict) for part in quota[1:])

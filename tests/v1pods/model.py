@@ -5,10 +5,12 @@ the program it ran. A transcription of the v1 Go code, written apart from ktrain
   replicas 1, the framework port added when missing, PyTorch nprocPerNode "auto";
   mpi-operator v2beta1 `SetDefaults_MPIJob`: slotsPerWorker 1, OpenMPI;
 - PyTorch: `pkg/controller.v1/pytorch/envvar.go` setPodEnv (v1.7+: PYTHONUNBUFFERED "1",
-  WORLD_SIZE = replicas x nprocPerNode, PET_NPROC_PER_NODE, PET_NODE_RANK, PET_NNODES) with
+  WORLD_SIZE = replicas x nprocPerNode, PET_NODE_RANK, PET_NNODES; v1.8+, #1948: PET_NPROC_PER_NODE on
+  every pod, with or without a Master) with
   `master.go` MasterEnvVarGenerator (MASTER_* and PET_MASTER_*) and `elastic.go`
   ElasticEnvVarGenerator;
-- XGBoost: `xgboost/xgboost.go` SetPodEnv (worker rank = index + Master replicas);
+- XGBoost: `xgboost/xgboost.go` SetPodEnv (worker rank = index + Master replicas; v1.7+:
+  PYTHONUNBUFFERED "1", kubeflow/training-operator#1860, as PaddlePaddle's);
 - JAX: `jax/envvar.go` setPodEnv;
 - TensorFlow: `tensorflow/tensorflow.go` genTFConfigJSONStr and `tfjob_controller.go`
   SetClusterSpec (only on the `tensorflow` container, only when the job has more than one pod);
@@ -21,6 +23,22 @@ the program it ran. A transcription of the v1 Go code, written apart from ktrain
   intelEnvVars + I_MPI_PERHOST, mpichEnvVars, nvidiaDisableEnvVars unless runLauncherAsWorker) and
   newWorker (workerEnvVars; `/usr/sbin/sshd -De` without command and args).
 
+Beyond the env:
+
+- pod labels (`v1_labels`): training-operator `common/pod.go` createNewPod with GenLabels
+  (operator-name, job-name, replica-type, replica-index, job-role `master` per IsMasterRole);
+  mpi-operator v2beta1 defaultLabels (operator-name `mpi-operator`, job-name, job-role
+  launcher/worker) and newWorker (replica-index on workers);
+- pod names and the names that resolve (`v1_pod_name`, `v1_resolvable`): training-operator's
+  per-pod Services (`common/service.go` CreateNewService, one per pod, named as the pod);
+  mpi-operator's worker hostname `<job>-worker-<i>` under the headless Service `<job>-worker`;
+- the user's downward-API env (`fieldRef` to those labels, `metadata.name`) and the kubelet's
+  `$(VAR)` expansion in command and args;
+- mpi-operator v2beta1's launcher Job and worker pods (`mpi_launcher_job`, `mpi_worker_pod`):
+  newLauncherJob (backoffLimit, activeDeadlineSeconds, ttlSecondsAfterFinished from runPolicy as
+  written; a Job's own default backoffLimit 6 when unset), setRestartPolicy (ExitCode -> Never), and
+  workers as plain pods that nothing re-creates or counts.
+
 Every controller appends its variables after the user's, so they win (the kubelet keeps the last
 of two same-named variables). Host names are asked of `host(rt, i)` (v1: one Service per pod,
 `<job>-<rt>-<i>`; TF adds `.<namespace>.svc`): the caller answers with the name of the pod that
@@ -30,6 +48,7 @@ plays that replica under JobSet, so both sides can be compared directly.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,14 +128,92 @@ class Job:
         return int(default or 0)
 
 
-def user_env(container: Obj) -> dict[str, str]:
-    return {e["name"]: str(e.get("value", "")) for e in container.get("env") or [] if "valueFrom" not in e}
+OPERATOR_NAMES = {
+    "PyTorchJob": "pytorchjob-controller",
+    "TFJob": "tfjob-controller",
+    "XGBoostJob": "xgboostjob-controller",
+    "PaddleJob": "paddlejob-controller",
+    "JAXJob": "jaxjob-controller",
+    "MXJob": "mxjob-controller",
+    "MPIJob": "mpijob-controller",
+}
 
 
-def program_of(container: Obj) -> tuple[list[str], bool]:
-    command = [str(x) for x in container.get("command") or []]
-    args = [str(x) for x in container.get("args") or []]
+def is_master_role(kind: str, rtype: str, index: int) -> bool:
+    """Each reconciler's IsMasterRole (pytorch, xgboost, paddle: Master; tensorflow: Chief or
+    Master; mxnet: Server; jax: index 0; mpi: Launcher)."""
+    if kind == "JAXJob":
+        return index == 0
+    masters = {"TFJob": ("Chief", "Master"), "MXJob": ("Server",), "MPIJob": ("Launcher",)}
+    return rtype in masters.get(kind, ("Master",))
+
+
+def v1_labels(job: Job, rtype: str, index: int) -> dict[str, str]:
+    p = "training.kubeflow.org/"
+    if job.kind == "MPIJob" and job.api != "kubeflow.org/v1":
+        labels = {p + "operator-name": "mpi-operator", p + "job-name": job.name, p + "job-role": rtype.lower()}
+        if rtype == "Worker":
+            labels[p + "replica-index"] = str(index)
+        return labels
+    labels = {
+        p + "operator-name": OPERATOR_NAMES[job.kind],
+        p + "job-name": job.name,
+        p + "replica-type": rtype.lower(),
+        p + "replica-index": str(index),
+    }
+    if is_master_role(job.kind, rtype, index):
+        labels[p + "job-role"] = "master"
+    return labels
+
+
+def v1_pod_name(job: Job, rtype: str, index: int) -> str:
+    """The pod's name (training-operator's replicaName / mpi-operator's workerName, the launcher a
+    Job's pod)."""
+    if job.kind == "MPIJob" and rtype == "Launcher":
+        return f"{job.name}-launcher-xxxxx"
+    return f"{job.name}-{rtype.lower()}-{index}"
+
+
+def v1_resolvable(job: Job) -> set[str]:
+    """The pod host names that resolved in v1: a Service per pod (training-operator), the workers'
+    hostname.subdomain (mpi-operator v2beta1)."""
+    if job.kind == "MPIJob":
+        return {f"{job.name}-worker-{i}.{job.name}-worker" for i in range(job.replicas("Worker"))}
+    return {v1_pod_name(job, t, i) for t in job.specs for i in range(job.replicas(t))}
+
+
+def expand(text: str, env: dict[str, str]) -> str:
+    """The kubelet's `$(VAR)` expansion (`$$` a literal `$`, an unknown name left as written)."""
+    return re.sub(
+        r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)",
+        lambda m: "$" if m.group(0) == "$$" else env.get(m.group(1), m.group(0)),
+        text,
+    )
+
+
+def user_env(container: Obj, fields: dict[str, str] | None = None) -> dict[str, str]:
+    """The user's env: plain values (with earlier variables expanded), fieldRefs from `fields`."""
+    env: dict[str, str] = {}
+    for e in container.get("env") or []:
+        source = e.get("valueFrom")
+        if source is None:
+            env[e["name"]] = expand(str(e.get("value", "")), env)
+        elif fields is not None and "fieldRef" in source and source["fieldRef"]["fieldPath"] in fields:
+            env[e["name"]] = fields[source["fieldRef"]["fieldPath"]]
+    return env
+
+
+def program_of(container: Obj, env: dict[str, str] | None = None) -> tuple[list[str], bool]:
+    command = [expand(str(x), env or {}) for x in container.get("command") or []]
+    args = [expand(str(x), env or {}) for x in container.get("args") or []]
     return [*command, *args], not command
+
+
+def pod_fields(job: Job, rtype: str, index: int) -> dict[str, str]:
+    """What the downward API gave a v1 pod: its labels and its name."""
+    fields = {f"metadata.labels['{k}']": v for k, v in v1_labels(job, rtype, index).items()}
+    fields["metadata.name"] = v1_pod_name(job, rtype, index)
+    return fields
 
 
 def v1_pods(job_data: Obj, host: Host, pod_ip: Host) -> list[V1Pod]:
@@ -125,13 +222,35 @@ def v1_pods(job_data: Obj, host: Host, pod_ip: Host) -> list[V1Pod]:
     for rtype in job.specs:
         for index in range(job.replicas(rtype)):
             main = job.main(rtype)
-            env = user_env(main)
+            env = user_env(main, pod_fields(job, rtype, index))
             ctrl = controller_env(job, rtype, index, host, pod_ip)
             env.update(ctrl)
-            program, entry = program_of(main)
+            program, entry = program_of(main, env)
             program, entry = mpi_program(job, rtype, main, program, entry)
             out.append(V1Pod(rtype, index, env, set(ctrl), program, entry))
     return out
+
+
+def mpi_launcher_job(job_data: Obj) -> Obj:
+    """mpi-operator v2beta1 newLauncherJob's Job spec fields (None: unset) and its pod's restart policy."""
+    job = Job(job_data)
+    rp = job.spec.get("runPolicy") or {}
+    restart = job.specs["Launcher"].get("restartPolicy") or "OnFailure"  # DefaultLauncherRestartPolicy
+    return {
+        "backoffLimit": rp.get("backoffLimit", 6),  # unset: batch/v1 Job's default
+        "activeDeadlineSeconds": rp.get("activeDeadlineSeconds"),
+        "ttlSecondsAfterFinished": rp.get("ttlSecondsAfterFinished"),
+        "restartPolicy": "Never" if restart == "ExitCode" else restart,
+    }
+
+
+def mpi_worker_pod(job_data: Obj) -> Obj:
+    """A v2beta1 worker pod: restartPolicy (setRestartPolicy; DefaultRestartPolicy Never) and how
+    often a failed container is retried (a plain pod: OnFailure without limit, else never)."""
+    job = Job(job_data)
+    restart = job.specs["Worker"].get("restartPolicy") or "Never"
+    restart = "Never" if restart == "ExitCode" else restart
+    return {"restartPolicy": restart, "restarts": "unlimited" if restart == "OnFailure" else 0}
 
 
 def controller_env(job: Job, rtype: str, index: int, host: Host, pod_ip: Host) -> dict[str, str]:
@@ -165,8 +284,13 @@ def controller_env(job: Job, rtype: str, index: int, host: Host, pod_ip: Host) -
 def pytorch_env(job: Job, rt: str, index: int, host: Host) -> dict[str, str]:
     env: dict[str, str] = {"PYTHONUNBUFFERED": "1"}
     total = job.total
-    nproc = str(job.spec.get("nprocPerNode") or "auto")
-    per_node = int(nproc) if nproc.isdigit() else 1
+    elastic = job.spec.get("elasticPolicy")
+    # pytorch_defaults.go setDefaultNprocPerNode: "auto" unless elasticPolicy.nProcPerNode is set.
+    given = job.spec.get("nprocPerNode")
+    if given is None and (elastic is None or elastic.get("nProcPerNode") is None):
+        given = "auto"
+    nproc = None if given is None else str(given)
+    per_node = int(nproc) if nproc is not None and nproc.isdigit() else 1
     if "Master" in job.specs:
         port = str(job.port("Master"))
         env |= {
@@ -179,10 +303,10 @@ def pytorch_env(job: Job, rt: str, index: int, host: Host) -> dict[str, str]:
         env |= {
             "WORLD_SIZE": str(total * per_node),
             "RANK": str(rank),
-            "PET_NPROC_PER_NODE": nproc,
             "PET_NODE_RANK": str(rank),
         }
-    elastic = job.spec.get("elasticPolicy")
+    if nproc is not None:  # v1.8+ (#1948): every pod, Master or not
+        env["PET_NPROC_PER_NODE"] = nproc
     if elastic is None:
         env["PET_NNODES"] = str(total)
         return env
@@ -217,7 +341,7 @@ def xgboost_env(job: Job, rt: str, index: int, host: Host) -> dict[str, str]:
         "MASTER_ADDR": host("master", 0),
         "WORLD_SIZE": str(total),
         "RANK": str(rank),
-        "PYTHONUNBUFFERED": "0",
+        "PYTHONUNBUFFERED": "1",  # "0" before v1.7 (kubeflow/training-operator#1860)
     }
     if total > 1:
         env["WORKER_PORT"] = str(job.port("Worker"))
@@ -248,7 +372,7 @@ def tf_config(job: Job, rt: str, index: int, host: Host) -> str | None:
 
 
 def paddle_env(job: Job, rt: str, rank: int, host: Host, pod_ip: Host) -> dict[str, str]:
-    env = {"PYTHONUNBUFFERED": "0", "PADDLE_JOB_ID": job.name, "PADDLE_NNODES": str(job.total)}
+    env = {"PYTHONUNBUFFERED": "1", "PADDLE_JOB_ID": job.name, "PADDLE_NNODES": str(job.total)}
     if "Master" not in job.specs:
         port = job.port("Worker")
         if rank == 0:

@@ -117,6 +117,8 @@ def expand(text: str, env: dict[str, str]) -> str:
 def field_value(pod: Pod, path: str) -> str:
     if path == "status.podIP":
         return pod.ip
+    if path == "metadata.name":  # the Job controller's generateName: `<job name>-<index>-` + 5 random
+        return pod.host.split(".")[0] + "-r4nd5"
     for prefix, table in (("metadata.labels['", pod.labels), ("metadata.annotations['", pod.annotations)):
         if path.startswith(prefix):
             return table.get(path[len(prefix) : -2], "")

@@ -2,7 +2,7 @@
 
 The typer app and the fast path (`ktrain.cli.fastpath`) both call `submit_job`, so what it
 prints, and what it leaves on the cluster when it fails or is interrupted (nothing:
-`ktrain.cluster.submission.create_job` rolls back), cannot depend on which of them parsed argv.
+`ktrain.service.job_create.create_job` rolls back), cannot depend on which of them parsed argv.
 Nothing about the cluster is read (kubeconfig, credentials) until the job is to reach one.
 """
 
@@ -94,15 +94,16 @@ def submit_job(
         _dry_run_client(job_input, request, output or "yaml", target)
         return
 
-    from ktrain.cluster.kube import connect
-    from ktrain.cluster.runtimes import runtime_file_notes
-    from ktrain.cluster.submission import TARGET_TRAINJOB, create_job
+    from ktrain.jobs.plan import TARGET_TRAINJOB
+    from ktrain.service.cluster_runtimes import runtime_file_notes
+    from ktrain.service.connection import connect
+    from ktrain.service.job_create import create_job
     from ktrain.service.render import render_resolving
     from ktrain.service.submit import controller_runtime_note, objects_for_target
 
     cluster = connect(job_input.connection(request_timeout))
     request.default_namespace = cluster.namespace
-    from ktrain.cluster.trainer_ca import fill_status_ca  # TrainJobStatus: the controller's CA
+    from ktrain.service.trainer_ca import fill_status_ca  # TrainJobStatus: the controller's CA
 
     ca_warning = fill_status_ca(cluster, request)
     outcome, notes = render_resolving(
@@ -133,7 +134,7 @@ def submit_job(
         warn(message)
     stored = [w.obj for w in result.written]
     if output in ("yaml", "json"):
-        from ktrain.cluster.client import strip_server_fields
+        from ktrain.jobs.plan import strip_server_fields
 
         if any(o.get("kind") == "Secret" and o.get("type") == "kubernetes.io/ssh-auth" for o in stored):
             warn(
@@ -154,12 +155,9 @@ def _follow_and_wait(
     cluster: Any, name: str, namespace: str, *, follow: bool, wait: bool, timeout: float | None
 ) -> None:
     """`job logs NAME -f` (ends when the job ends), then `job wait NAME --for complete`."""
-    from ktrain.cluster.observe import (
-        LogOptions,
-        LogSelection,
-        stream_logs,
-        wait_for_job,
-    )
+    from ktrain.jobs.logs import LogOptions, LogSelection
+    from ktrain.service.job_logs import stream_logs
+    from ktrain.service.job_wait import wait_for_job
 
     if follow:
         from ktrain.cli.commands.job_logs import LogPrinter
@@ -199,14 +197,14 @@ def _follow_and_wait(
 def _dry_run_client(job_input: JobInput, request: Any, output: str, target: str) -> None:
     """What `job create` would submit, without contacting the cluster (as `job render`), after the
     same checks (`ktrain.service.submit`: `refuse_for_target` before, `objects_for_target` after the render)."""
-    from ktrain.cluster.runtimes import kubeconfig_available, runtime_file_notes
     from ktrain.errors import KtrainError
     from ktrain.output.manifests import format_objects
+    from ktrain.service.cluster_runtimes import kubeconfig_available, runtime_file_notes
     from ktrain.service.render import render_resolving
     from ktrain.service.submit import objects_for_target
 
     if job_input.namespace is None and kubeconfig_available(job_input.kubeconfig):
-        from ktrain.cluster.kube import connect
+        from ktrain.service.connection import connect
 
         try:  # reads the kubeconfig only: the context's namespace, as the real create would use
             request.default_namespace = connect(job_input.connection()).namespace

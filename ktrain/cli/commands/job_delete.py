@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the fast path a few ms to import
     from typing import Annotated
 
-    from ktrain.cluster.submission import Seen
+    from ktrain.service.job_delete import Seen
 
 CASCADES = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan"}
 
@@ -67,7 +67,7 @@ def delete_jobs(
         raise UsageError("give job names, -l SELECTOR or --all, not several of them")
     wait_timeout = parse_timeout(timeout)
 
-    from ktrain.cluster.submission import delete_job, plain_jobsets, select_jobs, wait_deleted
+    from ktrain.service.job_delete import delete_job, plain_jobsets, select_jobs, wait_deleted
 
     cluster = cluster_for(kubeconfig, context, namespace, request_timeout)
     ns = cluster.namespace

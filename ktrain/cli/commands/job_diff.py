@@ -48,7 +48,7 @@ def diff_job(
 
 def _live_source(trainjob: dict[str, Any]) -> dict[str, Any]:
     """The live TrainJob as a job file would say it: what the user gave, not what the server keeps."""
-    from ktrain.cluster.diff import stripped
+    from ktrain.jobs.diff import stripped
 
     out = stripped(trainjob)
     meta = out.get("metadata") or {}
@@ -57,11 +57,10 @@ def _live_source(trainjob: dict[str, Any]) -> dict[str, Any]:
 
 
 def _diff(job_input: JobInput, name: str, request_timeout: float) -> None:
-    from ktrain.cluster import client as k
-    from ktrain.cluster.diff import compare
-    from ktrain.cluster.kube import connect
-    from ktrain.cluster.observe import find_job
-    from ktrain.cluster.submission import record_runtime, trainjob_to_submit
+    from ktrain.jobs.plan import record_runtime, trainjob_to_submit
+    from ktrain.service.connection import connect
+    from ktrain.service.job_diff import compare, keep_live_ssh_keys
+    from ktrain.service.job_get import find_job
     from ktrain.service.render import render_resolving
 
     if job_input.name is not None and job_input.name != name:
@@ -83,7 +82,7 @@ def _diff(job_input: JobInput, name: str, request_timeout: float) -> None:
     request.overrides.name = name
     request.overrides.namespace = namespace
     request.default_namespace = namespace
-    from ktrain.cluster.trainer_ca import fill_status_ca  # TrainJobStatus: the controller's CA
+    from ktrain.service.trainer_ca import fill_status_ca  # TrainJobStatus: the controller's CA
 
     ca_warning = fill_status_ca(cluster, request)
     outcome, notes = render_resolving(
@@ -96,12 +95,7 @@ def _diff(job_input: JobInput, name: str, request_timeout: float) -> None:
         desired = [trainjob_to_submit(outcome.job.to_dict(), objects, ov.labels, ov.annotations), *objects]
     else:
         desired = record_runtime(objects, outcome.runtime.runtime.name)
-    for obj in desired:
-        # An MPI key pair is made anew by every render: compare the rest of the Secret, not the keys.
-        if obj.get("kind") == "Secret" and obj.get("type") == "kubernetes.io/ssh-auth":
-            live = k.get(cluster, k.SECRET, str(obj["metadata"]["name"]), namespace)
-            if live is not None and live.get("type") == obj["type"]:
-                obj["data"] = live.get("data") or {}
+    keep_live_ssh_keys(cluster, desired, namespace)
     comparison = compare(cluster, name, namespace, desired, trainjob=trainjob, jobset=jobset)
     for message in comparison.warnings:
         warn(message)

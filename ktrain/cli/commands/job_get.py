@@ -20,7 +20,7 @@ GET_FORMATS = ("text", "yaml", "json")
 def _why_waiting(summary: Any, explained: bool = False) -> list[str]:
     """Plain sentences for a job that is not running yet: the pods that hold it back (and, unless
     `Why:` says it already, the quick stall reason)."""
-    from ktrain.cluster import job_state as status
+    from ktrain.jobs import state as status
 
     if summary.state == status.SUSPENDED and summary.stalled:
         return [] if explained else [summary.stalled]
@@ -66,7 +66,7 @@ def _section(title: str, header: list[str], rows: list[list[str]], empty: str = 
 
 def _progress_section(details: Any, now: dt.datetime) -> list[str]:
     """`Progress:` (ktrain.progress.view.section): how far the run is, when the job has run."""
-    from ktrain.cluster import job_state as status
+    from ktrain.jobs import state as status
     from ktrain.progress.view import section
 
     if details.progress is None and details.summary.state not in (status.RUNNING, status.COMPLETE):
@@ -76,7 +76,7 @@ def _progress_section(details: Any, now: dt.datetime) -> list[str]:
 
 
 def format_details(details: Any, now: dt.datetime) -> str:
-    from ktrain.cluster import job_state as status
+    from ktrain.jobs import state as status
     from ktrain.util.text import printable
 
     s = details.summary
@@ -171,20 +171,20 @@ def show_job(
     namespace: Annotated[str | None, NAMESPACE] = None,
     request_timeout: Annotated[float, REQUEST_TIMEOUT] = 30.0,
 ) -> None:
-    """Show a job: state, why it is (not) running, conditions, replicated jobs, pods and its last warning events.
+    """Show a job: state, why it is not running, conditions, replicated jobs, pods and its last warning events.
 
-    `Why:` is the verdict of `ktrain job why`. Each pod shows its step, rank, phase, node, restarts and why it
-    waits.
+    `Why:` is the verdict of `ktrain job why`, for a job that is not running or complete. Each pod shows its step,
+    rank, phase, node, restarts and why it waits.
     """
     if output not in GET_FORMATS:
         raise UsageError(f"unknown output format {output!r}: use " + ", ".join(GET_FORMATS))
-    from ktrain.cluster.observe import get_job
+    from ktrain.service.job_get import get_job
 
     details = get_job(cluster_for(kubeconfig, context, namespace, request_timeout), name, explain=True)
     now = utc_now()
     if output == "text":
         sys.stdout.write(format_details(details, now))
     else:
-        from ktrain.cluster.observe import details_document
+        from ktrain.jobs.views import details_document
 
         sys.stdout.write(dump_data(details_document(details), output))

@@ -37,8 +37,8 @@ def init_job(
     """Print a commented starter TrainJob for a runtime: `ktrain job init -r torch-distributed > job.yaml`."""
     from ktrain.authoring.starter import render_starter
     from ktrain.cli.common import connection
-    from ktrain.cluster.runtimes import find_runtime
     from ktrain.inputs.bundled import schemas_dir
+    from ktrain.service.cluster_runtimes import find_runtime
 
     registry = registry_from(runtime_file, runtimes_dir)
     entry, notes = find_runtime(registry, runtime, connection(kubeconfig, context, None))

@@ -30,27 +30,27 @@ def list_jobs(
     """List training jobs: TrainJobs, and JobSets made from Trainer runtimes."""
     if output not in LIST_FORMATS:
         raise UsageError(f"unknown output format {output!r}: use " + ", ".join(LIST_FORMATS))
-    from ktrain.cluster import job_state as status
-    from ktrain.cluster import observe
+    from ktrain.jobs import state as status
+    from ktrain.service.job_list import list_jobs as list_training_jobs
 
     cluster = cluster_for(kubeconfig, context, namespace, request_timeout)
     notes: list[str] = []
-    jobs = observe.list_jobs(cluster, all_namespaces=all_namespaces, selector=selector, warnings=notes)
+    jobs = list_training_jobs(cluster, all_namespaces=all_namespaces, selector=selector, warnings=notes)
     for note in notes:
         warn(note)
     if output == "name":
-        sys.stdout.write("".join(s.resource_name + "\n" for s, _ in jobs))
+        sys.stdout.write("".join(job.summary.resource_name + "\n" for job in jobs))
         return
     if output in ("yaml", "json"):
-        items = [obj for _, obj in jobs]
+        items = [job.obj for job in jobs]
         sys.stdout.write(dump_data({"apiVersion": "v1", "kind": "List", "items": items, "metadata": {}}, output))
         return
     if not jobs:
         where = "any namespace" if all_namespaces else f"namespace {cluster.namespace}"
         sys.stderr.write(f"No training jobs found in {where}.\n")
         return
-    from ktrain.cluster.progress_read import status_progress
     from ktrain.progress import view as progress
+    from ktrain.progress.status import of_trainjob
 
     headers = ["NAME", "RUNTIME", "NODES", "STATE", "AGE", *progress.LIST_HEADERS]
     if output == "wide":
@@ -59,9 +59,10 @@ def list_jobs(
         headers.insert(0, "NAMESPACE")
     now = utc_now()
     rows = []
-    for s, obj in jobs:
+    for job in jobs:
+        s, obj = job.summary, job.obj
         row = [s.name, s.runtime or "-", "-" if s.nodes is None else str(s.nodes), s.state, status.age(s.created, now)]
-        trainer_status = status_progress(obj if s.kind == "TrainJob" else None)
+        trainer_status = of_trainjob(obj if s.kind == "TrainJob" else None)
         row += progress.list_cells(trainer_status)
         if output == "wide":
             queue, priority = status.queue_and_priority(obj)

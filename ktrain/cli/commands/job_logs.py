@@ -81,7 +81,8 @@ def print_logs(
     since_seconds = None
     if since is not None:
         since_seconds = max(1, int(parse_duration(since, "--since") + 0.999))
-    from ktrain.cluster.observe import LogOptions, LogSelection, stream_logs
+    from ktrain.jobs.logs import LogOptions, LogSelection
+    from ktrain.service.job_logs import stream_logs
 
     printer = LogPrinter(prefixed=all_pods)
     stream_logs(

@@ -18,7 +18,7 @@ NAMES = Argument(help="Job names.", show_default=False)
 def _set_suspended(
     names: list[str], suspend: bool, kubeconfig: str | None, context: str | None, namespace: str | None, timeout: float
 ) -> None:
-    from ktrain.cluster.submission import set_suspended
+    from ktrain.service.job_suspend import set_suspended
 
     cluster = cluster_for(kubeconfig, context, namespace, timeout)
     done = "suspended" if suspend else "resumed"

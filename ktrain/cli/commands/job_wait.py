@@ -34,13 +34,13 @@ def wait_job(
     While the job does not run, stderr says why (`waiting: <Reason>: ...`, the verdict of `ktrain job why`),
     again each time that changes.
     """
-    from ktrain.cluster import job_state as status
+    from ktrain.jobs import state as status
 
     if for_ not in status.WAIT_TARGETS:
         raise UsageError(f"--for {for_!r}: use one of " + ", ".join(status.WAIT_TARGETS))
     seconds = None if timeout is None else parse_duration(timeout, "--timeout")
     from ktrain.cli.progress_display import ProgressDisplay
-    from ktrain.cluster.observe import wait_for_job
+    from ktrain.service.job_wait import wait_for_job
 
     display = ProgressDisplay()
     try:

@@ -15,36 +15,6 @@ if TYPE_CHECKING:  # typing costs the fast path a few ms to import
     from typing import Annotated, Any
 
 MIN_INTERVAL = 0.2
-# The job's pods in one answer up to this many (one list request per look for a 2,000-pod job; the
-# transport's answer bound still splits a page of very large pods).
-PODS_PER_PAGE = 2000
-
-
-def _pods(cluster: Any, name: str, namespace: str) -> list[Any]:
-    from ktrain import constants as c
-    from ktrain.cluster import client as k
-
-    items, _ = k.list_pages(
-        cluster,
-        k.POD.path(namespace),
-        {"labelSelector": f"{c.JOBSET_NAME_LABEL}={name}"},
-        what=f"pods in {namespace}",
-        managed_fields=False,
-        chunk=PODS_PER_PAGE,
-    )
-    return items
-
-
-def _verdict(cluster: Any, name: str, namespace: str, known: tuple[Any, Any, list[Any]]) -> tuple[str, str] | None:
-    """`job why`'s verdict for a job that is not running (its reads are the diagnosis's own)."""
-    from ktrain.cluster.observe import diagnose_job, job_facts
-    from ktrain.errors import KtrainError
-
-    try:
-        verdict = diagnose_job(cluster, job_facts(cluster, name, namespace, known=known))
-    except KtrainError:
-        return None
-    return (str(verdict.code), str(verdict.message))
 
 
 @command("job", "watch", fast=True)
@@ -72,11 +42,10 @@ def watch_job(
     if seconds < MIN_INTERVAL:
         raise UsageError(f"--interval must be at least {MIN_INTERVAL}s")
     deadline = None if timeout is None else time.monotonic() + parse_duration(timeout, "--timeout")
-    from ktrain.cluster import job_state
-    from ktrain.cluster.observe import find_job
-    from ktrain.cluster.progress_read import job_progress
     from ktrain.errors import JobFailedError, WaitTimeoutError
+    from ktrain.jobs import state as job_state
     from ktrain.progress.watch import MetricHistory, frame, plain_line
+    from ktrain.service.job_watch import look, verdict
 
     cluster = cluster_for(kubeconfig, context, namespace, request_timeout)
     ns = namespace or cluster.namespace
@@ -85,27 +54,24 @@ def watch_job(
     history = MetricHistory()
     last_plain: str | None = None
     verdict_key: Any = None
-    verdict: tuple[str, str] | None = None
+    why: tuple[str, str] | None = None
     while True:
-        trainjob, jobset = find_job(cluster, name, ns)
-        pods = _pods(cluster, name, ns)
-        summary = job_state.summarize(trainjob, jobset, pods)
-        ran = summary.state in (job_state.RUNNING, job_state.COMPLETE)
-        progress = job_progress(cluster, trainjob, summary, logs=ran)
+        seen = look(cluster, name, ns)
+        summary, progress = seen.summary, seen.progress
         history.add(progress)
         if summary.state in (job_state.CREATED, job_state.SUSPENDED):
             key = (summary.state, tuple((p.name, p.phase, p.reason) for p in summary.pods))
             if key != verdict_key:  # the diagnosis reads more: only when the job or its pods changed
-                verdict, verdict_key = _verdict(cluster, name, ns, (trainjob, jobset, pods)), key
+                why, verdict_key = verdict(cluster, name, ns, seen), key
         else:
-            verdict, verdict_key = None, None
+            why, verdict_key = None, None
         if live:
-            lines = frame(summary, progress, history, time.time(), verdict)
+            lines = frame(summary, progress, history, time.time(), why)
             head = "\x1b[1m" + lines[0] + "\x1b[0m" if colour else lines[0]
             sys.stdout.write("\x1b[H\x1b[2J" + "\n".join([head, *lines[1:]]) + "\n")
             sys.stdout.flush()
         else:
-            line = plain_line(summary, progress, verdict)
+            line = plain_line(summary, progress, why)
             if line != last_plain:
                 sys.stdout.write(line + "\n")
                 sys.stdout.flush()
@@ -113,8 +79,8 @@ def watch_job(
         if summary.state == job_state.COMPLETE:
             return
         if summary.state == job_state.FAILED:
-            why = ": ".join(p for p in (summary.reason, summary.message) if p)
-            raise JobFailedError(f"job {name} failed" + (f" ({why})" if why else ""), summary=summary)
+            reason = ": ".join(p for p in (summary.reason, summary.message) if p)
+            raise JobFailedError(f"job {name} failed" + (f" ({reason})" if reason else ""), summary=summary)
         if deadline is not None and time.monotonic() >= deadline:
             raise WaitTimeoutError(f"timed out watching job {name} (it is {summary.state})", summary=summary)
         time.sleep(seconds if deadline is None else max(0.0, min(seconds, deadline - time.monotonic())))

@@ -28,15 +28,6 @@ def verdict_lines(verdict: Any) -> list[str]:
     return lines
 
 
-def _how_far(cluster: Any, facts: Any) -> Any:
-    """A running job's progress (ktrain.cluster.progress_read), None for any other."""
-    from ktrain.cluster import job_state
-    from ktrain.cluster.progress_read import job_progress
-
-    summary = job_state.summarize(facts.trainjob, facts.jobset, facts.pods or [])
-    return job_progress(cluster, facts.trainjob, summary) if summary.state == job_state.RUNNING else None
-
-
 @command("job", "why", fast=True)
 def explain_job(
     name: Annotated[str, JOB_NAME],
@@ -58,8 +49,9 @@ def explain_job(
     if output not in WHY_FORMATS:
         raise UsageError(f"unknown output format {output!r}: use " + ", ".join(WHY_FORMATS))
     from ktrain.cli.guard import ExitStatus
-    from ktrain.cluster.observe import diagnose_job, job_facts, why_document
     from ktrain.errors import ExitCode, KtrainError
+    from ktrain.jobs.views import why_document
+    from ktrain.service.job_why import diagnose_job, job_facts
 
     try:
         cluster = cluster_for(kubeconfig, context, namespace, request_timeout)
@@ -69,7 +61,9 @@ def explain_job(
         if exc.exit_code <= ExitCode.ERROR:  # 1 means "not running" here: an error is never 1
             exc.exit_code = ExitCode.CLUSTER
         raise
-    progress = _how_far(cluster, facts) if verdict.ok else None
+    from ktrain.service.job_why import how_far
+
+    progress = how_far(cluster, facts) if verdict.ok else None
     if output == "text":
         lines = verdict_lines(verdict)
         if progress is not None:  # a running job: how far it is

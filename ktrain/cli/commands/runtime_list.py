@@ -49,11 +49,11 @@ def registry_for(
     options = connection(kubeconfig, context, namespace, request_timeout)
     if source == "local":
         return registry_from(runtime_file, runtimes_dir)
-    from ktrain.cluster import runtimes as cluster_runtimes
+    from ktrain.service import cluster_runtimes
 
     if source == "cluster":
-        from ktrain.cluster.kube import connect
         from ktrain.inputs.registry import RuntimeRegistry
+        from ktrain.service.connection import connect
 
         registry = RuntimeRegistry(bundled=False)
         notes = cluster_runtimes.add_cluster_runtimes(registry, connect(options), prefer=True)

@@ -13,8 +13,9 @@ from apiserver import ApiServerDouble
 
 from ktrain.cluster.connection import ConnectionOptions
 from ktrain.cluster.kube import connect
-from ktrain.cluster.trainer_ca import fill_status_ca, read_status_ca
+from ktrain.cluster.trainer_ca import read_status_ca
 from ktrain.service.requests import RenderRequest
+from ktrain.service.trainer_ca import fill_status_ca
 
 PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 

@@ -85,11 +85,13 @@ def v1_host_pattern(name: str) -> re.Pattern[str]:
 # (kind, variable) -> the report row that says why ktrain's value differs from v1's.
 EXCEPTIONS = {
     "torch policy": "PET_MASTER_PORT is v2's",
+    "torch policy nproc": "v1 gave torchrun PET_NPROC_PER_NODE=",
     "elastic": "PET_NNODES",
     "paddle rank 0": "rank 0 names the master by its host name",
     "kubectl exec": "kubectl exec",
     "sshd": "sleep 365d",
     "user's PYTHONUNBUFFERED": "PYTHONUNBUFFERED",
+    "pod name": "is the JobSet pod's name",
 }
 
 
@@ -101,12 +103,19 @@ def exceptions(conv: Any, job: dict[str, Any], v1pod: V1Pod, got: Any) -> dict[s
     torch_policy = kind == "PyTorchJob" and (conv.runtime is None or "torch" in conv.runtime["spec"]["mlPolicy"])
     if torch_policy and "Master" in specs:
         out |= {"PET_MASTER_PORT": "torch policy", "PET_NPROC_PER_NODE": "torch policy"}
+    elif torch_policy and got.env.get("PET_NPROC_PER_NODE") != v1pod.env.get("PET_NPROC_PER_NODE"):
+        out["PET_NPROC_PER_NODE"] = "torch policy nproc"  # v2 counts the node's CPUs where v1 said auto
     if torch_policy and job["spec"].get("elasticPolicy") is not None:
         out["PET_NNODES"] = "elastic"
     if kind == "PaddleJob" and "POD_IP_DUMMY" in v1pod.env and not got.wrapped:
         out |= {"POD_IP_DUMMY": "paddle rank 0", "PADDLE_MASTER": "paddle rank 0"}
     if kind == "MPIJob" and job["apiVersion"] == "kubeflow.org/v1":
         out["OMPI_MCA_plm_rsh_agent"] = "kubectl exec"
+    for spec in specs.values():  # the pod's own name: v1's resolved, JobSet's has a random suffix
+        for ct in spec["template"]["spec"]["containers"]:
+            for e in ct.get("env") or []:
+                if ((e.get("valueFrom") or {}).get("fieldRef") or {}).get("fieldPath") == "metadata.name":
+                    out[e["name"]] = "pod name"
     main = next(iter(specs.values()))["template"]["spec"]["containers"]
     if any(e.get("name") == "PYTHONUNBUFFERED" for ct in main for e in ct.get("env") or []):
         out["PYTHONUNBUFFERED"] = "user's PYTHONUNBUFFERED"
@@ -156,6 +165,8 @@ def check(path: Path) -> int:
         for var, value in v1pod.env.items():
             if var in allowed:
                 continue
+            if var not in v1pod.controller:  # a v1 host name in the user's own value: the pod playing it
+                value = pattern.sub(v2_name, value)
             assert got.env.get(var) == value, f"{where}: {var}={got.env.get(var)!r}, v1 gave {value!r}"
         program = [pattern.sub(v2_name, a) for a in v1pod.program]
         if job["kind"] == "MPIJob" and job["apiVersion"] == "kubeflow.org/v1" and program == ["sleep", "365d"]:
@@ -188,6 +199,7 @@ def _pytorch(master: dict[str, Any] | None, worker: dict[str, Any], workers: int
 
 
 TORCH = {"name": "pytorch", "image": "torch:2"}
+PER_POD_LABELS = ("replica-index", "replica-type", "job-name", "job-role", "operator-name")
 CASES: dict[str, dict[str, Any]] = {
     # Master and Worker templates that differ beyond their command: `master` + one Job per Worker
     "pytorch-master-differs": _pytorch(
@@ -410,6 +422,101 @@ CASES: dict[str, dict[str, Any]] = {
         },
     },
 }
+
+
+def _field(name: str, path: str) -> dict[str, Any]:
+    return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": path}}}
+
+
+def _label(name: str, key: str) -> dict[str, Any]:
+    return _field(name, f"metadata.labels['training.kubeflow.org/{key}']")
+
+
+V1_LABEL_ENV = [_label(f"L_{k.upper().replace('-', '_')}", k) for k in PER_POD_LABELS]
+CASES |= {
+    # issue 33, cause 2: a Worker-only PyTorchJob without nprocPerNode whose runtime is generated
+    # (restartPolicy Never): v1.8+ passed nprocPerNode "auto" on in PET_NPROC_PER_NODE
+    "pytorch-workers-only-generated-cpu": _pytorch(
+        None,
+        {**TORCH, "command": ["python", "-m", "torch.distributed.run", "t.py"], "resources": {"limits": {"cpu": "4"}}},
+        workers=2,
+    ),
+    # cause 3: downward-API env reading v1's pod labels; Master and Worker differ only in command, so
+    # only the labels keep them apart (a Master step of its own: replica-type, job-role per step)
+    "pytorch-v1-pod-labels": _pytorch(
+        {**TORCH, "command": ["python", "m.py", "--rank=$(L_REPLICA_INDEX)"], "env": V1_LABEL_ENV},
+        {**TORCH, "command": ["python", "w.py", "--rank=$(L_REPLICA_INDEX)"], "env": V1_LABEL_ENV},
+        workers=3,
+    ),
+    "tensorflow-v1-pod-labels": {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "TFJob",
+        "metadata": {"name": "tf"},
+        "spec": {
+            "tfReplicaSpecs": {
+                role: {
+                    "replicas": n,
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {"name": "tensorflow", "image": "tf:2", "command": ["python"], "env": V1_LABEL_ENV}
+                            ]
+                        }
+                    },
+                }
+                for role, n in (("Chief", 1), ("PS", 2), ("Worker", 2))
+            }
+        },
+    },
+    # cause 4: the pod's name as its host (torchrun's --local_addr, a rendezvous endpoint, an env value)
+    "pytorch-pod-name-as-host": _pytorch(
+        None,
+        {
+            **TORCH,
+            "command": ["torchrun", "--local_addr=$(POD_NAME)", "--rdzv_endpoint", "$(POD_NAME):29400", "t.py"],
+            "env": [_field("POD_NAME", "metadata.name"), {"name": "MY_ADDR", "value": "$(POD_NAME)"}],
+        },
+        workers=3,
+        elasticPolicy={"rdzvBackend": "c10d"},
+    ),
+    # ... on one Job per Worker (the Master's resources differ): the host has the Job's index
+    "pytorch-pod-name-as-host-one-job-per-worker": _pytorch(
+        {
+            **TORCH,
+            "command": ["python", "m.py", "--addr=$(POD_NAME)"],
+            "env": [_field("POD_NAME", "metadata.name")],
+            "resources": {"limits": {"cpu": "2"}},
+        },
+        {**TORCH, "command": ["python", "w.py", "--addr=$(POD_NAME)"], "env": [_field("POD_NAME", "metadata.name")]},
+        workers=3,
+    ),
+    # ... through TensorFlow's env wrapper (bundled runtime)
+    "tensorflow-pod-name-as-host": {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "TFJob",
+        "metadata": {"name": "tf"},
+        "spec": {
+            "tfReplicaSpecs": {
+                "Worker": {
+                    "replicas": 3,
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": "tensorflow",
+                                    "image": "tf:2",
+                                    "command": ["python", "t.py", "--host", "$(POD_NAME)"],
+                                    "env": [_field("POD_NAME", "metadata.name")],
+                                }
+                            ]
+                        }
+                    },
+                }
+            }
+        },
+    },
+}
+CASES["pytorch-workers-only-generated-cpu"]["spec"]["pytorchReplicaSpecs"]["Worker"]["restartPolicy"] = "Never"
 # Master and Worker as one template, but the Master's `pytorch-master-0` named in the Workers'
 # args: host names are rewritten to JobSet's.
 CASES["pytorch-same-template"]["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0] = {

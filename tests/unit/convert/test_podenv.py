@@ -158,7 +158,7 @@ def test_tf_v1_oracle_golden() -> None:
 
 def paddle_v1(replicas: dict[str, int], ports: dict[str, int], rtype: str, rank: int, host: Callable) -> dict:
     """setPodEnv (POD_IP_DUMMY's `$(...)` reference resolved to the pod IP, as the kubelet does)."""
-    env = {"PYTHONUNBUFFERED": "0", "PADDLE_JOB_ID": JS, "PADDLE_NNODES": str(sum(replicas.values()))}
+    env = {"PYTHONUNBUFFERED": "1", "PADDLE_JOB_ID": JS, "PADDLE_NNODES": str(sum(replicas.values()))}
     if "master" not in replicas:
         if rank == 0:
             env |= {"POD_IP_DUMMY": "10.0.0.7", "PADDLE_MASTER": f"10.0.0.7:{ports['worker']}"}

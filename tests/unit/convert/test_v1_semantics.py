@@ -113,7 +113,7 @@ def test_volcano_queue_becomes_the_podgroup_queue_and_pods_name_volcano(tmp_path
 
 def test_xgboost_master_and_worker_templates_that_differ_keep_v1_ranks() -> None:
     """xgboost/xgboost.go SetPodEnv: RANK = index + Master replicas for workers, MASTER_ADDR =
-    master 0, WORKER_ADDRS = worker 0 .. total-2, PYTHONUNBUFFERED "0". The Master runs as its
+    master 0, WORKER_ADDRS = worker 0 .. total-2, PYTHONUNBUFFERED "1" (v1.7+, #1860). The Master runs as its
     own step, each Worker as its own Job of `node`: the Job's global index is the rank."""
     job: dict[str, Any] = {
         "apiVersion": "kubeflow.org/v1",
@@ -137,7 +137,7 @@ def test_xgboost_master_and_worker_templates_that_differ_keep_v1_ranks() -> None
     assert env["RANK"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.labels['jobset.sigs.k8s.io/job-global-index']"
     assert env["MASTER_ADDR"]["value"] == "xgb-master-0-0.xgb"
     assert env["WORKER_ADDRS"]["value"] == "xgb-node-0-0.xgb,xgb-node-1-0.xgb"
-    assert env["PYTHONUNBUFFERED"]["value"] == "0"
+    assert env["PYTHONUNBUFFERED"]["value"] == "1"
     assert conv.runtime["spec"]["template"]["spec"]["successPolicy"]["targetReplicatedJobs"] == ["master"]
     assert not any(r.status == APPROXIMATED and "RANK" in r.note for r in conv.rows)
 

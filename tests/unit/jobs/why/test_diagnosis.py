@@ -1,9 +1,9 @@
-"""`ktrain.cluster.diagnosis`: the verdict on a job from plain objects (no cluster, no clock).
+"""`ktrain.jobs.why.diagnosis.diagnose`: the verdict on a job from plain objects (no cluster, no clock).
 
 Each case gives the objects a cluster would hold and the answers to the reads the diagnosis asks
 for; the test plays the reader (`settle`), so it also checks which reads a case costs. The texts
 are their writers' (kube-scheduler, kubelet, Kueue, Volcano, quota admission): see the comments
-at each parser in ktrain/cluster/diagnosis.py and tests/apiserver/scheduling.py.
+at each parser in ktrain/jobs/why/ and tests/apiserver/scheduling.py.
 """
 
 from __future__ import annotations
@@ -15,7 +15,58 @@ import pytest
 from apiserver.scheduling import RECORDED
 
 from ktrain import constants as c
-from ktrain.cluster import diagnosis as d
+from ktrain.jobs.why.controllers import JOBS, NO_JOBSET_CONTROLLER, NO_TRAINER_CONTROLLER, POD_CREATION_FAILED
+from ktrain.jobs.why.diagnosis import diagnose
+from ktrain.jobs.why.facts import (
+    EVENTS,
+    LOG,
+    NOT_SERVED,
+    RUNNING,
+    SERVED,
+    SUCCEEDED,
+    UNKNOWN,
+    Facts,
+    Verdict,
+    document,
+    main_container,
+)
+from ktrain.jobs.why.gangs import GANG, NO_SCHEDULER, POD_GROUP
+from ktrain.jobs.why.nodes import (
+    NODE_PODS,
+    NODES,
+    amount,
+    matches_node,
+    node_views,
+    parse_fit_error,
+    pod_ask,
+)
+from ktrain.jobs.why.nodes import (
+    untolerated as why_untolerated,
+)
+from ktrain.jobs.why.placement import EXCLUSIVE_PLACEMENT, POD_AFFINITY
+from ktrain.jobs.why.pods import CONTAINER_ERROR, CRASH_LOOP, FAILED, IMAGE_PULL, POD_FAILED, STARTING
+from ktrain.jobs.why.queues import (
+    LOCAL_QUEUE,
+    NO_KUEUE,
+    NO_WORKLOAD,
+    NOT_ADMITTED,
+    SUSPENDED,
+    WORKLOADS,
+    parse_quota_refusal,
+)
+from ktrain.jobs.why.queues import (
+    QUEUED as why_QUEUED,
+)
+from ktrain.jobs.why.rendezvous import RENDEZVOUS_WAIT, rendezvous_wait
+from ktrain.jobs.why.scheduling import (
+    INSUFFICIENT,
+    NO_MATCHING_NODE,
+    NO_NODES,
+    NODES_CORDONED,
+    TOO_LARGE,
+    UNSCHEDULABLE,
+)
+from ktrain.jobs.why.volumes import CLAIM_NOT_FOUND, CLAIM_PENDING, CLAIM_UNUSABLE, CLAIMS, VOLUME_NODE_CONFLICT
 
 NOW = dt.datetime(2026, 6, 1, 12, 0, tzinfo=dt.timezone.utc)
 JSON = dict[str, Any]
@@ -123,12 +174,12 @@ def running(state: JSON | None = None, last: JSON | None = None, restarts: int =
     return [cs]
 
 
-def settle(facts: d.Facts, answers: dict[str, Any]) -> tuple[d.Verdict, list[str]]:
+def settle(facts: Facts, answers: dict[str, Any]) -> tuple[Verdict, list[str]]:
     """Play the reader: answer each read from `answers` (by `what`, or by key for a log);
     a value `FORBIDDEN` refuses the read as RBAC would. Returns the verdict and the reads made."""
     made: list[str] = []
     for _ in range(20):
-        verdict = d.diagnose(facts, NOW)
+        verdict = diagnose(facts, NOW)
         if verdict.needs is None:
             return verdict, made
         read = verdict.needs
@@ -146,8 +197,8 @@ MISSING = object()
 FORBIDDEN = object()
 
 
-def facts(js: JSON | None = None, pods: list[JSON] | None = None, trainjob: JSON | None = None) -> d.Facts:
-    return d.Facts("demo", "ns", trainjob, js, pods)
+def facts(js: JSON | None = None, pods: list[JSON] | None = None, trainjob: JSON | None = None) -> Facts:
+    return Facts("demo", "ns", trainjob, js, pods)
 
 
 # --- the scheduler's message ---------------------------------------------------------------------------
@@ -186,7 +237,7 @@ def facts(js: JSON | None = None, pods: list[JSON] | None = None, trainjob: JSON
     ],
 )
 def test_parse_fit_error_reads_the_histogram(message: str, nodes: int, reasons: list[Any]) -> None:
-    fit = d.parse_fit_error(message)
+    fit = parse_fit_error(message)
     assert fit is not None
     assert (fit.nodes, fit.reasons) == (nodes, reasons)
 
@@ -195,7 +246,7 @@ def test_parse_fit_error_reads_the_histogram(message: str, nodes: int, reasons: 
     "message", ["", "pod has unbound immediate PersistentVolumeClaims", "0/x nodes are available: 1 a."]
 )
 def test_parse_fit_error_declines_other_texts(message: str) -> None:
-    assert d.parse_fit_error(message) is None
+    assert parse_fit_error(message) is None
 
 
 def test_parse_quota_refusal() -> None:
@@ -203,13 +254,13 @@ def test_parse_quota_refusal() -> None:
         'Error creating: pods "p" is forbidden: exceeded quota: q, requested: limits.cpu=2,requests.cpu=2, '
         "used: limits.cpu=4,requests.cpu=4, limited: limits.cpu=4,requests.cpu=4"
     )
-    assert d.parse_quota_refusal(message) == (
+    assert parse_quota_refusal(message) == (
         "q",
         {"limits.cpu": "2", "requests.cpu": "2"},
         {"limits.cpu": "4", "requests.cpu": "4"},
         {"limits.cpu": "4", "requests.cpu": "4"},
     )
-    assert d.parse_quota_refusal("exceeded quota: q") is None
+    assert parse_quota_refusal("exceeded quota: q") is None
 
 
 # --- nodes ---------------------------------------------------------------------------------------------
@@ -230,13 +281,13 @@ def test_parse_quota_refusal() -> None:
     ],
 )
 def test_tolerations_follow_component_helpers(toleration: JSON, taint: JSON, tolerated: bool) -> None:
-    view = d.node_views([node("n", taints=[taint])], None)[0]
-    assert (d.untolerated(pod(0, spec={"tolerations": [toleration]}), view) == []) is tolerated
+    view = node_views([node("n", taints=[taint])], None)[0]
+    assert (why_untolerated(pod(0, spec={"tolerations": [toleration]}), view) == []) is tolerated
 
 
 def test_prefer_no_schedule_taints_never_block() -> None:
-    view = d.node_views([node("n", taints=[{"key": "a", "effect": "PreferNoSchedule"}])], None)[0]
-    assert d.untolerated(pod(0), view) == []
+    view = node_views([node("n", taints=[{"key": "a", "effect": "PreferNoSchedule"}])], None)[0]
+    assert why_untolerated(pod(0), view) == []
 
 
 def _affinity(*terms: JSON) -> JSON:
@@ -270,8 +321,8 @@ def _affinity(*terms: JSON) -> JSON:
     ],
 )
 def test_node_selector_and_required_affinity(spec: JSON, matches: bool) -> None:
-    view = d.node_views([node("n1", labels={"zone": "a", "size": "8"})], None)[0]
-    assert d.matches_node(pod(0, spec=spec), view) is matches
+    view = node_views([node("n1", labels={"zone": "a", "size": "8"})], None)[0]
+    assert matches_node(pod(0, spec=spec), view) is matches
 
 
 def test_pod_ask_defaults_requests_from_limits_and_takes_init_peaks() -> None:
@@ -285,8 +336,8 @@ def test_pod_ask_defaults_requests_from_limits_and_takes_init_peaks() -> None:
         ],
         "initContainers": [{"name": "i", "resources": {"requests": {"cpu": "4"}}}],
     }
-    ask = d.pod_ask({"spec": spec})
-    assert {k: d.amount(k, v) for k, v in ask.items()} == {"nvidia.com/gpu": "8", "memory": "1Gi", "cpu": "4"}
+    ask = pod_ask({"spec": spec})
+    assert {k: amount(k, v) for k, v in ask.items()} == {"nvidia.com/gpu": "8", "memory": "1Gi", "cpu": "4"}
 
 
 @pytest.mark.parametrize(
@@ -303,15 +354,15 @@ def test_pod_ask_defaults_requests_from_limits_and_takes_init_peaks() -> None:
 def test_amounts_read_as_people_write_them(resource: str, text: str, shown: str) -> None:
     from ktrain.engine.quantity import Quantity
 
-    assert d.amount(resource, Quantity.parse(text)) == shown
+    assert amount(resource, Quantity.parse(text)) == shown
 
 
 def test_the_main_container_is_kubectls_default_else_node() -> None:
     p = pod(0)
     p["spec"]["containers"] = [{"name": "sidecar"}, {"name": "node"}]
-    assert d.main_container(p) == "node"
+    assert main_container(p) == "node"
     p["metadata"]["annotations"]["kubectl.kubernetes.io/default-container"] = "sidecar"
-    assert d.main_container(p) == "sidecar"
+    assert main_container(p) == "sidecar"
 
 
 # --- rendezvous ---------------------------------------------------------------------------------------
@@ -335,7 +386,7 @@ def test_the_main_container_is_kubectls_default_else_node() -> None:
     ],
 )
 def test_rendezvous_wait(lines: list[tuple[str, str]], waited: float | None) -> None:
-    assert d.rendezvous_wait(lines, NOW) == waited
+    assert rendezvous_wait(lines, NOW) == waited
 
 
 # --- verdicts: one row per state ------------------------------------------------------------------------
@@ -396,7 +447,7 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
         "succeeded",
         lambda: facts(jobset(status={"conditions": [_cond("Completed", "True", "AllJobsCompleted")]}), []),
         {},
-        d.SUCCEEDED,
+        SUCCEEDED,
         "job demo completed (AllJobsCompleted)",
         [],
     ),
@@ -414,70 +465,70 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             ],
         ),
         {},
-        d.FAILED,
+        FAILED,
         "job demo failed: container node was OOMKilled: it used more than its memory limit 8Gi (exit code 137)",
         [],
     ),
-    ("suspended", lambda: facts(jobset(suspend=True), []), {}, d.SUSPENDED, "job demo is suspended", []),
+    ("suspended", lambda: facts(jobset(suspend=True), []), {}, SUSPENDED, "job demo is suspended", []),
     (
         "no-kueue",
         lambda: facts(jobset(suspend=True, labels=QUEUED), []),
-        {d.WORKLOADS: d.NOT_SERVED},
-        d.NO_KUEUE,
+        {WORKLOADS: NOT_SERVED},
+        NO_KUEUE,
         "job demo is suspended for Kueue queue q, but the cluster does not serve Kueue",
-        [d.WORKLOADS],
+        [WORKLOADS],
     ),
     (
         "kueue-workloads-forbidden",
         lambda: facts(jobset(suspend=True, labels=QUEUED), []),
-        {d.WORKLOADS: FORBIDDEN},
-        d.QUEUED,
+        {WORKLOADS: FORBIDDEN},
+        why_QUEUED,
         "job demo is suspended, waiting for Kueue queue q to admit it",
-        [d.WORKLOADS],
+        [WORKLOADS],
     ),
     (
         "kueue-no-workload-yet",
         lambda: facts(jobset(suspend=True, labels=QUEUED, created=0.1), []),
-        {d.WORKLOADS: []},
-        d.QUEUED,
+        {WORKLOADS: []},
+        why_QUEUED,
         "job demo is suspended; Kueue has not made its Workload yet",
-        [d.WORKLOADS],
+        [WORKLOADS],
     ),
     (
         "kueue-never-made-a-workload",
         lambda: facts(jobset(suspend=True, labels=QUEUED, created=10), []),
-        {d.WORKLOADS: []},
-        d.NO_WORKLOAD,
+        {WORKLOADS: []},
+        NO_WORKLOAD,
         "job demo is suspended for Kueue queue q, but Kueue made no Workload for it in 10m",
-        [d.WORKLOADS],
+        [WORKLOADS],
     ),
     (
         "kueue-pending-local-queue-missing",
         lambda: facts(jobset(suspend=True, labels=QUEUED), []),
         {
-            d.WORKLOADS: [_workload([_cond("QuotaReserved", "False", "Inadmissible", "LocalQueue q doesn't exist")])],
-            d.LOCAL_QUEUE: None,
+            WORKLOADS: [_workload([_cond("QuotaReserved", "False", "Inadmissible", "LocalQueue q doesn't exist")])],
+            LOCAL_QUEUE: None,
         },
-        d.NOT_ADMITTED,
+        NOT_ADMITTED,
         "Kueue has not admitted job demo (queue q): Inadmissible: LocalQueue q doesn't exist",
-        [d.WORKLOADS, d.LOCAL_QUEUE],
+        [WORKLOADS, LOCAL_QUEUE],
     ),
     (
         "kueue-pending-in-cluster-queue",
         lambda: facts(jobset(suspend=True, labels=QUEUED), []),
         {
-            d.WORKLOADS: [_workload([_cond("QuotaReserved", "False", "Pending", PENDING)])],
-            d.LOCAL_QUEUE: {"spec": {"clusterQueue": "cq"}},
+            WORKLOADS: [_workload([_cond("QuotaReserved", "False", "Pending", PENDING)])],
+            LOCAL_QUEUE: {"spec": {"clusterQueue": "cq"}},
         },
-        d.NOT_ADMITTED,
+        NOT_ADMITTED,
         f"Kueue has not admitted job demo to ClusterQueue cq: Pending: {PENDING}",
-        [d.WORKLOADS, d.LOCAL_QUEUE],
+        [WORKLOADS, LOCAL_QUEUE],
     ),
     (
         "kueue-admission-check",
         lambda: facts(jobset(suspend=True, labels=QUEUED), []),
         {
-            d.WORKLOADS: [
+            WORKLOADS: [
                 _workload(
                     [_cond("QuotaReserved", "True", "QuotaReserved"), _cond("Admitted", "False", "NoChecks")],
                     {"clusterQueue": "cq"},
@@ -485,42 +536,42 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 )
             ]
         },
-        d.NOT_ADMITTED,
+        NOT_ADMITTED,
         "Kueue reserved quota for job demo in ClusterQueue cq, waiting for prov",
-        [d.WORKLOADS],
+        [WORKLOADS],
     ),
     (
         "kueue-deactivated",
         lambda: facts(jobset(suspend=True, labels=QUEUED), []),
         {
-            d.WORKLOADS: [
+            WORKLOADS: [
                 {
                     **_workload([_cond("Evicted", "True", "Deactivated", "The workload is deactivated")]),
                     "spec": {"active": False},
                 }
             ]
         },
-        d.NOT_ADMITTED,
+        NOT_ADMITTED,
         "Kueue's Workload jobset-demo-1 for job demo is deactivated (spec.active: false): it will not be admitted",
-        [d.WORKLOADS],
+        [WORKLOADS],
     ),
     (
         "kueue-admitted",
         lambda: facts(jobset(suspend=True, labels=QUEUED), []),
-        {d.WORKLOADS: [_workload([_cond("QuotaReserved", "True"), _cond("Admitted", "True")], {"clusterQueue": "cq"})]},
-        d.QUEUED,
+        {WORKLOADS: [_workload([_cond("QuotaReserved", "True"), _cond("Admitted", "True")], {"clusterQueue": "cq"})]},
+        why_QUEUED,
         "Kueue admitted job demo to ClusterQueue cq; it is being resumed",
-        [d.WORKLOADS],
+        [WORKLOADS],
     ),
     (
         "trainer-starting",
         lambda: facts(
             None, [], trainjob={"kind": "TrainJob", "metadata": {"name": "demo", "creationTimestamp": at(0.1)}}
         ),
-        {d.EVENTS: []},
-        d.STARTING,
+        {EVENTS: []},
+        STARTING,
         "waiting for the Trainer controller to make the JobSet of TrainJob demo",
-        [d.EVENTS],
+        [EVENTS],
     ),
     (
         "trainer-says-why",
@@ -528,7 +579,7 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             None, [], trainjob={"kind": "TrainJob", "metadata": {"name": "demo", "creationTimestamp": at(0.1)}}
         ),
         {
-            d.EVENTS: [
+            EVENTS: [
                 {
                     "involvedObject": {"kind": "TrainJob", "name": "demo"},
                     "reason": "TrainJobResumed",
@@ -537,24 +588,24 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 }
             ]
         },
-        d.NO_TRAINER_CONTROLLER,
+        NO_TRAINER_CONTROLLER,
         'the Trainer controller has not made a JobSet for TrainJob demo: runtime "x" not found',
-        [d.EVENTS],
+        [EVENTS],
     ),
     (
         "no-jobset-controller",
         lambda: facts(jobset(created=20), []),
-        {d.JOBS: [], d.EVENTS: []},
-        d.NO_JOBSET_CONTROLLER,
+        {JOBS: [], EVENTS: []},
+        NO_JOBSET_CONTROLLER,
         "JobSet demo has no Jobs after 20m: is the JobSet controller running?",
-        [d.JOBS, d.EVENTS],
+        [JOBS, EVENTS],
     ),
     (
         "webhook-refuses-pods",
         lambda: facts(jobset(), []),
         {
-            d.JOBS: [{"metadata": {"name": "demo-node-0"}}],
-            d.EVENTS: [
+            JOBS: [{"metadata": {"name": "demo-node-0"}}],
+            EVENTS: [
                 {
                     "involvedObject": {"kind": "Job", "name": "demo-node-0"},
                     "reason": "FailedCreate",
@@ -562,33 +613,33 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 }
             ],
         },
-        d.POD_CREATION_FAILED,
+        POD_CREATION_FAILED,
         'the Job controller cannot create the pods of job demo: admission webhook "policy.example" denied the request',
-        [d.JOBS, d.EVENTS],
+        [JOBS, EVENTS],
     ),
     (
         "too-large",
         lambda: facts(jobset(limits=GPU16), [pod(0, limits=GPU16, conditions=refused(RECORDED["gpu16"]))]),
-        {d.NODES: NODES8},
-        d.TOO_LARGE,
+        {NODES: NODES8},
+        TOO_LARGE,
         "each pod asks 16 nvidia.com/gpu; the largest node has 8 (8 nodes)",
-        [d.NODES],
+        [NODES],
     ),
     (
         "too-large-mixed-nodes",
         lambda: facts(jobset(limits=GPU16), [pod(0, limits=GPU16, conditions=refused(RECORDED["gpu16"]))]),
-        {d.NODES: [node("a", gpus=8), node("b", gpus=4), node("c", gpus=0)]},
-        d.TOO_LARGE,
+        {NODES: [node("a", gpus=8), node("b", gpus=4), node("c", gpus=0)]},
+        TOO_LARGE,
         "each pod asks 16 nvidia.com/gpu; the largest node has 8 (1 of 3 nodes)",
-        [d.NODES],
+        [NODES],
     ),
     (
         "no-gpus-at-all",
         lambda: facts(jobset(limits=GPU16), [pod(0, limits=GPU16, conditions=refused(RECORDED["gpu16"]))]),
-        {d.NODES: [{"metadata": {"name": "cpu"}, "status": {"allocatable": {"cpu": "8", "pods": "110"}}}]},
-        d.TOO_LARGE,
+        {NODES: [{"metadata": {"name": "cpu"}, "status": {"allocatable": {"cpu": "8", "pods": "110"}}}]},
+        TOO_LARGE,
         "each pod asks 16 nvidia.com/gpu; no node has any nvidia.com/gpu (1 node)",
-        [d.NODES],
+        [NODES],
     ),
     (
         "busy-gpus",
@@ -603,8 +654,8 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             ],
         ),
         {
-            d.NODES: [node("a"), node("b")],
-            d.NODE_PODS: [
+            NODES: [node("a"), node("b")],
+            NODE_PODS: [
                 {
                     "spec": {"nodeName": "a", "containers": [{"resources": {"requests": {"nvidia.com/gpu": "6"}}}]},
                     "status": {"phase": "Running"},
@@ -615,10 +666,10 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 },
             ],
         },
-        d.INSUFFICIENT,
+        INSUFFICIENT,
         "each pod asks 4 nvidia.com/gpu; the most free on any node is 2 (a); nodes have up to 8, "
         "other pods hold the rest",
-        [d.NODES, d.NODE_PODS],
+        [NODES, NODE_PODS],
     ),
     (
         "each-node-short-of-something-else",
@@ -633,8 +684,8 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             ],
         ),
         {
-            d.NODES: [node("a"), node("b")],
-            d.NODE_PODS: [
+            NODES: [node("a"), node("b")],
+            NODE_PODS: [
                 {
                     "spec": {"nodeName": "a", "containers": [{"resources": {"requests": {"cpu": "30"}}}]},
                     "status": {"phase": "Running"},
@@ -645,9 +696,9 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 },
             ],
         },
-        d.INSUFFICIENT,
+        INSUFFICIENT,
         "each pod asks 20 cpu; the most free on any node is 32 (b)",  # cpu first on a tie: the scheduler's order
-        [d.NODES, d.NODE_PODS],
+        [NODES, NODE_PODS],
     ),
     (
         "selector",
@@ -655,20 +706,20 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             jobset(),
             [pod(0, spec={"nodeSelector": {"gpu-type": "a100"}}, conditions=refused(RECORDED["selector-event"]))],
         ),
-        {d.NODES: [node("h", labels={"gpu-type": "h100"}), node("t1", labels={"gpu-type": "t4"}), node("x")]},
-        d.NO_MATCHING_NODE,
+        {NODES: [node("h", labels={"gpu-type": "h100"}), node("t1", labels={"gpu-type": "t4"}), node("x")]},
+        NO_MATCHING_NODE,
         "no node matches nodeSelector gpu-type=a100 (nodes have gpu-type: h100 ×1, t4 ×1, (none) ×1)",
-        [d.NODES],
+        [NODES],
     ),
     (
         "selector-label-nowhere",
         lambda: facts(
             jobset(), [pod(0, spec={"nodeSelector": {"pool": "big"}}, conditions=refused(RECORDED["selector-event"]))]
         ),
-        {d.NODES: NODES8},
-        d.NO_MATCHING_NODE,
+        {NODES: NODES8},
+        NO_MATCHING_NODE,
         "no node matches nodeSelector pool=big (no node has label pool)",
-        [d.NODES],
+        [NODES],
     ),
     (
         "selector-labels-never-together",
@@ -676,10 +727,10 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             jobset(),
             [pod(0, spec={"nodeSelector": {"a": "1", "b": "1"}}, conditions=refused(RECORDED["selector-event"]))],
         ),
-        {d.NODES: [node("x", labels={"a": "1"}), node("y", labels={"b": "1"})]},
-        d.NO_MATCHING_NODE,
+        {NODES: [node("x", labels={"a": "1"}), node("y", labels={"b": "1"})]},
+        NO_MATCHING_NODE,
         "no node matches nodeSelector a=1, b=1 (each label is on some node, never all on one)",
-        [d.NODES],
+        [NODES],
     ),
     (
         "affinity",
@@ -693,26 +744,26 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 )
             ],
         ),
-        {d.NODES: [node("x", labels={"zone": "a"})]},
-        d.NO_MATCHING_NODE,
+        {NODES: [node("x", labels={"zone": "a"})]},
+        NO_MATCHING_NODE,
         "no node matches the pod's required node affinity (nodes have zone: a ×1)",
-        [d.NODES],
+        [NODES],
     ),
     (
         "cordoned",
         lambda: facts(jobset(), [pod(0, conditions=refused("0/1 nodes are available: 1 node(s) were unschedulable."))]),
-        {d.NODES: [{**node("x"), "spec": {"unschedulable": True}}]},
-        d.NODES_CORDONED,
+        {NODES: [{**node("x"), "spec": {"unschedulable": True}}]},
+        NODES_CORDONED,
         "every node pod demo-node-0-0-x may use is cordoned (1 node, spec.unschedulable)",
-        [d.NODES],
+        [NODES],
     ),
     (
         "no-nodes",
         lambda: facts(jobset(), [pod(0, conditions=refused("0/0 nodes are available: ."))]),
-        {d.NODES: []},
-        d.NO_NODES,
+        {NODES: []},
+        NO_NODES,
         "the cluster has no nodes for pod demo-node-0-0-x",
-        [d.NODES],
+        [NODES],
     ),
     (
         "nodes-forbidden-selector",
@@ -720,11 +771,11 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             jobset(),
             [pod(0, spec={"nodeSelector": {"gpu-type": "a100"}}, conditions=refused(RECORDED["selector-condition"]))],
         ),
-        {d.NODES: FORBIDDEN},
-        d.NO_MATCHING_NODE,
+        {NODES: FORBIDDEN},
+        NO_MATCHING_NODE,
         "3 of 8 nodes do not match the pod's node selector/affinity (gpu-type=a100); 5 of 8 nodes have taints "
         "the pod does not tolerate (the nodes could not be read to say more)",
-        [d.NODES],
+        [NODES],
     ),
     (
         "scheduler-fits-now",
@@ -740,16 +791,16 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 )
             ],
         ),
-        {d.NODES: [node("a"), node("b")], d.NODE_PODS: []},
-        d.UNSCHEDULABLE,
+        {NODES: [node("a"), node("b")], NODE_PODS: []},
+        UNSCHEDULABLE,
         "the scheduler cannot place pod demo-node-0-0-x: 0/2 nodes are available: 2 node(s) had no available disk",
-        [d.NODES, d.NODE_PODS],
+        [NODES, NODE_PODS],
     ),
     (
         "unscheduled-default-scheduler",
         lambda: facts(jobset(), [pod(0, created=3)]),
         {},
-        d.NO_SCHEDULER,
+        NO_SCHEDULER,
         "the default scheduler has not looked at pod demo-node-0-0-x in 3m: is it running?",
         [],
     ),
@@ -757,7 +808,7 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
         "young-pod-is-starting",
         lambda: facts(jobset(), [pod(0, created=0.05), pod(1, created=0.05)]),
         {},
-        d.STARTING,
+        STARTING,
         "job demo is starting: 0 of 2 trainer pods are running",
         [],
     ),
@@ -767,10 +818,10 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             jobset(),
             [pod(0, spec={"schedulerName": "volcano"}, annotations={c.VOLCANO_GROUP_NAME_ANNOTATION: "pg"}, created=3)],
         ),
-        {d.SERVED: True, d.POD_GROUP: {"spec": {"minMember": 2, "queue": "research"}, "status": {"phase": "Pending"}}},
-        d.QUEUED,
+        {SERVED: True, POD_GROUP: {"spec": {"minMember": 2, "queue": "research"}, "status": {"phase": "Pending"}}},
+        why_QUEUED,
         "Volcano has not admitted PodGroup pg to queue research (phase Pending)",
-        [d.SERVED, d.POD_GROUP],
+        [SERVED, POD_GROUP],
     ),
     (
         "gang-missing-members",
@@ -787,10 +838,10 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 )
             ],
         ),
-        {d.NODES: [node("a")], d.POD_GROUP: {"spec": {"minMember": 3}}},
-        d.GANG,
+        {NODES: [node("a")], POD_GROUP: {"spec": {"minMember": 3}}},
+        GANG,
         "the gang needs 3 pods (PodGroup pg minMember) but only 1 exist",
-        [d.NODES, d.POD_GROUP],
+        [NODES, POD_GROUP],
     ),
     (
         "image-pull",
@@ -799,7 +850,7 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             [pod(0, statuses=running({"waiting": {"reason": "ErrImagePull", "message": "rpc error: not found"}}))],
         ),
         {},
-        d.IMAGE_PULL,
+        IMAGE_PULL,
         "image trainer:1 cannot be pulled: rpc error: not found",
         [],
     ),
@@ -817,7 +868,7 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             ],
         ),
         {
-            d.EVENTS: [
+            EVENTS: [
                 {
                     "involvedObject": {"kind": "Pod", "name": "demo-node-0-0-x"},
                     "reason": "Failed",
@@ -825,9 +876,9 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 }
             ]
         },
-        d.IMAGE_PULL,
+        IMAGE_PULL,
         "image trainer:1 cannot be pulled: denied",
-        [d.EVENTS],
+        [EVENTS],
     ),
     (
         "image-pull-back-off-1.33-message",
@@ -848,7 +899,7 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             ],
         ),
         {},
-        d.IMAGE_PULL,
+        IMAGE_PULL,
         "image trainer:1 cannot be pulled: unauthorized",
         [],
     ),
@@ -866,7 +917,7 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             ],
         ),
         {},
-        d.CONTAINER_ERROR,
+        CONTAINER_ERROR,
         "container node of pod demo-node-0-0-x (node rank 0) cannot start: CreateContainerConfigError: "
         'secret "hf" not found',
         [],
@@ -877,10 +928,10 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             jobset(),
             [pod(0, "Running", statuses=running({"waiting": {"reason": "CrashLoopBackOff"}}, {"exitCode": 2}, 5))],
         ),
-        {d.LOG: FORBIDDEN},
-        d.CRASH_LOOP,
+        {LOG: FORBIDDEN},
+        CRASH_LOOP,
         "container node of pod demo-node-0-0-x (node rank 0) keeps crashing (5 restarts, last exit code 2)",
-        [d.LOG],
+        [LOG],
     ),
     (
         "recovered-oom-is-history",
@@ -888,44 +939,44 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             jobset(replicas=1),
             [pod(0, "Running", statuses=running(last={"exitCode": 137, "reason": "OOMKilled"}, restarts=1))],
         ),
-        {d.LOG: [(at(0.1), "step 9")]},
-        d.RUNNING,
+        {LOG: [(at(0.1), "step 9")]},
+        RUNNING,
         "job demo is running (1 of 1 trainer pods)",
-        [d.LOG],
+        [LOG],
     ),
     (
         "pod-failed",
         lambda: facts(
             jobset(), [pod(0, "Failed", statuses=running({"terminated": {"exitCode": 3, "reason": "Error"}}))]
         ),
-        {d.LOG: [(at(1), "boom")]},
-        d.POD_FAILED,
+        {LOG: [(at(1), "boom")]},
+        POD_FAILED,
         "container node of pod demo-node-0-0-x (node rank 0) failed with exit code 3",
-        [d.LOG],
+        [LOG],
     ),
     (
         "running-no-log-yet",
         lambda: facts(jobset(replicas=1), [pod(0, "Running", statuses=running())]),
-        {d.LOG: []},
-        d.RUNNING,
+        {LOG: []},
+        RUNNING,
         "job demo is running (1 of 1 trainer pods)",
-        [d.LOG],
+        [LOG],
     ),
     (
         "rendezvous",
         lambda: facts(jobset(replicas=1), [pod(0, "Running", statuses=running())]),
-        {d.LOG: [(at(4), "[default] Rendezvous'ing worker group")]},
-        d.RENDEZVOUS_WAIT,
+        {LOG: [(at(4), "[default] Rendezvous'ing worker group")]},
+        RENDEZVOUS_WAIT,
         "job demo runs but is stuck: rank 0 has waited 4m at the rendezvous for its peers",
-        [d.LOG],
+        [LOG],
     ),
     (
         "rendezvous-too-young-to-call",
         lambda: facts(jobset(replicas=1), [pod(0, "Running", statuses=running())]),
-        {d.LOG: [(at(0.5), "[default] Rendezvous'ing worker group")]},
-        d.RUNNING,
+        {LOG: [(at(0.5), "[default] Rendezvous'ing worker group")]},
+        RUNNING,
         "job demo is running",
-        [d.LOG],
+        [LOG],
     ),
     (
         "volume-never-mounts",
@@ -934,7 +985,7 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             [pod(0, statuses=running({"waiting": {"reason": "ContainerCreating"}}), created=5)],
         ),
         {
-            d.EVENTS: [
+            EVENTS: [
                 {
                     "involvedObject": {"kind": "Pod", "name": "demo-node-0-0-x"},
                     "reason": "FailedMount",
@@ -943,9 +994,9 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 }
             ]
         },
-        d.CONTAINER_ERROR,
+        CONTAINER_ERROR,
         "pod demo-node-0-0-x (node rank 0) cannot start on node n0: FailedMount: MountVolume.SetUp failed",
-        [d.EVENTS],
+        [EVENTS],
     ),
     (
         "young-container-creating-is-starting",
@@ -953,7 +1004,7 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
             jobset(replicas=1), [pod(0, statuses=running({"waiting": {"reason": "ContainerCreating"}}), created=0.5)]
         ),
         {},
-        d.STARTING,
+        STARTING,
         "job demo is starting: 0 of 1 trainer pods are running; pod demo-node-0-0-x (node rank 0) is Pending "
         "(ContainerCreating)",
         [],
@@ -962,7 +1013,7 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
         "pods-unreadable",
         lambda: facts(jobset(), None),
         {},
-        d.UNKNOWN,
+        UNKNOWN,
         "job demo is Created; its pods could not be read",
         [],
     ),
@@ -970,18 +1021,18 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
     (
         "claim-lost",
         lambda: facts(jobset(), [pod(0, spec=MOUNTS_DATA, conditions=refused(LOST))]),
-        {d.CLAIMS: [claim("data", "Lost", volume="pv-9")]},
-        d.CLAIM_UNUSABLE,
+        {CLAIMS: [claim("data", "Lost", volume="pv-9")]},
+        CLAIM_UNUSABLE,
         "PersistentVolumeClaim data that pod demo-node-0-0-x (node rank 0) mounts lost its volume pv-9 (phase Lost)",
-        [d.CLAIMS],
+        [CLAIMS],
     ),
     (
         "claim-being-deleted",
         lambda: facts(jobset(), [pod(0, spec=MOUNTS_DATA, conditions=refused(DELETING))]),
-        {d.CLAIMS: [claim("data", "Bound", deleting=True)]},
-        d.CLAIM_UNUSABLE,
+        {CLAIMS: [claim("data", "Bound", deleting=True)]},
+        CLAIM_UNUSABLE,
         "PersistentVolumeClaim data that pod demo-node-0-0-x (node rank 0) mounts is being deleted",
-        [d.CLAIMS],
+        [CLAIMS],
     ),
     (
         "ephemeral-claim-not-made-yet",
@@ -998,18 +1049,18 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 )
             ],
         ),
-        {d.CLAIMS: []},
-        d.CLAIM_PENDING,
+        {CLAIMS: []},
+        CLAIM_PENDING,
         "pod demo-node-0-0-x (node rank 0) waits for the ephemeral volume controller to create claim "
         "demo-node-0-0-x-scratch (volume scratch)",
-        [d.CLAIMS],
+        [CLAIMS],
     ),
     (
         "provisioning-failed-quotes-the-provisioner",
         lambda: facts(jobset(), [pod(0, spec=MOUNTS_DATA, conditions=refused(UNBOUND))]),
         {
-            d.CLAIMS: [claim("data", "Pending", cls="fsx")],
-            d.EVENTS: [
+            CLAIMS: [claim("data", "Pending", cls="fsx")],
+            EVENTS: [
                 {
                     "involvedObject": {"kind": "PersistentVolumeClaim", "name": "data"},
                     "reason": "ProvisioningFailed",
@@ -1019,10 +1070,10 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 }
             ],
         },
-        d.CLAIM_PENDING,
+        CLAIM_PENDING,
         "PersistentVolumeClaim data (volume data of pod demo-node-0-0-x (node rank 0)) is not bound: "
         'ProvisioningFailed: failed to provision volume with StorageClass "fsx": rpc error',
-        [d.CLAIMS, d.EVENTS],
+        [CLAIMS, EVENTS],
     ),
     (
         "bound-volume-in-another-zone",
@@ -1039,10 +1090,10 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 )
             ],
         ),
-        {d.CLAIMS: [claim("data", "Bound", volume="pv-1", cls="gp3")]},
-        d.VOLUME_NODE_CONFLICT,
+        {CLAIMS: [claim("data", "Bound", volume="pv-1", cls="gp3")]},
+        VOLUME_NODE_CONFLICT,
         "the volumes of pod demo-node-0-0-x (node rank 0) are pinned (PersistentVolume node affinity, e.g. a zone)",
-        [d.CLAIMS],
+        [CLAIMS],
     ),
     (
         "missing-claim-with-claims-forbidden",
@@ -1056,10 +1107,10 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 )
             ],
         ),
-        {d.CLAIMS: FORBIDDEN},
-        d.CLAIM_NOT_FOUND,
+        {CLAIMS: FORBIDDEN},
+        CLAIM_NOT_FOUND,
         "pod demo-node-0-0-x (node rank 0) mounts PersistentVolumeClaim data, which does not exist",
-        [d.CLAIMS],
+        [CLAIMS],
     ),
     # --- interpodaffinity/filtering.go, podtopologyspread, JobSet's exclusive placement ---
     (
@@ -1074,11 +1125,11 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 )
             ],
         ),
-        {d.NODES: [node("a", labels={"zone": "z1"}), node("b", labels={"zone": "z2"})], d.NODE_PODS: []},
-        d.POD_AFFINITY,
+        {NODES: [node("a", labels={"zone": "z1"}), node("b", labels={"zone": "z2"})], NODE_PODS: []},
+        POD_AFFINITY,
         "pod demo-node-0-0-x's required anti-affinity keeps it out of 2 of 2 nodes (topologyKey zone, pods "
         "matching app=db,tier in (a,b)): pods it must not share a domain with run there",
-        [d.NODES, d.NODE_PODS],
+        [NODES, NODE_PODS],
     ),
     (
         "exclusive-placement-with-node-pods-forbidden",
@@ -1092,11 +1143,11 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 )
             ],
         ),
-        {d.NODES: [node("a", labels={"zone": "z1"}), node("b", labels={"zone": "z2"})], d.NODE_PODS: FORBIDDEN},
-        d.EXCLUSIVE_PLACEMENT,
+        {NODES: [node("a", labels={"zone": "z1"}), node("b", labels={"zone": "z2"})], NODE_PODS: FORBIDDEN},
+        EXCLUSIVE_PLACEMENT,
         "JobSet exclusive placement (alpha.jobset.sigs.k8s.io/exclusive-topology: zone) puts each Job in a zone "
         "domain of its own; no zone domain of 2 is free for it (which Jobs hold them could not be read",
-        [d.NODES, d.NODE_PODS],
+        [NODES, NODE_PODS],
     ),
     (
         "exclusive-placement-on-nodes-without-the-label",
@@ -1110,11 +1161,11 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 )
             ],
         ),
-        {d.NODES: [node("a"), node("b")], d.NODE_PODS: []},
-        d.EXCLUSIVE_PLACEMENT,
+        {NODES: [node("a"), node("b")], NODE_PODS: []},
+        EXCLUSIVE_PLACEMENT,
         "JobSet exclusive placement (alpha.jobset.sigs.k8s.io/exclusive-topology: rack) puts each Job in a rack "
         "domain of its own, and no node has label rack",
-        [d.NODES, d.NODE_PODS],
+        [NODES, NODE_PODS],
     ),
     (
         "anti-affinity-with-nodes-forbidden",
@@ -1131,11 +1182,11 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
                 )
             ],
         ),
-        {d.NODES: FORBIDDEN},
-        d.INSUFFICIENT,
+        {NODES: FORBIDDEN},
+        INSUFFICIENT,
         "1 of 4 nodes lack that much nvidia.com/gpu; 3 of 4 nodes are in zone domains other Jobs hold "
         "(JobSet exclusive placement, alpha.jobset.sigs.k8s.io/exclusive-topology: zone)",
-        [d.NODES],
+        [NODES],
     ),
 ]
 
@@ -1148,16 +1199,16 @@ def test_verdicts(make: Any, answers: dict[str, Any], code: str, message: str, r
     assert verdict.code == code, verdict
     assert verdict.message.startswith(message), verdict.message
     assert made == reads
-    assert verdict.ok is (code in (d.RUNNING, d.SUCCEEDED))
+    assert verdict.ok is (code in (RUNNING, SUCCEEDED))
 
 
 def test_a_refused_read_is_listed_and_never_asked_again() -> None:
     f = facts(jobset(limits=GPU16), [pod(0, limits=GPU16, conditions=refused(RECORDED["gpu16"]))])
-    verdict, made = settle(f, {d.NODES: FORBIDDEN})
-    assert made == [d.NODES]
-    assert verdict.code == d.INSUFFICIENT
+    verdict, made = settle(f, {NODES: FORBIDDEN})
+    assert made == [NODES]
+    assert verdict.code == INSUFFICIENT
     assert verdict.unread == ['nodes: forbidden: User "u" cannot list resource']
-    assert d.diagnose(f, NOW).needs is None  # decided: no read left to make
+    assert diagnose(f, NOW).needs is None  # decided: no read left to make
 
 
 def test_base_notes_are_listed_with_the_refused_reads() -> None:
@@ -1169,4 +1220,4 @@ def test_base_notes_are_listed_with_the_refused_reads() -> None:
 
 def test_the_document_has_a_fixed_key_order() -> None:
     verdict, _ = settle(facts(jobset(suspend=True), []), {})
-    assert list(d.document(verdict)) == ["reason", "message", "evidence", "next", "unread"]
+    assert list(document(verdict)) == ["reason", "message", "evidence", "next", "unread"]

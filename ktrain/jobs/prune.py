@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from ktrain.cluster.job_state import COMPLETE, FAILED, JobSummary
+from ktrain.jobs.state import COMPLETE, FAILED, JobSummary
 from ktrain.util.structs import struct
 
 TYPE_CHECKING = False

@@ -1,25 +1,16 @@
-"""`job diff`: a job's live objects beside what a render would store now, both as the API server
-keeps them.
-
-The rendered objects are normalised by a server-side dry run, so that what the server adds
-(CRD schema defaults, JobSet's defaulting webhook, a Secret's stringData folded into data) is not
-a difference. The dry run is a create, not an apply over the live object: JobSet's spec is
-immutable and its webhook defaults on create only, so a re-apply would be refused or would drop
-defaulted fields (issue #19); a create with `generateName` (the object's own name exists) runs
-every create-time step and stores nothing. The live objects are what `get` returns. Both sides
-are then stripped of what the server manages (`managedFields`, `uid`, `resourceVersion`, ...,
-`status`) and Secret values masked as `kubectl diff` masks them.
-
-Never prints; the caller turns the pairs into text (`ktrain.output.diffs`).
-"""
+"""`job diff`: a job's live objects paired with the rendered ones, normalised by a server dry run
+(`kubectl diff`'s way: defaulted fields, issue #19); a create with `generateName` (the object's own
+name exists) runs every admission step and stores nothing."""
 
 from __future__ import annotations
 
 from ktrain import constants as c
 from ktrain.cluster import client as k
 from ktrain.cluster.kube import ApiNotFoundError, KubeCluster
-from ktrain.cluster.submission import COMPANION_SUFFIXES, owned_by_job, used_companions
 from ktrain.errors import KtrainError
+from ktrain.jobs.diff import GENERATE_NAME, mask_secrets, stripped, with_owner
+from ktrain.jobs.plan import owned_by_job
+from ktrain.service.job_delete import COMPANION_SUFFIXES, used_companions
 from ktrain.util.jsondata import deep_copy
 from ktrain.util.structs import field, struct
 
@@ -28,27 +19,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 Obj = dict[str, "Any"]
-
-# What the server sets and keeps on every object: not part of what was asked for.
-SERVER_METADATA = (
-    "managedFields",
-    "resourceVersion",
-    "uid",
-    "creationTimestamp",
-    "generation",
-    "selfLink",
-    "generateName",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-)
-# kubectl's client-side apply bookkeeping: a copy of the object, not a field of it.
-LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
-GENERATE_NAME = "ktrain-diff-"  # short: the name-length rules of a JobSet's pods hold for it
-
-# kubectl diff's Secret masks (k8s.io/kubectl/pkg/cmd/diff/diff.go, Masker)
-MASK = "***"
-MASK_BEFORE = "*** (before)"
-MASK_AFTER = "*** (after)"
 
 
 @struct
@@ -79,45 +49,6 @@ class Comparison:
         return [p for p in self.pairs if p.live != p.merged]
 
 
-def stripped(obj: Obj) -> Obj:
-    """`obj` without what the server manages (a copy)."""
-    out = deep_copy(obj)
-    out.pop("status", None)
-    meta = out.get("metadata")
-    if isinstance(meta, dict):
-        for key in SERVER_METADATA:
-            meta.pop(key, None)
-        annotations = meta.get("annotations")
-        if isinstance(annotations, dict) and LAST_APPLIED in annotations:
-            del annotations[LAST_APPLIED]
-            if not annotations:
-                del meta["annotations"]
-    return out
-
-
-def mask_secrets(live: Obj | None, merged: Obj | None) -> tuple[Obj | None, Obj | None]:
-    """Secret values replaced as `kubectl diff` does: `***` where both sides agree or one side
-    has no such key, `*** (before)` / `*** (after)` where they differ."""
-    before = dict((live or {}).get("data") or {})
-    after = dict((merged or {}).get("data") or {})
-    masked_before: dict[str, str] = {}
-    masked_after: dict[str, str] = {}
-    for key in before:
-        if key in after and before[key] != after[key]:
-            masked_before[key], masked_after[key] = MASK_BEFORE, MASK_AFTER
-        else:
-            masked_before[key] = MASK
-            if key in after:
-                masked_after[key] = MASK
-    for key in after:
-        masked_after.setdefault(key, MASK)
-    if live is not None and "data" in live:
-        live = {**live, "data": masked_before}
-    if merged is not None and "data" in merged:
-        merged = {**merged, "data": masked_after}
-    return live, merged
-
-
 def normalised(cluster: KubeCluster, obj: Obj, namespace: str) -> tuple[Obj, str | None]:
     """What the server would store for `obj` if it were created now (a dry run), under its own
     name; and a warning when the cluster does not serve its kind (then `obj` as rendered)."""
@@ -145,15 +76,6 @@ def _live(cluster: KubeCluster, resource: k.Resource, name: str, namespace: str)
         return k.get(cluster, resource, name, namespace)
     except ApiNotFoundError:  # (get answers None for a 404; a kind not served lands here too)
         return None
-
-
-def _with_owner(obj: Obj, owner: Obj | None) -> Obj:
-    """A dependent as `job create` stores it: owned by the job's JobSet (or TrainJob)."""
-    if owner is None or obj is owner or not (owner.get("metadata") or {}).get("uid"):
-        return obj
-    out = deep_copy(obj)
-    out.setdefault("metadata", {})["ownerReferences"] = [k.owner_reference(owner)]
-    return out
 
 
 def compare(
@@ -186,9 +108,9 @@ def compare(
             live = _live(cluster, resource, obj_name, namespace)
         is_owner = resource in (k.TRAINJOB, k.JOBSET) and obj_name == name
         if is_owner and resource is k.JOBSET and trainjob is not None:
-            obj = _with_owner(obj, trainjob)  # the Trainer controller's JobSet is the TrainJob's
+            obj = with_owner(obj, trainjob)  # the Trainer controller's JobSet is the TrainJob's
         elif not is_owner:
-            obj = _with_owner(obj, owner)
+            obj = with_owner(obj, owner)
         merged, warning = normalised(cluster, obj, namespace)
         if warning:
             out.warnings.append(warning)
@@ -220,3 +142,13 @@ def compare(
             before, _ = mask_secrets(before, None)
         out.pairs.append(Pair(resource, obj_name, namespace, before, None))
     return out
+
+
+def keep_live_ssh_keys(cluster: KubeCluster, desired: list[Obj], namespace: str) -> None:
+    """An MPI key pair is made anew by every render: compare the rest of the Secret, not the keys
+    (the rendered Secret takes the live one's data)."""
+    for obj in desired:
+        if obj.get("kind") == "Secret" and obj.get("type") == "kubernetes.io/ssh-auth":
+            live = k.get(cluster, k.SECRET, str(obj["metadata"]["name"]), namespace)
+            if live is not None and live.get("type") == obj["type"]:
+                obj["data"] = live.get("data") or {}

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from ktrain.cluster import job_state as status
+from ktrain.jobs import state as status
 
 JSON = dict[str, Any]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ktrain.cli.common import parse_timeout
-from ktrain.cluster.submission import owned_by_job
 from ktrain.errors import UsageError
+from ktrain.jobs.plan import owned_by_job
 
 
 @pytest.mark.parametrize(
@@ -32,3 +32,14 @@ def test_ownership_is_by_a_jobset_or_trainjob_of_that_name() -> None:
     assert not owned_by_job(owned("JobSet", "b"), "a")
     assert not owned_by_job(owned("Deployment", "a"), "a")
     assert not owned_by_job({"metadata": {}}, "a")
+
+
+def test_the_companion_suffixes_are_the_plugins_own() -> None:
+    """`job delete` finds a job's companions by the names the engine gives them."""
+    from ktrain.engine.plugins import flux, mpi
+    from ktrain.jobs import plan
+
+    assert plan.SSH_AUTH_SECRET_SUFFIX == mpi.SSH_AUTH_SECRET_SUFFIX
+    assert plan.HOSTFILE_SUFFIX == mpi.HOSTFILE_SUFFIX
+    assert plan.FLUX_ENTRYPOINT_SUFFIX == flux.ENTRYPOINT_SUFFIX
+    assert plan.FLUX_CURVE_SUFFIX == flux.CURVE_SUFFIX

@@ -1,19 +1,25 @@
-"""Runtime blueprints read from a cluster: its ClusterTrainingRuntimes and the namespace's
-TrainingRuntimes, as registry entries with source "cluster".
+"""The cluster's runtimes in a command's registry (`job render`, `job create`, `job init`, `runtime
+list/show`, the Python API): the ClusterTrainingRuntimes and the namespace's TrainingRuntimes read
+as registry entries with source "cluster" (`fetch_runtime_entries`).
 
 Which source wins over which is the callers' choice (see README, "Runtimes from the cluster"):
 `job create` and `runtime list/show` prefer the cluster's copy, as that is what the Trainer
-controller would use; `job render` prefers local files unless told about a cluster.
-"""
+controller would use; `job render` prefers local files unless told about a cluster."""
 
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from ktrain.errors import ApiError, KtrainError
 from ktrain.inputs.documents import Document, parse_model
 from ktrain.inputs.registry import RuntimeEntry, RuntimeRegistry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+Obj = dict[str, "Any"]
+
 
 SOURCE_CLUSTER = "cluster"
 
@@ -111,8 +117,8 @@ def try_add_cluster_runtimes(
     explicit = bool(options.kubeconfig or options.context)
     if not explicit and not kubeconfig_available(options.kubeconfig):
         return []
-    from ktrain.cluster.kube import connect
     from ktrain.errors import UsageError
+    from ktrain.service.connection import connect
 
     try:
         cluster = connect(options)
