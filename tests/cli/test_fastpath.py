@@ -214,6 +214,8 @@ RENDER_CASES: list[Case] = [
         "",
     ),
     (lambda f: ["render", *TORCH, "--env", "LR=1e-3", "-e", "B=2", "-eC=3", "--env=D="], ""),
+    (lambda f: ["render", *TORCH, "--feature-gates", "TrainJobStatus=true", "--status-server=trainer.ops:8443"], ""),
+    (lambda f: ["render", *TORCH, "--feature-gates=TrainJobStatus=maybe"], ""),
     (
         lambda f: ["render", *TORCH, "--label", "team=ml", "-l", "tier=gold", "--annotation", "a=b", "--queue", "gpu"],
         "",
@@ -302,6 +304,7 @@ RENDER_CASES: list[Case] = [
 VALIDATE_CASES: list[Case] = [
     (lambda f: ["job", "validate", *TORCH, "--runtime-kind", "ClusterTrainingRuntime", "--name", "j"], ""),
     (lambda f: ["job", "validate", *TORCH], ""),
+    (lambda f: ["job", "validate", *TORCH, "--feature-gates", "TrainJobStatus=1", "--status-server", "a.b:1"], ""),
     (lambda f: ["job", "validate", "-f", f["job.yaml"], "--nodes=3", "--", "torchrun", "t.py"], ""),
     (lambda f: ["job", "validate", "--filename", "-"], JOB),
     (lambda f: ["job", "validate", "-f", f["bad.yaml"]], ""),  # exit 3, every problem listed
@@ -491,6 +494,13 @@ RUN_CASES: list[Case] = [
     (lambda f: ["job", "run", "--local", *TORCH, "--", "sh", "-c", "echo hello; echo err >&2"], ""),
     (
         lambda f: [
+            *["job", "run", "--local", *TORCH, "--feature-gates", "TrainJobStatus=true", "--status-server", "a.b:1"],
+            *["--", "sh", "-c", 'test -s "$KUBEFLOW_TRAINER_SERVER_TOKEN" && echo the run serves its status'],
+        ],
+        "",
+    ),
+    (
+        lambda f: [
             "job",
             "run",
             "--local",
@@ -559,6 +569,7 @@ CLUSTER_BODIES = {
     "ktrain.cli.commands.job_get:show_job",
     "ktrain.cli.commands.job_logs:print_logs",
     "ktrain.cli.commands.job_wait:wait_job",
+    "ktrain.cli.commands.job_watch:watch_job",
     "ktrain.cli.commands.job_why:explain_job",
     "ktrain.cli.commands.job_delete:delete_jobs",
 }

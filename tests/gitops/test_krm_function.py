@@ -412,3 +412,24 @@ def test_code_for_a_trainjob_that_is_not_there_is_an_error() -> None:
     out, code, err = run(resource_list([TORCH_JOB], render_config(code=[{"job": "t2", "pip": ["x"]}])))
     assert code == 1
     assert out["results"][0]["field"] == {"path": "spec.code[0].job"} and "'t2'" in err
+
+
+def test_feature_gates_turn_on_the_trainjobstatus_plugin_with_an_info_result() -> None:
+    out, code, err = run(resource_list([TORCH_JOB], render_config(featureGates={"TrainJobStatus": True})))
+    assert code == 0, err
+    kinds = sorted(i["kind"] for i in out["items"])
+    assert kinds == ["ConfigMap", "JobSet"]
+    tls = by_kind(out["items"], "ConfigMap")[0]
+    assert tls["metadata"]["name"] == "t1-tls-config" and tls["data"] == {"ca.crt": ""}
+    infos = [r for r in out.get("results", []) if r["severity"] == "info"]
+    assert len(infos) == 1 and "only the cluster knows" in infos[0]["message"]
+    same, _, _ = run(resource_list([TORCH_JOB], render_config(featureGates="TrainJobStatus=true")))
+    assert same["items"] == out["items"]
+    off, _, _ = run(resource_list([TORCH_JOB], render_config(featureGates="TrainJobStatus=false")))
+    assert [i["kind"] for i in off["items"]] == ["JobSet"]
+
+
+def test_a_bad_feature_gate_names_its_field() -> None:
+    _, code, err = run(resource_list([TORCH_JOB], render_config(featureGates="Nope=true")))
+    assert code != 0
+    assert "spec.featureGates" in err and "unrecognized feature gate: Nope" in err

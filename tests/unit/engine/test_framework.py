@@ -22,7 +22,8 @@ def test_each_plugin_is_selected_by_its_own_policy_key() -> None:
     for key, module, name in (*ML_POLICIES, *GANG_POLICIES):
         assert plugin(module, name).policy_key == key
     assert plugin(*PLAIN_ML).policy_key is None
-    assert len({p.name for p in builtin_plugins()}) == len(ML_POLICIES) + len(GANG_POLICIES) + 2
+    # + jobset, plainml and the feature-gated TrainJobStatus
+    assert len({p.name for p in builtin_plugins()}) == len(ML_POLICIES) + len(GANG_POLICIES) + 3
 
 
 def test_gang_plugins_are_those_whose_key_is_set_in_their_order() -> None:
