@@ -46,7 +46,7 @@ __all__ = [
 
 # What `ktrain.NAME` gives from ktrain.python_api (reading its __all__ would load it): the star
 # import's names, ktrain's functions, and the SDK's types that are not in its __all__.
-_PYTHON_API = (*(n for n in __all__ if n != "update_trainjob_status"), "render", "validate", "train", "Step", "TrainJob")
+_PYTHON_API = (*__all__, "render", "validate", "train", "Step", "TrainJob")  # update_trainjob_status: below
 # `ktrain.options.Labels`, `ktrain.types.types.Runtime`, ... as `kubeflow.trainer.options.Labels`:
 # the SDK's subpackages, imported on first use.
 _SUBPACKAGES = ("options", "types", "backends", "constants")

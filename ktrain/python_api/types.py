@@ -196,6 +196,16 @@ class TrainJob:
     status: str = UNKNOWN
     trainer_status: TrainerStatus | None = None  # ktrain (and upstream's guide): see TrainerStatus
 
+    def __repr__(self) -> str:
+        """The SDK 0.5's repr (a notebook prints a TrainJob as the SDK's did), `trainer_status` after
+        it only when one was reported: SDK 0.5's TrainJob has no such field."""
+        shown = ", ".join(
+            f"{f}={getattr(self, f)!r}"
+            for f in ("name", "runtime", "steps", "num_nodes", "creation_timestamp", "status")
+        )
+        extra = f", trainer_status={self.trainer_status!r}" if self.trainer_status is not None else ""
+        return f"TrainJob({shown}{extra})"
+
 
 @dataclass
 class Event:
