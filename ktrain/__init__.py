@@ -41,12 +41,13 @@ __all__ = [
     "TrainerType",
     "TrainingRuntimeSource",
     "get_tpu_num_nodes",
-    "update_trainjob_status",
+    "update_trainjob_status",  # last: _PYTHON_API leaves it out
 ]
 
 # What `ktrain.NAME` gives from ktrain.python_api (reading its __all__ would load it): the star
 # import's names, ktrain's functions, and the SDK's types that are not in its __all__.
-_PYTHON_API = (*__all__, "render", "validate", "train", "Step", "TrainJob")  # update_trainjob_status: below
+# (`update_trainjob_status` is not the Python API's: a training script's, from its own module.)
+_PYTHON_API = (*__all__[:-1], "render", "validate", "train", "Step", "TrainJob")
 # `ktrain.options.Labels`, `ktrain.types.types.Runtime`, ... as `kubeflow.trainer.options.Labels`:
 # the SDK's subpackages, imported on first use.
 _SUBPACKAGES = ("options", "types", "backends", "constants")

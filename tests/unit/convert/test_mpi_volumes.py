@@ -119,3 +119,18 @@ def test_a_mount_of_a_volume_no_pod_has_is_refused_with_the_api_servers_words(tm
         "spec.template.spec.replicatedJobs[1].template.spec.template.spec.initContainers[0].volumeMounts[2].name: "
         'Not found: "scratch"' in result.stderr
     ), result.stderr
+
+
+def test_a_volume_name_of_the_wrong_type_is_a_clear_error_not_a_crash() -> None:
+    """Found by tests/fuzz/test_convert_properties.py: `volumes: [{name: []}]` beside an
+    operator mount raised TypeError (a list is no set member) instead of the schema's error."""
+    import pytest
+
+    from ktrain.service.convert import check_conversion
+    from ktrain.errors import KtrainError
+
+    job = mpijob(launcher_volumes=[{"name": [], "emptyDir": {}}])
+    with pytest.raises(KtrainError) as err:
+        for conv in convert_documents(load_documents(yaml.safe_dump(job), "job.yaml")):
+            check_conversion(conv, None)
+    assert "volumes[0].name" in err.value.message and "must be of type string" in err.value.message
