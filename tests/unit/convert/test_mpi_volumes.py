@@ -126,8 +126,8 @@ def test_a_volume_name_of_the_wrong_type_is_a_clear_error_not_a_crash() -> None:
     operator mount raised TypeError (a list is no set member) instead of the schema's error."""
     import pytest
 
-    from ktrain.service.convert import check_conversion
     from ktrain.errors import KtrainError
+    from ktrain.service.convert import check_conversion
 
     job = mpijob(launcher_volumes=[{"name": [], "emptyDir": {}}])
     with pytest.raises(KtrainError) as err:
