@@ -133,3 +133,20 @@ def test_a_generated_runtime_points_back_at_the_v1_pod_templates() -> None:
     # the PS container's image is on line 18 of TF_FULL, its value at column 20
     assert entry.document.file == "tf.yaml"
     assert entry.document.locate((*image, "image")) == (18, 20)
+
+
+def test_job_paths_finds_the_v1_jobs_of_a_document_and_list_leftovers_names_the_rest() -> None:
+    from ktrain.convert import job_paths, list_leftovers
+    from ktrain.inputs.documents import load_documents
+
+    items = [yaml.safe_load(ELASTIC), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}]
+    items.append(yaml.safe_load(TF_FULL))
+    (doc,) = load_documents(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}), "list.yaml")
+    assert job_paths(doc) == [("items", 0), ("items", 2)]
+    (note,) = list_leftovers(doc)
+    assert note.startswith("list.yaml:") and "List item 2 (ConfigMap) is not a v1 job: left out" in note
+    (single,) = load_documents(TF_FULL, "tf.yaml")
+    assert job_paths(single) == [()] and list_leftovers(single) == []
+    (bad,) = load_documents("apiVersion: v1\nkind: List\nitems: {a: 1}\n", "bad.yaml")
+    with pytest.raises(InputError, match="a List needs items"):
+        job_paths(bad)

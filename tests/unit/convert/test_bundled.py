@@ -115,3 +115,21 @@ def test_success_rules_are_in_the_report() -> None:
     conv = one(mx)
     assert conv.runtime["spec"]["template"]["spec"]["successPolicy"]["targetReplicatedJobs"] == ["scheduler"]
     assert rows(conv)["spec.mxReplicaSpecs.Scheduler"][0] == KEPT
+
+
+def test_add_patch_merges_into_the_one_conversion_patch_and_leaves_others_alone() -> None:
+    from ktrain.convert.bundled import add_patch
+
+    theirs = {"manager": "someone.else", "trainingRuntimeSpec": {"template": {"metadata": {"labels": {"a": "1"}}}}}
+    spec: dict[str, Any] = {"runtimePatches": [theirs]}
+    add_patch(spec, {"template": {"metadata": {"labels": {"q": "team"}}}})
+    add_patch(spec, {"template": {"metadata": {"labels": {"p": "high"}, "annotations": {"x": "y"}}}})
+    assert spec["runtimePatches"] == [
+        theirs,
+        {
+            "manager": "ktrain.io/convert",
+            "trainingRuntimeSpec": {
+                "template": {"metadata": {"labels": {"q": "team", "p": "high"}, "annotations": {"x": "y"}}}
+            },
+        },
+    ]

@@ -231,3 +231,26 @@ def test_mpi_v1_worker_without_command_and_launcher_host_names() -> None:
     notes = [row.note for row in conv.rows if row.field == arg]
     assert any("hv-worker-0.hv-worker is hv-node-0-0.hv" in n for n in notes)
     assert any("hv-worker-7, which this job does not have" in n for n in notes)
+
+
+def test_generated_runtime_is_named_after_the_job_within_a_dns_label_and_sets_the_trainjobs_ref() -> None:
+    """The runtime is `<job>-v1`, its name cut to 63 characters without a trailing `-` or `.`."""
+    from ktrain.convert.common import Ctx, Settings
+    from ktrain.convert.generated import Generated
+    from ktrain.convert.kinds import KINDS, V1
+    from ktrain.convert.layout import plan
+    from ktrain.convert.roles import read_roles
+    from ktrain.inputs.documents import load_documents
+
+    (doc,) = load_documents(TF_FULL, "tf.yaml")
+    info, ctx = KINDS["TFJob"], Ctx(doc, ())
+    roles = read_roles(ctx, info, doc.data["spec"], V1)
+    name = "a" * 59 + "-bcd"
+    gen = Generated(ctx, info, V1, roles, name, Settings(), plan(info, roles))
+    assert gen.runtime_name == "a" * 59 + "-v1" and len(gen.runtime_name) <= 63
+    trainjob: dict[str, Any] = {"metadata": {"name": name}, "spec": {}}
+    runtime = gen.build(trainjob, "team")
+    assert runtime["kind"] == "TrainingRuntime" and runtime["metadata"]["name"] == gen.runtime_name
+    assert runtime["metadata"]["namespace"] == "team"
+    rjobs = [r["name"] for r in runtime["spec"]["template"]["spec"]["replicatedJobs"]]
+    assert rjobs == ["chief", "ps", "node", "evaluator"]

@@ -91,3 +91,36 @@ def test_workers_no_longer_wait_for_the_master_and_the_report_says_so() -> None:
     (row,) = waits(one(pytorch_master_worker(3)))
     assert row.field == "spec.pytorchReplicaSpecs.Worker" and row.status == APPROXIMATED
     assert waits(one(pytorch_master_worker(0))) == []
+
+
+def _roles(job: dict[str, Any]) -> tuple[Any, list[Any]]:
+    from ktrain.convert.common import Ctx
+    from ktrain.convert.kinds import KINDS, V1
+    from ktrain.convert.roles import read_roles
+    from ktrain.inputs.documents import load_documents
+
+    (doc,) = load_documents(yaml.safe_dump(job), "job.yaml")
+    info = KINDS[job["kind"]]
+    return info, read_roles(Ctx(doc, ()), info, job["spec"], V1)
+
+
+def test_plan_puts_a_master_differing_only_in_its_command_on_node_0_else_in_its_own_step() -> None:
+    from ktrain.convert.layout import plan
+
+    job = yaml.safe_load(ELASTIC)
+    worker = job["spec"]["pytorchReplicaSpecs"]["Worker"]
+    master = copy.deepcopy(worker)
+    master["replicas"] = 1
+    master["template"]["spec"]["containers"][0]["command"] = ["python", "master.py"]
+    job["spec"]["pytorchReplicaSpecs"]["Master"] = master
+    merged = plan(*_roles(job))
+    assert merged.merged and merged.trainer.type == "Worker"
+    assert (merged.layout["Master"].host("j", 0), merged.layout["Worker"].host("j", 0)) == (
+        "j-node-0-0.j",
+        "j-node-0-1.j",
+    )  # v1's ranks: the Master is rank 0, worker 0 rank 1
+    master["template"]["spec"]["nodeSelector"] = {"pool": "cpu"}
+    separate = plan(*_roles(job))
+    assert separate.separate and not separate.merged and "differ" in separate.problem
+    assert separate.layout["Master"].rjob == "master" and separate.layout["Worker"].per_job
+    assert separate.layout["Worker"].host("j", 1) == "j-node-1-0.j"

@@ -9,6 +9,7 @@ import pytest
 from v1convert import FULL_RUN_POLICY, fields, kind_of, one, pytorch, rendered, rows
 
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
+from ktrain.errors import InputError
 
 
 def test_full_run_policy() -> None:
@@ -120,3 +121,21 @@ def test_elastic_fields_each_say_where_they_went() -> None:
     env = {e["name"]: e.get("value") for e in conv.trainjob["spec"]["trainer"]["env"]}
     assert env["PET_RDZV_ENDPOINT"] == "etcd.svc:2379" and env["PET_RDZV_BACKEND"] == "etcd"
     assert env["PET_RDZV_CONF"] == "a=1"
+
+
+def test_run_policy_fills_the_trainjob_spec_and_the_generated_runtimes_settings() -> None:
+    from ktrain.convert.common import Ctx, Settings
+    from ktrain.convert.kinds import KINDS
+    from ktrain.convert.policies import run_policy
+    from ktrain.inputs.documents import load_documents
+
+    (doc,) = load_documents(FULL_RUN_POLICY, "rp.yaml")
+    ctx, gen, tj_spec = Ctx(doc, ()), Settings(), {}
+    run_policy(ctx, KINDS["PyTorchJob"], doc.data["spec"], tj_spec, gen)
+    assert tj_spec["activeDeadlineSeconds"] == 3600 and tj_spec["suspend"] is True
+    assert gen.backoff_limit == 3 and gen.queue == "research" and gen.priority_class == "high"
+    assert {r.field for r in ctx.rows + gen.rows} >= {"spec.runPolicy.cleanPodPolicy", "spec.runPolicy.backoffLimit"}
+    (bad,) = load_documents(FULL_RUN_POLICY.replace("backoffLimit: 3", "backoffLimit: three"), "rp.yaml")
+    with pytest.raises(InputError, match=r"spec\.runPolicy\.backoffLimit must be an integer") as exc:
+        run_policy(Ctx(bad, ()), KINDS["PyTorchJob"], bad.data["spec"], {}, Settings())
+    assert (exc.value.file, exc.value.line) == ("rp.yaml", 9)

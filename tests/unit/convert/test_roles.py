@@ -129,3 +129,14 @@ def test_huge_replica_counts_are_refused_fast(replicas: int) -> None:
     job["spec"]["xgbReplicaSpecs"]["Worker"]["replicas"] = 2**31
     with pytest.raises(InputError, match="at most 2147483647"):
         one(job)
+
+
+def test_camel_case_is_v1s_defaulter_for_the_training_operator_kinds_only() -> None:
+    from ktrain.convert.kinds import KINDS, V1, V2BETA1
+    from ktrain.convert.roles import camel_case
+
+    assert camel_case(KINDS["TFJob"], V1, "ps") == "PS"
+    assert camel_case(KINDS["PyTorchJob"], V1, "WORKER") == "Worker"
+    assert camel_case(KINDS["PyTorchJob"], V1, "Launcher") == "Launcher"  # not a PyTorch type: as written
+    assert camel_case(KINDS["MPIJob"], V1, "worker") == "worker"  # SetDefaults_MPIJob does not rename
+    assert camel_case(KINDS["MPIJob"], V2BETA1, "worker") == "worker"

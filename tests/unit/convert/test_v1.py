@@ -89,3 +89,13 @@ def test_generate_name_gives_a_name_derived_from_the_spec() -> None:
     a, b = one(job), one(job)
     assert a.name == b.name and a.name.startswith("run-") and len(a.name) == len("run-") + 5
     assert rows(a)["metadata.generateName"][0] == APPROXIMATED
+
+
+def test_derived_name_is_the_prefix_and_five_characters_of_the_specs_digest() -> None:
+    from ktrain.convert.v1 import derived_name
+
+    spec = {"a": 1, "b": [2]}
+    name = derived_name("run-", spec)
+    assert name == derived_name("run-", {"b": [2], "a": 1})  # key order does not matter
+    assert name.startswith("run-") and len(name) == 9 and name != derived_name("run-", {"a": 2})
+    assert len(derived_name("x" * 80, spec)) == 63  # a DNS label, as the API server's generateName
