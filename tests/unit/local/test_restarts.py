@@ -1,4 +1,4 @@
-"""`job run --local` follows the rendered failure policy (ktrain/local/restarts.py): real processes,
+"""ktrain/local/restarts.py: `job run --local` follows the rendered failure policy: real processes,
 the workload tests/failure/workloads/resume.py (checkpoints every step, resumes from the last one)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from ktrain.local.restarts import LocalPolicy, decide, policy_of
 
-WORKLOADS = Path(__file__).parent / "workloads"
+WORKLOADS = Path(__file__).resolve().parents[2] / "failure" / "workloads"
 BIN = os.path.dirname(sys.executable)
 
 
