@@ -86,7 +86,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/engine/validation.py",
         "ktrain/errors.py",
         "ktrain/inputs/documents.py",
-        "ktrain/inputs/parse_cache.py",
         "ktrain/inputs/reading.py",
         "ktrain/inputs/registry.py",
         "ktrain/jobs/diff.py",
