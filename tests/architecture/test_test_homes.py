@@ -22,8 +22,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/__init__.py",
         "ktrain/api/base.py",
         "ktrain/api/common.py",
-        "ktrain/api/generate.py",
-        "ktrain/api/record_spec.py",
         "ktrain/api/runtime.py",
         "ktrain/api/trainjob.py",
         "ktrain/authoring/code_launch.py",
