@@ -80,7 +80,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/engine/plugins/jobset.py",
         "ktrain/engine/plugins/torchtune.py",
         "ktrain/engine/plugins/volcano.py",
-        "ktrain/errors.py",
         "ktrain/inputs/registry.py",
         "ktrain/jobs/diff.py",
         "ktrain/jobs/logs.py",
