@@ -19,7 +19,6 @@ MIN_LINES = 50
 KNOWN_WITHOUT_HOME = frozenset(
     {
         # KNOWN-START (one per line, sorted; see the module docstring)
-        "ktrain/__init__.py",
         "ktrain/api/base.py",
         "ktrain/api/common.py",
         "ktrain/api/runtime.py",
