@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from ktrain.api.records import validate
-from ktrain.engine.framework import KIND_RANK, select_gang_plugins, select_ml_plugin
+from ktrain.engine.framework import KIND_RANK, deprecation_warnings, select_gang_plugins, select_ml_plugin
 from ktrain.engine.plugins import GANG_POLICIES, ML_POLICIES, PLAIN_ML, builtin_plugins, plugin
 
+from .audit import _job, _runtime
 from .plugins.renders import job, objects, runtime
 
 
@@ -39,3 +40,16 @@ def test_a_render_returns_its_objects_in_kind_order() -> None:
     kinds = [o["kind"] for o in found]
     assert kinds == sorted(kinds, key=KIND_RANK.__getitem__)
     assert kinds[-1] == "JobSet" and "Secret" in kinds and "ConfigMap" in kinds
+
+
+# --- warnings (engine audit, ENGINE.md §11.2) ---------------------------------------------------
+
+
+def test_only_a_deprecated_cluster_training_runtime_warns() -> None:
+    job = _job()
+    assert deprecation_warnings(job, _runtime("ClusterTrainingRuntime")) == [
+        'Referenced ClusterTrainingRuntime "old" is deprecated and will be removed in a future release of '
+        "Kubeflow Trainer. See runtime deprecation policy: "
+        "https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy"
+    ]
+    assert deprecation_warnings(job, _runtime("TrainingRuntime")) == []

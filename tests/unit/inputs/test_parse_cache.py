@@ -1,11 +1,15 @@
-"""The runtime parse cache: used when the file is unchanged, ignored when stale or corrupt."""
+"""The runtime parse cache: used when the file is unchanged, ignored when stale, corrupt or not to be trusted."""
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
+from hostile_input import needs_fifo
 
 from ktrain.inputs import documents as loader
 from ktrain.inputs import parse_cache as cache
@@ -213,3 +217,82 @@ def test_completion_names_the_runtimes_of_an_indexed_directory_as_it_does_withou
     assert values.local_runtimes([], [str(three_runtimes)]) == without
     offered = dict(without)
     assert offered["cached-rt"] == offered["other-a"] == "dir" and "torch-distributed" in offered
+
+
+# -- a cache entry is not trusted: edited, deeply nested, a FIFO or device, a symlink, a directory ----
+# -- others may write to (issue #12) -------------------------------------------------------------
+
+TORCH_RUNTIME = (REPO / "runtimes" / "torch-distributed.yaml").read_text()
+
+
+@pytest.fixture
+def torch_runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("KTRAIN_CACHE_DIR", str(tmp_path / "cache"))
+    directory = tmp_path / "runtimes"
+    directory.mkdir()
+    (directory / "rt.yaml").write_text(TORCH_RUNTIME)
+    return directory
+
+
+def _entry(torch_runtime_dir: Path) -> Path:
+    return Path(cache.entry_path("runtimes", str((torch_runtime_dir / "rt.yaml").resolve())))
+
+
+def _image(torch_runtime_dir: Path) -> str:
+    entries = registry.RuntimeRegistry(dirs=[str(torch_runtime_dir)], bundled=False).entries()
+    return json.dumps(entries[0].document.data)
+
+
+def test_edited_cache_entry_is_not_trusted(torch_runtime_dir: Path) -> None:
+    _image(torch_runtime_dir)
+    entry = _entry(torch_runtime_dir)
+    text = entry.read_text()
+    assert "pytorch/pytorch" in text
+    entry.write_text(text.replace("pytorch/pytorch", "evil/evil"))
+    assert "evil/evil" not in _image(torch_runtime_dir)
+    assert "evil/evil" not in entry.read_text()  # re-parsed and rewritten
+
+
+def test_deeply_nested_cache_entry_is_not_trusted(torch_runtime_dir: Path) -> None:
+    _image(torch_runtime_dir)
+    entry = _entry(torch_runtime_dir)
+    header, _, _body = entry.read_text().partition("\n")
+    entry.write_text(header + "\n" + "[" * 100_000 + "]" * 100_000)
+    assert "pytorch" in _image(torch_runtime_dir)
+    entry.write_bytes(cache._HEADER + cache.checksum(b"[" * 100_000).encode() + b"\n" + b"[" * 100_000)
+    assert "pytorch" in _image(torch_runtime_dir)  # even with a matching checksum: never a crash
+
+
+@needs_fifo
+def test_fifo_or_device_at_a_cache_entry_is_not_read(torch_runtime_dir: Path) -> None:
+    _image(torch_runtime_dir)
+    entry = _entry(torch_runtime_dir)
+    entry.unlink()
+    os.mkfifo(entry)
+    assert "pytorch" in _image(torch_runtime_dir)  # did not block
+    entry.unlink()
+    if os.path.exists("/dev/zero"):
+        entry.symlink_to("/dev/zero")
+        assert "pytorch" in _image(torch_runtime_dir)  # O_NOFOLLOW: not followed
+
+
+def test_cache_entry_through_a_symlink_is_not_followed(torch_runtime_dir: Path, tmp_path: Path) -> None:
+    _image(torch_runtime_dir)
+    entry = _entry(torch_runtime_dir)
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_bytes(entry.read_bytes().replace(b"pytorch/pytorch", b"evil/evil"))
+    entry.unlink()
+    entry.symlink_to(elsewhere)
+    assert "evil/evil" not in _image(torch_runtime_dir)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_cache_directory_writable_by_others_is_not_used(torch_runtime_dir: Path) -> None:
+    _image(torch_runtime_dir)
+    entry = _entry(torch_runtime_dir)
+    assert entry.parent.stat().st_mode & 0o777 == 0o700
+    entry.parent.chmod(0o777)
+    assert cache.read_json(str(entry), verified=True) is None  # in doubt: parse again
+    assert "pytorch" in _image(torch_runtime_dir)
+    entry.parent.chmod(0o700)
+    assert cache.read_json(str(entry), verified=True) is not None
