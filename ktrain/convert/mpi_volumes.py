@@ -41,7 +41,8 @@ def rename_operator_mounts(ctx: Ctx, role: Role, api: str, rjob: str, pod_templa
     """Rename (in `pod_template`, the role's copy) every mount of an operator volume the pod does not
     declare itself, and report each."""
     pod = pod_template.get("spec") or {}
-    volumes = pod.get("volumes") if isinstance(pod.get("volumes"), list) else []
+    volumes = pod.get("volumes")
+    volumes = volumes if isinstance(volumes, list) else []
     own = {v["name"] for v in volumes if isinstance(v, dict) and isinstance(v.get("name"), str)}
     names = RENAMED["v1" if api == V1 else "v2beta1"]
     for key in ("initContainers", "containers"):
