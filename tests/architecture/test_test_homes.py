@@ -44,7 +44,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/cli/generate.py",
         "ktrain/cli/guard.py",
         "ktrain/cli/jobinput.py",
-        "ktrain/cli/krm.py",
         "ktrain/cli/spec.py",
         "ktrain/cli/typer_app.py",
         "ktrain/cluster/client.py",
