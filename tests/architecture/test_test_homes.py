@@ -42,7 +42,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/cli/commands/runtime_show.py",
         "ktrain/cli/common.py",
         "ktrain/cli/generate.py",
-        "ktrain/cli/guard.py",
         "ktrain/cli/jobinput.py",
         "ktrain/cli/spec.py",
         "ktrain/cli/typer_app.py",
