@@ -40,7 +40,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/cli/commands/job_suspend.py",
         "ktrain/cli/commands/runtime_list.py",
         "ktrain/cli/commands/runtime_show.py",
-        "ktrain/cli/common.py",
         "ktrain/cli/generate.py",
         "ktrain/cli/jobinput.py",
         "ktrain/cli/spec.py",
