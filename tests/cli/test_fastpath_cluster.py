@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 from apiserver import ApiServerDouble
-from test_fastpath import TABLES, _ktrain, _typer_calls
+from unit.cli.test_fastpath import TABLES, _ktrain, _typer_calls
 
 from ktrain import constants as c
 from ktrain.cli import main

@@ -39,8 +39,9 @@ from test_code_run import _run_trainer
 import ktrain
 import ktrain.options as opt
 from ktrain.errors import ArgumentTypeError, KtrainError, UsageError
+from ktrain.python_api.conversion import runtime_name
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 NS = "team-a"
 TUNE = "torchtune-llama3.2-1b"
 SDK_NAME = re.compile(r"^[a-z][0-9a-f]{11}$")
@@ -818,3 +819,13 @@ def test_local_backends_take_only_name_as_the_sdks(tmp_path: Path) -> None:
     from ktrain.python_api.conversion import option_parts
 
     assert option_parts([opt.Name("mine")], trainer, backend="LocalProcessBackend") == ({"name": "mine"}, {})
+
+
+def test_a_runtime_is_given_by_its_name_or_as_a_runtime_of_either_sdk() -> None:
+    assert runtime_name(None) == "torch-distributed"  # the SDK's DEFAULT_TRAINING_RUNTIME
+    assert runtime_name("mine") == "mine"
+    mine = ktrain.Runtime(name="r1", trainer=None, kind=ktrain.RuntimeKind.CLUSTER_TRAINING_RUNTIME)  # type: ignore[arg-type]
+    theirs = sdk.Runtime(name="r2", trainer=None, kind=sdk.RuntimeKind.CLUSTER_TRAINING_RUNTIME)  # type: ignore[arg-type]
+    assert (runtime_name(mine), runtime_name(theirs)) == ("r1", "r2")  # e.g. from list_runtimes()
+    with pytest.raises(ArgumentTypeError, match=r"^runtime must be a runtime name or a Runtime, not int$"):
+        runtime_name(3)

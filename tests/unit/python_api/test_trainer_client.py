@@ -24,8 +24,9 @@ from ktrain.errors import (
     UsageError,
     WaitTimeoutError,
 )
+from ktrain.python_api.trainer_client import print_packages
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 NS = "team-a"
 SDK_NAME = re.compile(r"^[a-z][0-9a-f]{11}$")
 FAILED = {
@@ -256,7 +257,7 @@ def test_backend_config(srv: ApiServerDouble, tmp_path: Path, monkeypatch: pytes
     assert ktrain.TrainerClient().namespace == NS  # the context's, as the SDK
     assert ktrain.TrainerClient(ktrain.KubernetesBackendConfig(namespace="other")).namespace == "other"
 
-    class SlurmBackendConfig:  # no backend of the SDK's (its local ones: tests/test_trainer_client_local.py)
+    class SlurmBackendConfig:  # no backend of the SDK's (its local ones: tests/unit/python_api/test_local_backend.py)
         pass
 
     with pytest.raises(ArgumentTypeError, match="backend_config must be a KubernetesBackendConfig, Local"):
@@ -276,3 +277,24 @@ def test_the_sdks_own_values_are_read_alike(srv: ApiServerDouble, tmp_path: Path
     name = client.train(trainer=CustomTrainer(func=train_fn, func_args={"lr": 2}, num_nodes=3))
     assert srv.get_object("trainjobs", name, NS)["spec"]["trainer"]["numNodes"] == 3
     assert c.TRAINJOB_KIND == "TrainJob"
+
+
+def test_the_packages_probe_prints_python_pip_and_gpus_as_the_sdks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`get_runtime_packages` runs `print_packages` in the image: the Python version, `pip list`, and
+    `nvidia-smi` only where there is one (the SDK's function's lines, word for word)."""
+    import sys
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # neither pip nor nvidia-smi
+    print_packages()
+    assert (
+        capsys.readouterr().out == f"Python: {sys.version}\nUnable to get installed packages: pip command not found\n"
+    )
+    for tool, says in (("pip", "numpy 2.0.0"), ("nvidia-smi", "GPU 0: H100")):
+        (tmp_path / tool).write_text(f"#!/bin/sh\necho '{says}'\n")
+        (tmp_path / tool).chmod(0o755)
+    print_packages()
+    assert capsys.readouterr().out == (
+        f"Python: {sys.version}\nnumpy 2.0.0\n\nAvailable GPUs on the single training node\nGPU 0: H100\n\n"
+    )

@@ -13,7 +13,8 @@ from cli.jobs_double import pod
 
 import ktrain
 from ktrain import constants as c
-from ktrain.errors import ConflictError, KtrainError, NotFoundError
+from ktrain.errors import ArgumentTypeError, ConflictError, KtrainError, NotFoundError, UsageError
+from ktrain.python_api.client import job_name
 
 pytestmark = pytest.mark.both_transports  # each test runs through both HTTP clients (conftest)
 
@@ -208,3 +209,11 @@ def test_job_list_wide_shows_queue_and_priority(cli: Any, kube: Any) -> None:
     header, row = listed.stdout.splitlines()[:2]
     column = {name: row[header.index(name) :].split()[0] for name in ("QUEUE", "PRIORITY")}
     assert column == {"QUEUE": "team-q", "PRIORITY": "high"}, listed.stdout
+
+
+def test_a_job_name_is_checked_as_the_api_server_checks_it_before_any_request() -> None:
+    assert job_name("exp-1.a") == "exp-1.a"
+    with pytest.raises(UsageError, match=r'invalid job name "Bad_Name": a lowercase RFC 1123 subdomain'):
+        job_name("Bad_Name")
+    with pytest.raises(ArgumentTypeError, match=r"^job must be a string, not int$"):
+        job_name(3, "job")

@@ -1,4 +1,4 @@
-"""`runtime list/show` and `--runtime` resolution with runtimes read from a cluster."""
+"""`runtime list` (and `runtime show`, `--runtime` resolution) with runtimes read from a cluster."""
 
 from __future__ import annotations
 

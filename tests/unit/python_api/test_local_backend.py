@@ -15,6 +15,7 @@ import pytest
 
 import ktrain
 from ktrain.errors import JobFailedError, NotFoundError, RuntimeNotFoundError, UsageError
+from ktrain.python_api.local_backend import run_options
 
 
 @pytest.fixture(autouse=True)
@@ -205,7 +206,7 @@ def test_the_pages_example_runs_as_shown(tmp_path: Path) -> None:
     import re
     import subprocess
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "python-api.md").read_text()
+    text = (Path(__file__).resolve().parents[3] / "docs" / "python-api.md").read_text()
     section = text[text.index("### On this machine") :]
     block = re.search(r"```python\n(.*?)```", section, re.S)
     assert block
@@ -250,3 +251,24 @@ def test_the_local_backends_log_iterators_have_the_sdks_shapes() -> None:
         )
     assert shapes["LocalProcessBackendConfig"] == (["one\n", "two\n"], ["one", "two"])
     assert shapes["ContainerBackendConfig"] == (["one\n", "two\n"], ["one\ntwo\n"])
+
+
+def test_backend_configs_become_the_options_of_job_run_local() -> None:
+    """What each config field means for the run, ktrain's config or the SDK's, read alike."""
+    from kubeflow.trainer import ContainerBackendConfig as SdkContainer
+    from kubeflow.trainer import LocalProcessBackendConfig as SdkProcess
+
+    process = "LocalProcessBackendConfig"
+    assert run_options(ktrain.LocalProcessBackendConfig(), process).keep is False  # cleanup_venv=True
+    assert run_options(ktrain.LocalProcessBackendConfig(cleanup_venv=False), process).keep is True  # --keep
+    assert run_options(SdkProcess(cleanup_venv=False), process).keep is True
+    default = run_options(ktrain.ContainerBackendConfig(), "ContainerBackendConfig")
+    assert (default.container, default.pull, default.remove, default.container_host) == ("auto", "missing", True, None)
+    sdk = run_options(
+        SdkContainer(
+            container_runtime="podman", pull_policy="Always", auto_remove=False, container_host="unix:///p.sock"
+        ),
+        "ContainerBackendConfig",
+    )
+    assert (sdk.container, sdk.pull, sdk.remove, sdk.container_host) == ("podman", "always", False, "unix:///p.sock")
+    assert run_options(ktrain.ContainerBackendConfig(pull_policy="Never"), "ContainerBackendConfig").pull == "never"

@@ -26,7 +26,7 @@ from ktrain.errors import ArgumentTypeError, KtrainError
 from ktrain.python_api import arguments
 from ktrain.python_api.request import REQUEST_KEYWORDS, function_source
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 NS = "team-a"
 
 

@@ -34,7 +34,7 @@ from ktrain.cli.jobinput import JobInput
 from ktrain.errors import ExitCode
 from ktrain.util.structs import fields
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 TEMPLATE = """\
 kind: TrainJob
