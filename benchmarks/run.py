@@ -57,7 +57,10 @@ TARGETS = {
     "mpi_8192_seconds": 1.0,
     "local_run_seconds": 0.5,  # issue #27: render + spawn of 4 ranks, the user's code excluded
     "job_list_10000_jobsets_rss_mib": 100.0,  # issue #25: lists are read in pages, never whole
+    "job_watch_1000_pods_rss_mib": 50.0,  # issue #34: a live view of a 1,000-pod job
+    "job_watch_lists_per_poll": 1.0,  # issue #34: one list (the job's pods) per look
 }
+WATCH_PODS = 1000
 LOCAL_RUN_ROW = "job run --local, 4 ranks of true"
 MANY_JOBSETS = 10_000
 
@@ -567,6 +570,68 @@ def many_jobsets(
     return out
 
 
+def watch_many_pods(pods: int, env: dict[str, str], workdir: Path) -> dict[str, Any]:
+    """`ktrain job watch` of a running TrainJob with `pods` pods and a trainerStatus (a bare double):
+    the fresh process's peak RSS, and the list requests per look (each look GETs the TrainJob)."""
+    sys.path.insert(0, str(REPO / "tests"))
+    try:
+        from apiserver import ApiServerDouble
+    except Exception as exc:  # noqa: BLE001 - e.g. an install without the tests folder
+        return {"status": f"n/a (API server double unavailable: {type(exc).__name__})"}
+    from ktrain import constants as c
+    from ktrain.inputs.registry import RuntimeRegistry
+    from ktrain.service.render import render_request
+    from ktrain.service.requests import JobOverrides, RenderRequest
+
+    name = "big-run"
+    with ApiServerDouble(validate_schemas=False) as server:
+        server.add_namespace(CLUSTER_NS)
+        owner = server.put_object(
+            {
+                "apiVersion": c.TRAINER_API_VERSION,
+                "kind": "TrainJob",
+                "metadata": {"name": name, "namespace": CLUSTER_NS},
+                "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": pods}},
+            }
+        )
+        overrides = JobOverrides(runtime="torch-distributed", name=name, nodes=pods, namespace=CLUSTER_NS)
+        for obj in render_request(RenderRequest(overrides=overrides), RuntimeRegistry()).result.objects:
+            if obj["kind"] == "JobSet":
+                ref = {"apiVersion": c.TRAINER_API_VERSION, "kind": "TrainJob", "name": name}
+                obj["metadata"]["ownerReferences"] = [dict(ref, uid=owner["metadata"]["uid"], controller=True)]
+            jobset = server.put_object(obj)
+        for rank in range(pods):
+            server.add_pod(
+                f"{name}-node-0-{rank}-x{rank:04d}",
+                CLUSTER_NS,
+                labels={c.JOBSET_NAME_LABEL: name, c.JOBSET_RJOB_NAME_LABEL: c.NODE, c.JOBSET_JOB_INDEX_LABEL: "0"},
+                annotations={c.JOB_COMPLETION_INDEX_ANNOTATION: str(rank)},
+                containers=[c.NODE],
+                owner=jobset,
+            )
+        metrics = [{"name": f"metric_{i}", "value": f"{i / 7:.4f}"} for i in range(256)]
+        status = {"progressPercentage": 45, "estimatedRemainingSeconds": 3600, "metrics": metrics}
+        status["lastUpdatedTime"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        server.set_status("trainjobs", name, {"trainerStatus": status}, CLUSTER_NS, group=c.TRAINER_GROUP)
+        kubeconfig = str(server.write_kubeconfig(workdir / "watch-kubeconfig", namespace=CLUSTER_NS))
+        server.clear_requests()
+        argv = [*ktrain_command(), "job", "watch", name, "--kubeconfig", kubeconfig, "--interval", "0.5s"]
+        seconds, rss, code = run_once([*argv, "--timeout", "5s"], env)
+        if code != 124:  # the job runs on: the watch ends at its --timeout
+            return {"status": f"exit {code}"}
+        polls = len(server.requests_for(verb="get", resource="trainjobs"))
+        lists = len(server.requests_for(verb="list"))
+    return {
+        "status": "ok",
+        "pods": pods,
+        "polls": polls,
+        "lists_per_poll": round(lists / max(1, polls), 2),
+        "requests": len(server.requests),
+        "peak_rss_mib": round(rss / 1024, 1),
+        "seconds": round(seconds, 2),
+    }
+
+
 def cluster_figures(args: argparse.Namespace, env: dict[str, str], workdir: Path) -> dict[str, Any]:
     """The cluster commands, each interleaved with its kubectl counterpart, against one double.
 
@@ -819,6 +884,14 @@ def check_targets(result: dict[str, Any]) -> list[str]:
             f"{verdict(rss < target)} job list over {many['jobsets']:,} JobSets under {target:.0f} MiB: {rss} MiB, "
             f"{listed['median_ms']:.0f} ms" + (f" (kubectl get jobsets: {theirs} MiB)" if theirs else "")
         )
+    watched = result.get("job_watch") or {}
+    if watched.get("status") == "ok":
+        rss, per_poll = watched["peak_rss_mib"], watched["lists_per_poll"]
+        ok = rss <= TARGETS["job_watch_1000_pods_rss_mib"] and per_poll <= TARGETS["job_watch_lists_per_poll"]
+        lines.append(
+            f"{verdict(ok)} job watch of a {watched['pods']:,}-pod job: {per_poll} lists per look (<= 1), "
+            f"{rss} MiB (<= 50), {watched['polls']} looks"
+        )
     rate = result["in_process"]["torch 4 nodes"]["renders_per_second"]
     lines.append(f"{verdict(rate >= TARGETS['renders_per_second_torch4'])} >= 1,000 renders/s (torch 4 nodes): {rate}")
     scale = result["scaling"]
@@ -900,6 +973,7 @@ def main(argv: list[str] | None = None) -> int:
         result["scaling"] = scaling(node_counts, 0.3 if args.quick else 2.0)
         result["job_create"] = job_create(1 if args.quick else 5, env, workdir)
         result["cluster"] = cluster_figures(args, env, workdir)
+        result["job_watch"] = watch_many_pods(WATCH_PODS, env, workdir)
         result["many_jobsets"] = many_jobsets(
             1000 if args.quick else MANY_JOBSETS, 1 if args.quick else 3, args, env, workdir
         )

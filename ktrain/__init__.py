@@ -8,8 +8,7 @@ __version__ = "0.1.0"
 
 # The Kubeflow SDK's `kubeflow.trainer.__all__` (SDK 0.5) and ktrain's own classes. Not
 # ktrain's `render`, `validate` and `train`: a star import must not rebind a notebook's own `train`
-# function, which the SDK's leaves alone. (`update_trainjob_status`, the SDK's last name, is not
-# provided yet: docs/python-api.md, "The SDK's modules".)
+# function, which the SDK's leaves alone.
 __all__ = [
     "DATASET_PATH",
     "MODEL_PATH",
@@ -42,11 +41,13 @@ __all__ = [
     "TrainerType",
     "TrainingRuntimeSource",
     "get_tpu_num_nodes",
+    "update_trainjob_status",  # last: _PYTHON_API leaves it out
 ]
 
 # What `ktrain.NAME` gives from ktrain.python_api (reading its __all__ would load it): the star
 # import's names, ktrain's functions, and the SDK's types that are not in its __all__.
-_PYTHON_API = (*__all__, "render", "validate", "train", "Step", "TrainJob")
+# (`update_trainjob_status` is not the Python API's: a training script's, from its own module.)
+_PYTHON_API = (*__all__[:-1], "render", "validate", "train", "Step", "TrainJob")
 # `ktrain.options.Labels`, `ktrain.types.types.Runtime`, ... as `kubeflow.trainer.options.Labels`:
 # the SDK's subpackages, imported on first use.
 _SUBPACKAGES = ("options", "types", "backends", "constants")
@@ -58,6 +59,10 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]  # PEP 562: lazy att
 
         __import__(f"ktrain.{name}")
         return sys.modules[f"ktrain.{name}"]
+    if name == "update_trainjob_status":  # the Kubeflow SDK's, for training scripts
+        from ktrain.python_api.status_report import update_trainjob_status
+
+        return update_trainjob_status
     if name in _PYTHON_API:
         from ktrain import python_api
 
@@ -66,4 +71,4 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]  # PEP 562: lazy att
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_PYTHON_API, *_SUBPACKAGES})
+    return sorted({*globals(), *_PYTHON_API, *_SUBPACKAGES, "update_trainjob_status"})

@@ -216,9 +216,11 @@ def _no_ambient_cluster(tmp_path_factory: pytest.TempPathFactory):  # type: igno
     Set through os.environ (not monkeypatch): the `cli` fixture undoes its monkeypatches."""
     import os
 
-    saved = {key: os.environ.get(key) for key in ("KUBECONFIG", "KUBERNETES_SERVICE_HOST")}
+    ambient = ("KUBERNETES_SERVICE_HOST", "KTRAIN_FEATURE_GATES", "KTRAIN_STATUS_SERVER")
+    saved = {key: os.environ.get(key) for key in ("KUBECONFIG", *ambient)}
     os.environ["KUBECONFIG"] = str(tmp_path_factory.getbasetemp() / "no-kubeconfig")
-    os.environ.pop("KUBERNETES_SERVICE_HOST", None)
+    for key in ambient:  # nor the developer's defaults for the controller's feature gates
+        os.environ.pop(key, None)
     yield
     for key, value in saved.items():
         if value is None:

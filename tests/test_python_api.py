@@ -368,6 +368,9 @@ FLAG_KEYWORDS = {
     "restart_strategy": "restart_strategy",
     "ttl": "ttl",
     "checkpoint": "checkpoint",
+    # the controller's configuration, not a job's: the Python API reads them from the environment
+    "feature_gates": "the KTRAIN_FEATURE_GATES variable",
+    "status_server": "the KTRAIN_STATUS_SERVER variable",
     "epochs": "fine_tuning",
     "batch_size": "fine_tuning",
     "dtype": "fine_tuning",

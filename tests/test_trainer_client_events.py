@@ -3,7 +3,7 @@
 
 The SDK side runs its Kubernetes backend's real `get_job_events` (and the `get_job` it calls)
 with its `custom_api` and `core_api` answering from the double's store, as
-tests/test_sdk_differential.py stubs `custom_api` for `train`."""
+tests/unit/python_api/test_conversion.py stubs `custom_api` for `train`."""
 
 from __future__ import annotations
 

@@ -12,7 +12,8 @@ every field of the real output, the last layer that changed it:
   5. TrainJob field        the job file (after templating)
   6. flag                  --set and the typed flags (--nodes, --env, --image, ...)
   7. <ml> plugin           the runtime's ML policy (torch, mpi, ...) switched on
-  8. <gang> plugin         the gang scheduler (coscheduling, volcano) switched on = the real render
+  8. TrainJobStatus        the controller's feature gate, when the render has it on
+  9. <gang> plugin         the gang scheduler (coscheduling, volcano) switched on = the real render
 
 "Switched off" means: the runtime's mlPolicy keeps only numNodes (PlainML runs, as upstream does
 for a runtime without a framework policy) and podGroupPolicy is dropped. A layer whose render
@@ -139,10 +140,14 @@ def explain(
     patches = [p.to_dict() for p in job.spec.runtime_patches or []]
     plain = _without_policies(runtime, keep_ml=False)
     ml_only = _without_policies(runtime, keep_ml=True)
+    from ktrain.util.structs import fields
 
-    def attempt(label: str, spec: Obj, rt: TrainingRuntime) -> Layer | None:
+    gated = ctx  # the layers before the feature-gated plugin render without it
+    ctx = RenderContext(**{f.name: getattr(gated, f.name) for f in fields(gated) if f.name != "status_server"})
+
+    def attempt(label: str, spec: Obj, rt: TrainingRuntime, context: RenderContext = ctx) -> Layer | None:
         try:
-            return Layer(label, render(_job(job, spec), rt, ctx).objects)
+            return Layer(label, render(_job(job, spec), rt, context).objects)
         except (KtrainError, ValueError):
             return None
 
@@ -173,6 +178,8 @@ def explain(
     gangs = select_gang_plugins(runtime)
     if ml.policy_key is not None:
         layers.append(attempt(f"{ml.name} plugin (ML policy)", final_spec, ml_only))
+    if gated.status_server is not None:
+        layers.append(attempt("TrainJobStatus plugin (feature gate)", final_spec, ml_only, gated))
     if gangs:
         layers.append(Layer(" + ".join(g.name for g in gangs) + " plugin (scheduler)", final_objects))
     else:

@@ -206,6 +206,22 @@ class JobInput:
     allow_extensions: Annotated[
         bool, Option("--allow-extensions", help="Allow ktrain extensions (Intel MPI / MPICH hostfiles).")
     ] = False
+    feature_gates: Annotated[
+        str | None,
+        Option(
+            "--feature-gates",
+            help="The Trainer controller's feature gates, e.g. TrainJobStatus=true (default: $KTRAIN_FEATURE_GATES).",
+        ),
+    ] = None
+    status_server: Annotated[
+        str | None,
+        Option(
+            "--status-server",
+            help="TrainJobStatus: SERVICE.NAMESPACE:PORT of the controller's status server "
+            "(default: $KTRAIN_STATUS_SERVER, else the controller's defaults: "
+            "kubeflow-trainer-controller-manager, kubeflow-system, 10443).",
+        ),
+    ] = None
     kubeconfig: Annotated[
         str | None,
         Option(
@@ -340,6 +356,7 @@ class JobInput:
 
     def render_request(self) -> Any:
         """A `service.RenderRequest` for these inputs."""
+        from ktrain.inputs.feature_gates import ENV_FEATURE_GATES, ENV_STATUS_SERVER, merged_gates
         from ktrain.service.requests import RenderRequest
 
         return RenderRequest(
@@ -347,6 +364,8 @@ class JobInput:
             overrides=self.overrides(),
             ssh_secret=self.ssh_secret,
             allow_extensions=self.allow_extensions,
+            feature_gates=merged_gates(os.environ.get(ENV_FEATURE_GATES), self.feature_gates),
+            status_server=self.status_server or os.environ.get(ENV_STATUS_SERVER) or None,
         )
 
     def registry(self) -> Any:

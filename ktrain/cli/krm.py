@@ -72,7 +72,7 @@ create; pass every other resource through.
 
 Options go in the function configuration (apiVersion: ktrain.io/v1alpha1, kind: KtrainRender):
 spec.target, sshSecret, generateSshKeys, allowExtensions, runtimeFiles, runtimesDirs,
-keepRuntimes, inheritLabels, files and code. See docs/gitops.md.
+keepRuntimes, inheritLabels, files, code, featureGates and statusServer. See docs/gitops.md.
 """
 
 
@@ -107,6 +107,9 @@ class Options:
     inherit_labels: bool = True
     files: list[str] = field(default_factory=list)
     code: list[CodeSpec] = field(default_factory=list)
+    # The Trainer controller's feature gates (`TrainJobStatus=true`, or a mapping) and its status server.
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+    status_server: str | None = None
 
     @property
     def keeps_runtimes(self) -> bool:
@@ -166,6 +169,8 @@ _SPEC_KEYS = {
     "inheritLabels": "inherit_labels",
     "files": "files",
     "code": "code",
+    "featureGates": "feature_gates",
+    "statusServer": "status_server",
 }
 _BOOLS = ("generate_ssh_keys", "allow_extensions", "keep_runtimes", "inherit_labels")
 _LISTS = ("runtime_files", "runtimes_dirs", "files")
@@ -201,6 +206,8 @@ def parse_options(config: Any) -> Options:
             setattr(options, name, _boolean(value, path, strings))
         elif name in _LISTS:
             setattr(options, name, _strings(value, path, strings))
+        elif name == "feature_gates":
+            options.feature_gates = _feature_gates(value, path)
         elif name == "code":
             if strings:
                 raise ConfigError("code needs a KtrainRender configuration (a list of mappings)", path)
@@ -212,6 +219,19 @@ def parse_options(config: Any) -> Options:
     if options.target not in TARGETS:
         raise ConfigError(f"must be {' or '.join(TARGETS)}, got {options.target!r}", f"{prefix}.target")
     return options
+
+
+def _feature_gates(value: Any, path: str) -> dict[str, bool]:
+    from ktrain.inputs.feature_gates import parse_feature_gates
+
+    if isinstance(value, dict):
+        value = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in value.items())
+    if not isinstance(value, str):
+        raise ConfigError("must be Name=true,... or a mapping of gate names to booleans", path)
+    try:
+        return parse_feature_gates(value, path)
+    except KtrainError as exc:
+        raise ConfigError(str(exc).removeprefix(f"{path}: "), path) from None
 
 
 def _boolean(value: Any, path: str, strings: bool) -> bool:
@@ -401,6 +421,8 @@ class Transformer:
             ssh_secret=self._ssh_secret(namespace),
             allow_extensions=o.allow_extensions,
             ssh_key_refusal=None if o.generate_ssh_keys else SSH_HINT,
+            feature_gates=dict(o.feature_gates),
+            status_server=o.status_server,
         )
         code = self._code(item)
         if code is not None:
@@ -422,6 +444,9 @@ class Transformer:
             )
         for message in outcome.result.warnings:
             self.results.append(Result(message, "warning", item, file=path))
+        if o.feature_gates:  # what an offline render of the gated plugins cannot know
+            notes = [m for m in request.notes if m.startswith("TrainJobStatus")]
+            self.results += [Result(m, "info", item, file=path) for m in notes]
         if o.target == "trainjob":
             from ktrain.inputs.code_bundle import is_code
             from ktrain.jobs.plan import trainjob_to_submit

@@ -41,7 +41,9 @@ def rename_operator_mounts(ctx: Ctx, role: Role, api: str, rjob: str, pod_templa
     """Rename (in `pod_template`, the role's copy) every mount of an operator volume the pod does not
     declare itself, and report each."""
     pod = pod_template.get("spec") or {}
-    own = {v.get("name") for v in pod.get("volumes") or [] if isinstance(v, dict)}
+    volumes = pod.get("volumes")
+    volumes = volumes if isinstance(volumes, list) else []
+    own = {v["name"] for v in volumes if isinstance(v, dict) and isinstance(v.get("name"), str)}
     names = RENAMED["v1" if api == V1 else "v2beta1"]
     for key in ("initContainers", "containers"):
         for i, cont in enumerate(pod.get(key) or []):
@@ -51,7 +53,7 @@ def rename_operator_mounts(ctx: Ctx, role: Role, api: str, rjob: str, pod_templa
             for j, mount in enumerate(cont["volumeMounts"]):
                 name = mount.get("name") if isinstance(mount, dict) else None
                 path = (*role.path, "template", "spec", key, i, "volumeMounts", j, "name")
-                if name in own or not isinstance(name, str):
+                if not isinstance(name, str) or name in own:  # (a name of the wrong type: refused elsewhere)
                     kept.append(mount)
                 elif api == V1 and name == KUBECTL_VOLUME:
                     ctx.row(

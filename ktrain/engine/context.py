@@ -19,6 +19,19 @@ class SshKeyPair:
 
 
 @struct(frozen=True, slots=True)
+class StatusServer:
+    """Where the Trainer controller's TrainJob status server listens (feature gate TrainJobStatus):
+    the controller configuration's `certManagement.webhookServiceName`, its own namespace and
+    `trainJobStatusServer.port` (upstream `pkg/apis/config/v1alpha1/defaults.go`), and the CA it
+    copies from its webhook Secret into `<job>-tls-config` (None: unknown, e.g. an offline render)."""
+
+    service: str = "kubeflow-trainer-controller-manager"
+    namespace: str = "kubeflow-system"
+    port: int = 10443
+    ca_cert: str | None = None
+
+
+@struct(frozen=True, slots=True)
 class RenderContext:
     # MPI: a fresh key pair for the <job>-mpi-ssh-auth Secret ...
     ssh_key: SshKeyPair | None = None
@@ -35,4 +48,6 @@ class RenderContext:
     runtime_snapshot: bool = False
     # The runtime object as the snapshot stores it (YAML text made at the edge).
     runtime_snapshot_text: str | None = None
+    # The controller's TrainJobStatus feature gate: on when set (ktrain.engine.plugins.trainjobstatus).
+    status_server: StatusServer | None = None
     extra: dict[str, str] = field(default_factory=dict)

@@ -6,9 +6,9 @@ here it is one explicit order:
   0. schema checks (TrainJob and runtime CRDs, runtime webhook, runtimePatches V10–V14)
   1. build RuntimeInfo (labels, runtimePatches merge, PodSets, resourcesPerNode)   — S1
   2. validate: JobSet, the active ML plugin, the active gang plugins (all errors together)
-  3. enforce_ml_policy: the one active ML plugin                                    — S2
+  3. enforce_ml_policy: the one active ML plugin, then TrainJobStatus (feature gate) — S2
   4. enforce_pod_group_policy: the active gang plugins                             — S3
-  5. build: JobSet, then the ML plugin's objects, then PodGroups                    — S4–S6
+  5. build: JobSet, the ML plugin's objects, PodGroups, TrainJobStatus's ConfigMap — S4–S6
   6. order objects by kind (Secret, ConfigMap, PodGroup, JobSet)
 """
 
@@ -18,7 +18,7 @@ from ktrain import constants as c
 from ktrain.engine import validation, volume_mounts
 from ktrain.engine.context import RenderContext
 from ktrain.engine.info import build_runtime_info
-from ktrain.engine.plugins import GANG_POLICIES, JOBSET, ML_POLICIES, PLAIN_ML, Plugin, plugin
+from ktrain.engine.plugins import GANG_POLICIES, JOBSET, ML_POLICIES, PLAIN_ML, TRAINJOB_STATUS, Plugin, plugin
 from ktrain.engine.plugins.gang import min_member
 from ktrain.engine.plugins.jobset import jobset_admission_warnings, jobset_name_errors
 from ktrain.engine.shapes import INT32
@@ -113,6 +113,9 @@ def run(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) -> RenderRe
         raise ValidationFailedError(errors)
 
     ml.enforce_ml_policy(info)
+    status = plugin(*TRAINJOB_STATUS) if ctx.status_server is not None else None
+    if status is not None:
+        status.enforce_ml_policy(info)
     for gang in gangs:
         gang.enforce_pod_group_policy(info)
 
@@ -131,6 +134,8 @@ def run(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) -> RenderRe
     info.warnings += jobset_admission_warnings(info)
 
     objects = ml.build(info) + [o for g in gangs for o in g.build(info)]
+    if status is not None:
+        objects += status.build(info)
     objects += JOBSET.build(info)
     if ctx.runtime_snapshot and job.metadata.uid and ctx.runtime_snapshot_text is not None:
         objects.append(
@@ -142,5 +147,5 @@ def run(job: TrainJob, runtime: TrainingRuntime, ctx: RenderContext) -> RenderRe
             }
         )
     objects.sort(key=lambda o: KIND_RANK.get(o["kind"], 99))  # stable: plugin order within a kind
-    plugins = [JOBSET.name, ml.name, *(g.name for g in gangs)]
+    plugins = [JOBSET.name, ml.name, *(g.name for g in gangs), *([status.name] if status is not None else [])]
     return RenderResult(objects=objects, warnings=warnings + info.warnings, plugins=plugins, rejections=rejections)

@@ -23,6 +23,7 @@ class JobDetails:
     # Why it is (not) running (ktrain.jobs.why.facts.Verdict), when asked for (`job get`).
     verdict: Any = None
     pods: list[Obj] = field(default_factory=list)  # as read (the summary's are sorted and summarized)
+    progress: Any = None  # ktrain.progress.status.TrainerStatus: trainerStatus, else the rank-0 log's
     failure: Any = None  # the last failure (ktrain.jobs.restarts.Failure), when one is recorded
 
 
@@ -69,6 +70,7 @@ def details_document(details: JobDetails) -> Obj:
             for p in s.pods
         ],
         **({"why": _why_document(details.verdict)} if details.verdict is not None else {}),
+        "progress": details.progress.to_dict() if details.progress is not None else None,
         "warnings": [
             {
                 "object": "{}/{}".format(

@@ -48,6 +48,10 @@ class LocalRunOptions:
     container_host: str | None = None  # containers: the engine's address (DOCKER_HOST / CONTAINER_HOST)
     remove: bool = True  # containers: remove them and the run's network afterwards
     on_line: Callable[[str, str], None] | None = None  # (pod, line) instead of printing the pods' lines
+    # What the trainer reports to the run's status endpoint (ktrain.local.status_server); default: a
+    # line on stderr per update. `status=False`: no endpoint.
+    on_progress: Callable[[Any], None] | None = None
+    status: bool = True
 
 
 def _stderr_note(text: str) -> None:
@@ -124,6 +128,7 @@ class LocalRun:
         self.network = False
         self.runner: RunnerType | None = None
         self.cancelled: str | None = None
+        self.status_server: Any = None
 
     def prepare(self) -> None:
         options = self.options
@@ -158,6 +163,7 @@ class LocalRun:
         write_files(plan)
         self.base = base
         self.plan = plan
+        self.status_server = self._serve_status(plan)
         if self.engine is not None:
             self.engine.create_network(plan.run_name)
             self.network = True
@@ -165,6 +171,14 @@ class LocalRun:
                 f"pods run in their images under {self.engine.name}, on the network {plan.run_name} "
                 "where their host names resolve"
             )
+
+    def _serve_status(self, plan: RunPlan) -> Any:
+        """The run's TrainJob status endpoint (processes only: a container cannot reach 127.0.0.1 here)."""
+        if not self.options.status or self.engine is not None or self.run_dir is None:
+            return None
+        from ktrain.local.status_server import serve_run, show_progress
+
+        return serve_run(plan, self.objects, self.run_dir, self.options.on_progress or show_progress)
 
     def execute(self) -> RunResult:
         """Run the pods to the end, restarting the job as its failure policy says (local/restarts.py)."""
@@ -223,6 +237,9 @@ class LocalRun:
         return {p.name: "pending" for p in self.plan.pods()} if self.plan is not None else {}
 
     def close(self) -> None:
+        if self.status_server is not None:
+            self.status_server.stop()
+            self.status_server = None
         if self.engine is not None and self.network and self.plan is not None:
             if self.options.remove:
                 self.engine.remove_network(self.plan.run_name)

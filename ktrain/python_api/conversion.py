@@ -5,7 +5,7 @@ Each SDK value becomes what the command line would say (`JobOverrides` keywords:
 through the same use case as `ktrain job create`. The mapping follows the SDK's Kubernetes backend
 (kubeflow/sdk `kubeflow/trainer/backends/kubernetes/utils.py`: `get_trainer_cr_from_custom_trainer`,
 `get_trainer_cr_from_builtin_trainer`, `get_args_using_torchtune_config`, `get_dataset_initializer`,
-`get_model_initializer`); tests/test_sdk_differential.py holds the two to the same TrainJob.
+`get_model_initializer`); tests/unit/python_api/test_conversion.py holds the two to the same TrainJob.
 
 Values are read by field name, so the SDK's own instances (`kubeflow.trainer.CustomTrainer`)
 work as well as ktrain's; enums are read by value (`DataType.BF16` or `"bf16"`).

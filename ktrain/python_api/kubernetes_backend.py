@@ -84,11 +84,13 @@ class KubernetesBackend(TrainerBackend):
         ]
 
     def get_job(self, name: object) -> t.TrainJob:
-        from ktrain.python_api.sdk_views import trainjob_of
+        from ktrain.python_api.sdk_views import trainer_status_of, trainjob_of
         from ktrain.service.job_get import get_job
 
-        details = get_job(self.client.connect(), job_name(name), events=False)
-        return trainjob_of(details.summary, details.pods, self._runtimes())
+        details = get_job(self.client.connect(), job_name(name), events=False, logs=False)
+        job = trainjob_of(details.summary, details.pods, self._runtimes())
+        job.trainer_status = trainer_status_of(details.trainjob)  # as upstream's progress guide reads it
+        return job
 
     def get_job_logs(self, name: object, step: str, follow: bool) -> Iterator[str]:
         """A step that has no running pod yet gives no lines, as in the SDK."""

@@ -93,6 +93,7 @@ def prepare(
         allow_extensions=allow_extensions,
         ssh_secret=ssh_secret,
     )
+    _feature_gates_from_environment(request)
     # As the CLI's registry (ktrain.cli.common.registry_from): files, directories, $KTRAIN_RUNTIMES_PATH, bundled.
     registry = RuntimeRegistry(files=files, dirs=dirs, env_path=os.environ.get("KTRAIN_RUNTIMES_PATH"))
     return request, registry
@@ -183,3 +184,11 @@ def function_request(
     request.code_bundle = CodeBundle(files=[CodeFile(path=FUNC_FILE, data=script, executable=False)])
     request.entry_file = FUNC_FILE
     return request, registry
+
+
+def _feature_gates_from_environment(request: Any) -> None:
+    """The controller's feature gates as the CLI's default reads them ($KTRAIN_FEATURE_GATES)."""
+    from ktrain.inputs.feature_gates import ENV_FEATURE_GATES, ENV_STATUS_SERVER, merged_gates
+
+    request.feature_gates = merged_gates(os.environ.get(ENV_FEATURE_GATES), None)
+    request.status_server = os.environ.get(ENV_STATUS_SERVER) or None

@@ -218,3 +218,21 @@ def trainjob_of(summary: Any, pods: list[Obj], runtimes: dict[str, t.Runtime]) -
         creation_timestamp=created,
         status=SDK_STATUS.get(summary.state, summary.state),
     )
+
+
+def trainer_status_of(trainjob: Obj | None) -> t.TrainerStatus | None:
+    """`status.trainerStatus` as the SDK-style `TrainerStatus` (checked: ktrain.progress.status)."""
+    from datetime import datetime, timezone
+
+    from ktrain.progress.status import of_trainjob, parse_time
+
+    found = of_trainjob(trainjob)
+    if found is None:
+        return None
+    when = parse_time(found.last_updated_time) if found.last_updated_time else None
+    return t.TrainerStatus(
+        progress_percentage=found.progress_percentage,
+        estimated_remaining_seconds=found.estimated_remaining_seconds,
+        metrics={m.name: m.value for m in found.metrics},
+        last_updated_time=datetime.fromtimestamp(when, tz=timezone.utc) if when is not None else None,
+    )

@@ -7,7 +7,7 @@ The same methods, arguments, defaults and return types as `kubeflow.trainer.Trai
 (`list_runtimes`, `get_runtime`, `train`, `list_jobs`, `get_job`, `get_job_logs`,
 `wait_for_job_status`, `delete_job`, `get_job_events`, `get_runtime_packages`), so a notebook
 moves over by changing its import. What a call submits is rendered by ktrain first (the same checks
-and errors as `ktrain job create`); tests/test_sdk_differential.py compares the TrainJob with the
+and errors as `ktrain job create`); tests/unit/python_api/test_conversion.py compares the TrainJob with the
 one the SDK submits, and docs/python-api.md lists where they differ on purpose.
 """
 

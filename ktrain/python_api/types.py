@@ -175,6 +175,18 @@ class Step:
 
 
 @dataclass
+class TrainerStatus:
+    """A TrainJob's `status.trainerStatus` (the Trainer's TrainJobStatus feature), as upstream's
+    progress guide reads it from the SDK: `get_job(name).trainer_status.progress_percentage`.
+    None: not reported (or out of the CRD's bounds). Not in the SDK 0.5's TrainJob (a later one's)."""
+
+    progress_percentage: int | None = None
+    estimated_remaining_seconds: int | None = None
+    metrics: dict[str, str] = field(default_factory=dict)
+    last_updated_time: datetime | None = None
+
+
+@dataclass
 class TrainJob:
     name: str
     runtime: Runtime
@@ -182,6 +194,17 @@ class TrainJob:
     num_nodes: int
     creation_timestamp: datetime
     status: str = UNKNOWN
+    trainer_status: TrainerStatus | None = None  # ktrain (and upstream's guide): see TrainerStatus
+
+    def __repr__(self) -> str:
+        """The SDK 0.5's repr (a notebook prints a TrainJob as the SDK's did), `trainer_status` after
+        it only when one was reported: SDK 0.5's TrainJob has no such field."""
+        shown = ", ".join(
+            f"{f}={getattr(self, f)!r}"
+            for f in ("name", "runtime", "steps", "num_nodes", "creation_timestamp", "status")
+        )
+        extra = f", trainer_status={self.trainer_status!r}" if self.trainer_status is not None else ""
+        return f"TrainJob({shown}{extra})"
 
 
 @dataclass

@@ -19,11 +19,19 @@ Obj = dict[str, "Any"]
 
 @server_shaped
 def get_job(
-    cluster: KubeCluster, name: str, namespace: str | None = None, *, events: bool = True, explain: bool = False
+    cluster: KubeCluster,
+    name: str,
+    namespace: str | None = None,
+    *,
+    events: bool = True,
+    explain: bool = False,
+    logs: bool = True,
 ) -> JobDetails:
     """The job, its pods and last warnings; with `explain`, the verdict of `job why` too, for a
     job that is not running or complete (a running one's reads would cost `job get` a log read
-    and the diagnosis' import for "Running": `job why` says whether it is stuck at the rendezvous)."""
+    and the diagnosis' import for "Running": `job why` says whether it is stuck at the rendezvous).
+    Its progress is the TrainJob's trainerStatus, else (with `logs`, for a job that has run) the
+    tail of its rank-0 log (ktrain.cluster.progress_read: one more read)."""
     ns = namespace or cluster.namespace
     trainjob, jobset = find_job(cluster, name, ns)
     pods = job_pods(cluster, name, ns)
@@ -37,8 +45,12 @@ def get_job(
         verdict = diagnose_job(
             cluster, job_facts(cluster, name, ns, known=(trainjob, jobset, pods), events=all_warnings)
         )
+    from ktrain.cluster.progress_read import job_progress
+
+    ran = logs and summary.state in (status.RUNNING, status.COMPLETE)
     failure = last_failure(jobset, pods, all_warnings)  # from what was read: no request of its own
-    return JobDetails(summary, trainjob, jobset, warnings, verdict, pods, failure=failure)
+    progress = job_progress(cluster, trainjob, summary, logs=ran)
+    return JobDetails(summary, trainjob, jobset, warnings, verdict, pods, progress, failure=failure)
 
 
 @server_shaped

@@ -42,9 +42,12 @@ def wait_for_job(
     on_change: Callable[[status.JobSummary], None] | None = None,
     on_stall: Callable[[str], None] | None = None,
     explain: bool = False,
+    on_progress: Callable[[Any], None] | None = None,
 ) -> status.JobSummary:
     """Wait until the job reaches `target` (complete | failed | running, see status.WAIT_TARGETS).
 
+    `on_progress` hears a running job's progress at each look (ktrain.cluster.progress_read: its
+    trainerStatus, else its rank-0 log's tail).
     `on_stall` hears why a job that is not running is not getting there, each time that changes:
     the quick reason of `status.stall_reason`, or with `explain` the verdict of `job why`
     (`<Reason>: <sentence>`; the diagnosis reads more, and only when the job or its pods changed).
@@ -73,6 +76,10 @@ def wait_for_job(
             pod_list = list_pods_document(cluster, ns, f"{c.JOBSET_NAME_LABEL}={name}")
             pods = list(pod_list.get("items") or [])
             summary = status.summarize(trainjob, jobset, pods)
+            if on_progress is not None and summary.state == status.RUNNING:
+                from ktrain.cluster.progress_read import job_progress
+
+                on_progress(job_progress(cluster, trainjob, summary))
             if summary.state != last_state and on_change is not None:
                 on_change(summary)
             last_state = summary.state

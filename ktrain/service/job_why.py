@@ -175,3 +175,13 @@ def _read(cluster: KubeCluster, facts: Any, read: Any) -> Any:
     if read.what == LOG:
         return log_tail(cluster, ns, read.name, read.container, read.previous)
     raise ValueError(f"unknown read {read.what!r}")
+
+
+def how_far(cluster: KubeCluster, facts: Facts) -> Any:
+    """A running job's progress (`job why` says how far it is): its trainerStatus, else its rank-0
+    log's (ktrain.cluster.progress_read); None for a job that is not running."""
+    from ktrain.cluster.progress_read import job_progress
+    from ktrain.jobs import state
+
+    summary = state.summarize(facts.trainjob, facts.jobset, facts.pods or [])
+    return job_progress(cluster, facts.trainjob, summary) if summary.state == state.RUNNING else None

@@ -70,7 +70,17 @@ def render_request(request: RenderRequest, registry: RuntimeRegistry) -> RenderO
         from ktrain.output.yamltext import dump
 
         snapshot_text = dump(entry.runtime.to_dict())
+    status_server = None
+    if request.feature_gates:
+        from ktrain.inputs.feature_gates import offline_ca_note, status_server_for
+
+        status_server = status_server_for(request.feature_gates, request.status_server, request.status_ca)
+        if status_server is not None and status_server.ca_cert is None:
+            note = offline_ca_note(job.name, status_server)
+            if note not in request.notes:
+                request.notes.append(note)
     ctx = RenderContext(
+        status_server=status_server,
         ssh_key=ssh_key,
         ssh_secret_name=request.ssh_secret,
         allow_extensions=request.allow_extensions,

@@ -115,6 +115,11 @@ class RenderRequest:
     # Warnings about the inputs found while reading them (e.g. a template value no variable uses):
     # they join the render's warnings.
     input_warnings: list[str] = field(default_factory=list)
+    # The Trainer controller's feature gates (inputs/feature_gates.py) and, with TrainJobStatus, where
+    # its status server listens (SERVICE.NAMESPACE:PORT; None: the defaults) and its CA (None: unknown).
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+    status_server: str | None = None
+    status_ca: str | None = None
     # Notes for stderr the render adds (a Training Operator v1 file converted in memory).
     notes: list[str] = field(default_factory=list)
     # --explain labels for the layers a converted v1 job supplied (see Conversion.source_labels).

@@ -41,7 +41,13 @@ def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> Valid
     job = parse_model(doc, "TrainJob", what="TrainJob")
     errors = validate_runtime_ref(job, entry.runtime)
     # The output is thrown away, so a placeholder key pair stands in for a generated one.
+    status_server = None
+    if request.feature_gates:
+        from ktrain.inputs.feature_gates import status_server_for
+
+        status_server = status_server_for(request.feature_gates, request.status_server, request.status_ca)
     ctx = RenderContext(
+        status_server=status_server,
         ssh_key=SshKeyPair(b"<validate>", b"<validate>\n"),
         ssh_secret_name=request.ssh_secret,
         allow_extensions=request.allow_extensions,

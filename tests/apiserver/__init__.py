@@ -10,7 +10,8 @@ are validated against the reference CRD schemas under ../shared when that direct
 
 Deliberate simplifications: deletion is immediate (no graceful deletion or lingering
 finalizers), strategic merge replaces lists, server-side apply treats every list as atomic, and
-CEL rules (`x-kubernetes-validations`) are not evaluated, except JobSet's `self == oldSelf`
+CEL rules (`x-kubernetes-validations`) are not evaluated, except TrainJob's trainerStatus rule
+(`lastUpdatedTime` required, `validation.validate_cel`) and JobSet's `self == oldSelf`
 transition rules, which `jobset_admission` keeps as its own code (with or without ../shared) and
 applies with JobSet's webhooks (create-time defaults, update immutability).
 """

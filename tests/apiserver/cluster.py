@@ -47,7 +47,7 @@ from .resources import (
     crd_object,
 )
 from .schema import CrdSchema, crd_schema, load_crd
-from .validation import check_string_map, normalise_secret, validate_kind, validate_metadata
+from .validation import check_string_map, normalise_secret, validate_cel, validate_kind, validate_metadata
 
 JSON = dict[str, Any]
 ObjectKey = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
@@ -395,6 +395,7 @@ class Cluster:
         errors.extend(validate_kind(rt, obj, old))
         if schema is not None:
             errors.extend(schema.validate(obj))
+        errors.extend(validate_cel(rt, obj))
         if errors:
             raise invalid_object(rt.group, rt.kind, obj["metadata"].get("name", ""), errors)
         if old is None and self._jobset_admission(rt):

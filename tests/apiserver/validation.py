@@ -163,6 +163,24 @@ def check_string_map(kind: str, obj: JSON, field: str) -> ApiError | None:
     return None
 
 
+# The TrainJob CRD's rule on status.trainerStatus (manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml,
+# `x-kubernetes-validations`; apiextensions-apiserver schema/cel/validation.go reports a failed rule on
+# an object as `Invalid value: "object": <message>` at the object's path).
+TRAINER_STATUS_RULE = "lastUpdatedTime is required when trainerStatus is present"
+
+
+def validate_cel(rt: ResourceType, obj: JSON) -> list[FieldError]:
+    """The CEL rules the double evaluates after the schema: TrainJob's trainerStatus one."""
+    if (rt.group, rt.kind) != ("trainer.kubeflow.org", "TrainJob"):
+        return []
+    status = obj.get("status")
+    trainer_status = status.get("trainerStatus") if isinstance(status, dict) else None
+    if isinstance(trainer_status, dict) and "lastUpdatedTime" not in trainer_status:
+        body = f'Invalid value: "object": {TRAINER_STATUS_RULE}'
+        return [FieldError("FieldValueInvalid", "status.trainerStatus", body)]
+    return []
+
+
 def validate_kind(rt: ResourceType, obj: JSON, old: JSON | None) -> list[FieldError]:
     """Kind-specific checks for ConfigMaps and Secrets (keys, size, immutability)."""
     errors: list[FieldError] = []

@@ -59,6 +59,7 @@ def test_the_layers_contract_rejects_an_import_from_a_higher_layer(tmp_path: Pat
         "local",
         "inputs",
         "output",
+        "progress",
     )
     for layer in layers:
         (package / layer).mkdir(parents=True)

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 from apiserver import ApiServerDouble
-from test_fastpath import TABLES, _ktrain, _typer_calls
+from unit.cli.test_fastpath import TABLES, _ktrain, _typer_calls
 
 from ktrain import constants as c
 from ktrain.cli import main
@@ -237,6 +237,8 @@ def create(*args: str) -> Callable[[dict[str, str]], list[str]]:
 
 CREATE_CASES = [
     Case(create(*TORCH, "--name", "t1", "--nodes", "2", "--", "torchrun", "x.py")),
+    # the controller's TrainJobStatus gate: its CA Secret is not there, so ca.crt stays empty (a warning)
+    Case(create(*TORCH, "--name", "fg", "--feature-gates", "TrainJobStatus=true", "--status-server", "t.ops:8443")),
     Case(
         create("--runtime", "deepspeed-distributed", "--name", "ds", "--nodes", "3", "--", "mpirun", "python", "t.py")
     ),
@@ -606,12 +608,23 @@ DELETE_CASES = [
     Case(cmd("delete", "a", "--force"), setup=_two_jobs),
 ]
 
+WATCH_CASES = [
+    Case(cmd("watch", "done", "--interval", "0.2s"), setup=jobs),
+    Case(cmd("watch", "broken", "--interval=0.2s", "-n", NS), setup=jobs),  # exit 1: it failed
+    Case(cmd("watch", "demo", "--interval", "0.2s", "--timeout", "0.5s", "--request-timeout", "5"), setup=jobs),
+    Case(cmd("watch", "demo", "--interval", "0s"), setup=jobs),  # too short
+    Case(cmd("watch", "missing"), setup=jobs),
+    Case(cmd("watch", "demo", "--context", "nowhere"), setup=jobs),
+    Case(cmd("watch", "demo"), setup=down),
+]
+
 CLUSTER_TABLES = {
     "ktrain.cli.commands.job_create:submit_job": CREATE_CASES,
     "ktrain.cli.commands.job_list:list_jobs": LIST_CASES,
     "ktrain.cli.commands.job_get:show_job": GET_CASES,
     "ktrain.cli.commands.job_logs:print_logs": LOGS_CASES,
     "ktrain.cli.commands.job_wait:wait_job": WAIT_CASES,
+    "ktrain.cli.commands.job_watch:watch_job": WATCH_CASES,
     "ktrain.cli.commands.job_why:explain_job": WHY_CASES,
     "ktrain.cli.commands.job_delete:delete_jobs": DELETE_CASES,
 }

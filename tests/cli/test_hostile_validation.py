@@ -90,17 +90,6 @@ def test_debug_after_double_dash_belongs_to_the_training_command(cli) -> None:  
     _clean(result)
 
 
-def test_debug_requested_only_before_double_dash() -> None:
-    from ktrain.cli.fastpath import parse_command
-    from ktrain.cli.guard import debug_requested
-
-    assert debug_requested(["--debug", "job", "render"])
-    assert not debug_requested(["job", "render", "--", "python", "--debug"])
-    assert debug_requested(["--debug", "job", "render", "--", "x"])
-    # the fast path no longer declines a command whose training command says --debug
-    assert parse_command(["job", "render", "-r", "torch-distributed", "--", "python", "--debug"]) is not None
-
-
 # --- item 5: wrong types where the records or the merge do not expect them ------------------
 
 WRONG_TYPES = {

@@ -235,7 +235,7 @@ def test_suspend_with_wait_is_refused(cli, kube) -> None:
 
 
 def _cluster_runtime(name, kind="ClusterTrainingRuntime", namespace=None, image="x/y:1"):  # type: ignore[no-untyped-def]
-    from test_runtime_cluster import cluster_runtime
+    from test_runtime_list import cluster_runtime
 
     return cluster_runtime(name, kind, namespace=namespace, image=image)
 
@@ -303,7 +303,7 @@ def test_client_dry_run_resolves_the_runtime_as_create_does(cli, kube) -> None:
 
 def test_an_explicit_runtime_file_wins_over_the_clusters_and_says_so(cli, kube, tmp_path) -> None:
     import yaml
-    from test_runtime_cluster import cluster_runtime
+    from test_runtime_list import cluster_runtime
 
     kube.srv.put_object(_cluster_runtime("torch-distributed", image="cluster/torch:1"))
     local = tmp_path / "rt.yaml"
@@ -417,7 +417,7 @@ def test_insecure_context_gives_one_ktrain_warning(cli, tmp_path) -> None:
 
 def test_runtime_file_without_runtime_says_which_to_pick(cli, kube, tmp_path) -> None:
     import yaml
-    from test_runtime_cluster import cluster_runtime
+    from test_runtime_list import cluster_runtime
 
     local = tmp_path / "rt.yaml"
     local.write_text(yaml.safe_dump(cluster_runtime("my-torch")))

@@ -126,7 +126,9 @@ def test_get_of_a_trainjob_shows_its_runtime_and_conditions(srv, kc, cli) -> Non
 def test_get_of_a_running_job_reads_only_what_it_shows(srv, kc, cli) -> None:
     """A running job: its TrainJob and JobSet, its pods and the warning events (as `kubectl get`
     plus describe's events); no `Why:` and none of the reads behind it, whose verdict would be
-    "Running" (issue #32). `job why` still reads rank 0's log (stuck at the rendezvous?)."""
+    "Running" (issue #32). This JobSet reports no trainerStatus, so its progress is read from the tail
+    of rank 0's log: one more read (issue #34). `job why` still reads rank 0's log (stuck at the
+    rendezvous?)."""
     js = seed(srv, "demo", nodes=1)
     pod(srv, js, rank=0, phase="Running")
     before = len(srv.requests)
@@ -138,6 +140,7 @@ def test_get_of_a_running_job_reads_only_what_it_shows(srv, kc, cli) -> None:
         ("GET", "jobsets.jobset.x-k8s.io"),
         ("GET", "pods"),
         ("GET", "events"),
+        ("GET", "pods/log"),
     ]
     doc = json.loads(cli("job", "get", "demo", "--kubeconfig", kc, "-o", "json").stdout)
     assert doc["state"] == "Running" and "why" not in doc

@@ -38,7 +38,7 @@ def test_list_shows_each_state_of_engine_spec_section_10(srv, kc, cli) -> None:
 
     assert r.exit_code == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0].split() == ["NAME", "RUNTIME", "NODES", "STATE", "RESTARTS", "AGE"]
+    assert lines[0].split() == ["NAME", "RUNTIME", "NODES", "STATE", "RESTARTS", "AGE", "PROGRESS", "ETA"]
     rows = {line.split()[0]: line.split() for line in lines[1:]}
     assert {name: row[3] for name, row in rows.items()} == {
         "complete": "Complete",
@@ -95,7 +95,7 @@ def test_list_shows_a_trainjob_once_with_its_runtime_and_skips_foreign_jobsets(s
     assert r.exit_code == 0, r.stderr
     rows = [line.split() for line in r.stdout.splitlines()[1:]]
     assert [row[:6] for row in rows] == [["tj", "torch-distributed", "3", "Created", "0", rows[0][5]]]
-    assert rows[0][6:8] == ["TrainJob", "0/3"]
+    assert rows[0][6:10] == ["-", "-", "TrainJob", "0/3"]  # no progress reported: PROGRESS and ETA are -
 
 
 def test_restarts_are_the_jobsets_against_its_budget_from_the_lists_already_made(srv, kc, cli) -> None:

@@ -98,7 +98,7 @@ REFUSALS = [
 
 @pytest.mark.parametrize("extra", [c[1] for c in REFUSALS], ids=[c[0] for c in REFUSALS])
 def test_client_dry_run_refuses_what_create_refuses(cli: Any, kube: Any, extra: list[str]) -> None:
-    from test_runtime_cluster import cluster_runtime
+    from test_runtime_list import cluster_runtime
 
     kube.srv.put_object(cluster_runtime("torch-distributed"))
     args = ["-r", "torch-distributed", "--name", "j", *extra]

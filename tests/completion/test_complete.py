@@ -116,9 +116,16 @@ def test_user_runtimes_from_flags_and_env_path_are_offered(tmp_path: Path) -> No
 def test_commands_options_and_output_formats() -> None:
     assert {"job", "runtime", "render", "completion"} <= set(complete("ktrain ")[1:])
     options = complete("ktrain job render --r")[1:]
-    assert {"--runtime", "--runtime-kind", "--runtime-file", "--runtimes-dir", "--resource", "--requirements"} == set(
-        options
-    )
+    assert {
+        "--runtime",
+        "--runtime-kind",
+        "--runtime-file",
+        "--runtimes-dir",
+        "--resource",
+        "--requirements",
+        "--restart-on-preemption",
+        "--restart-strategy",
+    } == set(options)
     assert complete("ktrain job render -o ")[1:] == ["yaml", "json", "name"]
     assert complete("ktrain runtime list -o ")[1:] == ["table", "wide", "yaml", "json", "name"]
     assert complete("ktrain job render --resource nv") == [":nospace", "nvidia.com/gpu="]

@@ -3,7 +3,9 @@
 Each case has `trainjob.yaml` and `runtime.yaml`, and either `expected.yaml` (every object the
 controller would create, multi-document) or `expected_error.txt` (a substring the error on stderr
 must contain; the render must fail without a traceback). A valid case may add
-`expected_warnings.txt`: substrings stderr must contain. Expected files start with a
+`expected_warnings.txt`: substrings stderr must contain. An optional `args.txt` holds more
+`job render` arguments, one a line (`--feature-gates` and `TrainJobStatus=true`: the controller's
+feature gates). Expected files start with a
 `# source: ENGINE.md §... | upstream <file>:<test>` comment saying where the expectation comes from.
 
 Documents are matched by (apiVersion, kind, metadata.name); `null`s, empty maps and empty lists are
@@ -50,7 +52,12 @@ def _drop_pointer(doc: dict[str, Any], pointer: list[str]) -> None:
 
 @pytest.mark.parametrize("case", _case_dirs(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_golden_case(case: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    result = cli("job", "render", "-f", str(case / "trainjob.yaml"), "--runtime-file", str(case / "runtime.yaml"))
+    args_file = case / "args.txt"
+    lines = args_file.read_text().splitlines() if args_file.is_file() else []
+    extra = [a for a in lines if a and not a.startswith("#")]
+    result = cli(
+        "job", "render", "-f", str(case / "trainjob.yaml"), "--runtime-file", str(case / "runtime.yaml"), *extra
+    )
     error_file = case / "expected_error.txt"
     if error_file.is_file():
         wanted = [line for line in error_file.read_text().splitlines() if line and not line.startswith("#")]

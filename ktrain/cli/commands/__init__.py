@@ -32,6 +32,7 @@ MODULES = (
     "job_why",
     "job_logs",
     "job_wait",
+    "job_watch",
     "job_delete",
     "job_prune",
     "job_suspend",

@@ -103,11 +103,15 @@ def submit_job(
 
     cluster = connect(job_input.connection(request_timeout))
     request.default_namespace = cluster.namespace
+    from ktrain.service.trainer_ca import fill_status_ca  # TrainJobStatus: the controller's CA
+
+    ca_warning = fill_status_ca(cluster, request)
     outcome, notes = render_resolving(
         request, job_input.registry(), job_input.connection(request_timeout), cluster=cluster
     )
     job = outcome.job
     notes += runtime_file_notes(outcome.runtime, for_controller=target == TARGET_TRAINJOB)
+    notes += [ca_warning] if ca_warning and target != TARGET_TRAINJOB else []  # the controller copies it itself
     objects = objects_for_target(outcome, request, target)
     report_inputs(request.notes, [*notes, *outcome.result.warnings])
     if target == TARGET_TRAINJOB:
@@ -171,10 +175,22 @@ def _follow_and_wait(
     if wait:
         sys.stderr.write(f"waiting for job {name} to complete...\n")
         from ktrain.cli.common import stall_notice
+        from ktrain.cli.progress_display import ProgressDisplay
 
-        summary = wait_for_job(
-            cluster, name, "complete", timeout=timeout, namespace=namespace, on_stall=stall_notice, explain=True
-        )
+        display = ProgressDisplay()
+        try:
+            summary = wait_for_job(
+                cluster,
+                name,
+                "complete",
+                timeout=timeout,
+                namespace=namespace,
+                on_stall=stall_notice,
+                explain=True,
+                on_progress=display.update,
+            )
+        finally:
+            display.close()
         sys.stderr.write(f"job {name} {summary.state}\n")
 
 

@@ -82,10 +82,13 @@ def _diff(job_input: JobInput, name: str, request_timeout: float) -> None:
     request.overrides.name = name
     request.overrides.namespace = namespace
     request.default_namespace = namespace
+    from ktrain.service.trainer_ca import fill_status_ca  # TrainJobStatus: the controller's CA
+
+    ca_warning = fill_status_ca(cluster, request)
     outcome, notes = render_resolving(
         request, job_input.registry(), job_input.connection(request_timeout), cluster=cluster
     )
-    report_inputs(request.notes, [*notes, *outcome.result.warnings])
+    report_inputs(request.notes, [*notes, *([ca_warning] if ca_warning else []), *outcome.result.warnings])
     objects = outcome.result.objects
     if trainjob is not None:  # submitted with --target trainjob: the TrainJob, and what its controller made
         ov = request.overrides

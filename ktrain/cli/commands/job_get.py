@@ -80,6 +80,17 @@ def _restart_lines(details: Any) -> list[str]:
     return out
 
 
+def _progress_section(details: Any, now: dt.datetime) -> list[str]:
+    """`Progress:` (ktrain.progress.view.section): how far the run is, when the job has run."""
+    from ktrain.jobs import state as status
+    from ktrain.progress.view import section
+
+    if details.progress is None and details.summary.state not in (status.RUNNING, status.COMPLETE):
+        return []
+    running = details.summary.state == status.RUNNING
+    return ["", "Progress:", *("  " + line for line in section(details.progress, now.timestamp(), running=running))]
+
+
 def format_details(details: Any, now: dt.datetime) -> str:
     from ktrain.jobs import state as status
     from ktrain.util.text import printable
@@ -154,6 +165,7 @@ def format_details(details: Any, now: dt.datetime) -> str:
         ]
         for e in details.warnings
     ]
+    out += _progress_section(details, now)
     out += _section("Conditions", ["TYPE", "STATUS", "REASON", "MESSAGE", "AGE"], conditions)
     out += _section(
         "Replicated jobs",

@@ -54,9 +54,12 @@ def list_jobs(
         where = "any namespace" if all_namespaces else f"namespace {cluster.namespace}"
         sys.stderr.write(f"No training jobs found in {where}.\n")
         return
-    headers = ["NAME", "RUNTIME", "NODES", "STATE", "AGE"]
+    from ktrain.progress import view as progress
+    from ktrain.progress.status import of_trainjob
+
+    headers = ["NAME", "RUNTIME", "NODES", "STATE", "AGE", *progress.LIST_HEADERS]
     if output == "wide":
-        headers += ["KIND", "TRAINER PODS", "QUEUE", "PRIORITY", "REASON"]
+        headers += ["KIND", "TRAINER PODS", "QUEUE", "PRIORITY", "REASON", *progress.WIDE_HEADERS]
     if all_namespaces:
         headers.insert(0, "NAMESPACE")
     now = utc_now()
@@ -66,10 +69,12 @@ def list_jobs(
     for job in jobs:
         s, obj = job.summary, job.obj
         row = [s.name, s.runtime or "-", "-" if s.nodes is None else str(s.nodes), s.state, status.age(s.created, now)]
+        trainer_status = of_trainjob(obj if s.kind == "TrainJob" else None)
+        row += progress.list_cells(trainer_status)
         if output == "wide":
             queue, priority = status.queue_and_priority(obj)
             pods = f"{s.trainer_pods_ready}/{s.trainer_pods_expected}"
-            row += [s.kind, pods, queue or "-", priority or "-", s.reason or "-"]
+            row += [s.kind, pods, queue or "-", priority or "-", s.reason or "-", *progress.wide_cells(trainer_status)]
         if all_namespaces:
             row.insert(0, s.namespace)
         row.insert(at, restarts_cell(s.restarts))

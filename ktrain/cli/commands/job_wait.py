@@ -39,14 +39,20 @@ def wait_job(
     if for_ not in status.WAIT_TARGETS:
         raise UsageError(f"--for {for_!r}: use one of " + ", ".join(status.WAIT_TARGETS))
     seconds = None if timeout is None else parse_duration(timeout, "--timeout")
+    from ktrain.cli.progress_display import ProgressDisplay
     from ktrain.service.job_wait import wait_for_job
 
-    summary = wait_for_job(
-        cluster_for(kubeconfig, context, namespace, request_timeout),
-        name,
-        for_,
-        timeout=seconds,
-        on_stall=stall_notice,
-        explain=True,
-    )
+    display = ProgressDisplay()
+    try:
+        summary = wait_for_job(
+            cluster_for(kubeconfig, context, namespace, request_timeout),
+            name,
+            for_,
+            timeout=seconds,
+            on_stall=stall_notice,
+            explain=True,
+            on_progress=display.update,
+        )
+    finally:
+        display.close()
     sys.stdout.write(f"{summary.resource_name} {summary.state.lower()}\n")

@@ -61,9 +61,20 @@ def explain_job(
         if exc.exit_code <= ExitCode.ERROR:  # 1 means "not running" here: an error is never 1
             exc.exit_code = ExitCode.CLUSTER
         raise
+    from ktrain.service.job_why import how_far
+
+    progress = how_far(cluster, facts) if verdict.ok else None
     if output == "text":
-        sys.stdout.write("\n".join(verdict_lines(verdict)) + "\n")
+        lines = verdict_lines(verdict)
+        if progress is not None:  # a running job: how far it is
+            from ktrain.progress.view import summary
+
+            lines.append(f"progress: {summary(progress)}")
+        sys.stdout.write("\n".join(lines) + "\n")
     else:
-        sys.stdout.write(dump_data(why_document(facts, verdict), output))
+        document = why_document(facts, verdict)
+        if progress is not None:
+            document["progress"] = progress.to_dict()
+        sys.stdout.write(dump_data(document, output))
     if not verdict.ok:
         raise ExitStatus(int(ExitCode.ERROR))

@@ -21,6 +21,9 @@ GANG_POLICIES = (
     ("volcano", "volcano", "VolcanoPlugin"),
 )
 JOBSET = JobSetPlugin()
+# The controller's feature gate TrainJobStatus: acts for every TrainJob when the render's context has a
+# status server (ENGINE.md §6.7), after the ML policy's plugin.
+TRAINJOB_STATUS = ("trainjobstatus", "TrainJobStatusPlugin")
 
 _LOADED: dict[str, Plugin] = {}
 
@@ -41,7 +44,17 @@ def builtin_plugins() -> tuple[Plugin, ...]:
         plugin(*PLAIN_ML),
         *(plugin(module, name) for _, module, name in ML_POLICIES),
         *(plugin(module, name) for _, module, name in GANG_POLICIES),
+        plugin(*TRAINJOB_STATUS),
     )
 
 
-__all__ = ["GANG_POLICIES", "JOBSET", "ML_POLICIES", "PLAIN_ML", "Plugin", "builtin_plugins", "plugin"]
+__all__ = [
+    "GANG_POLICIES",
+    "JOBSET",
+    "ML_POLICIES",
+    "PLAIN_ML",
+    "TRAINJOB_STATUS",
+    "Plugin",
+    "builtin_plugins",
+    "plugin",
+]

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from ktrain.api import generate
 from ktrain.api.records import NotPlain, Record, build, pydantic_model, record_class, validate
 from ktrain.engine import RenderContext, SshKeyPair, render
 from ktrain.errors import KtrainError
@@ -74,12 +73,6 @@ def _agree(model: str, data: Any) -> str:
     assert strict is not None, f"records accepted what pydantic refuses: {data!r}"
     assert record.to_dict() == strict.to_dict()
     return "record"
-
-
-def test_the_generated_table_is_current() -> None:
-    assert generate.SPEC_FILE.read_text(encoding="utf-8") == generate.spec_text(), (
-        "ktrain/api/record_spec.py is stale: run `python -m ktrain.api.generate`"
-    )
 
 
 def test_every_model_has_a_record_with_the_same_fields_and_behaviours() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hostile_input import no_traceback
 
 from ktrain.authoring.set_paths import (
     apply_assignment,
@@ -10,7 +11,7 @@ from ktrain.authoring.set_paths import (
     parse_assignment,
     template_value,
 )
-from ktrain.errors import InputError
+from ktrain.errors import ExitCode, InputError
 
 
 def test_parse_fields_indexes_selectors_and_quoted_keys() -> None:
@@ -69,3 +70,18 @@ def test_template_values_keep_text_but_type_integers_and_booleans() -> None:
     assert template_value(parse_assignment("optim.lr=3e-4")) == (("optim", "lr"), "3e-4")
     assert template_value(parse_assignment("n=8")) == (("n",), 8)
     assert template_value(parse_assignment("debug=true")) == (("debug",), True)
+
+
+# --- bounds on --set (issue #12) -----------------------------------------------------------------
+
+
+def test_set_path_with_too_many_parts_is_an_error(cli) -> None:
+    r = cli("render", "--runtime", "torch-distributed", "--set", "a." * 5000 + "b=1")
+    assert r.exit_code == ExitCode.INVALID and "more than 100 parts" in r.stderr
+    no_traceback(r.stderr)
+
+
+def test_set_integer_longer_than_64_bits_is_an_error(cli) -> None:
+    r = cli("render", "--runtime", "torch-distributed", "--set", "trainer.numNodes=" + "9" * 5000)
+    assert r.exit_code == ExitCode.INVALID and "must be an integer of at most 64 bits" in r.stderr
+    no_traceback(r.stderr)

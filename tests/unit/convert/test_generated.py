@@ -12,31 +12,16 @@ as `tests/v1pods/model.py` transcribes it (issue #33, causes 1 and 2).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from v1convert import TF_FULL, fields, one, rendered, rows
 from v1pods.model import mpi_launcher_job, mpi_worker_pod
 from v1pods.pods import jobset_pods, seen
 
-from ktrain.convert import convert_documents
 from ktrain.convert.report import APPROXIMATED, KEPT
-from ktrain.inputs.documents import load_documents
-from ktrain.inputs.registry import RuntimeRegistry
-from ktrain.service.render import render_request
-from ktrain.service.requests import RenderRequest
-
-
-def one(job: dict[str, Any]) -> Any:
-    (conv,) = convert_documents(load_documents(yaml.safe_dump(job), "job.yaml"))
-    return conv
-
-
-def rendered(job: dict[str, Any], tmp_path: Path) -> list[dict[str, Any]]:
-    path = tmp_path / "job.yaml"
-    path.write_text(yaml.safe_dump(job))
-    return render_request(RenderRequest(file=str(path)), RuntimeRegistry()).result.objects
 
 
 def mpijob(
@@ -163,3 +148,109 @@ def test_bundled_runtime_reports_v2s_processes_per_node(tmp_path: Path) -> None:
     assert row.status == APPROXIMATED and "PET_NPROC_PER_NODE=auto" in row.note and "4" in row.target
     jobset = next(o for o in rendered(job, tmp_path) if o["kind"] == "JobSet")
     assert {seen(p).env["PET_NPROC_PER_NODE"] for p in jobset_pods(jobset)} == {"4"}
+
+
+def test_tf_with_chief_ps_and_evaluator() -> None:
+    """Checked against tensorflow.go genClusterSpec (evaluator not in the cluster, ports per type
+    from the tfjob-port container port, 2222 by default) and tfjob_controller.go (TF_CONFIG on the
+    tensorflow container only; success = the chief's)."""
+    conv = one(TF_FULL)
+    rt = conv.runtime
+    assert rt["kind"] == "TrainingRuntime" and rt["metadata"] == {
+        "name": "tf-v1",
+        "labels": {"trainer.kubeflow.org/framework": "tensorflow", "ktrain.io/converted-from": "tfjob"},
+        "namespace": "team",
+    }
+    rjobs = {r["name"]: r for r in rt["spec"]["template"]["spec"]["replicatedJobs"]}
+    assert list(rjobs) == ["chief", "ps", "node", "evaluator"]
+    assert rjobs["ps"]["template"]["spec"]["parallelism"] == 2
+    assert rjobs["node"]["template"]["metadata"]["labels"] == {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}
+    assert rt["spec"]["template"]["spec"]["successPolicy"] == {"operator": "All", "targetReplicatedJobs": ["chief"]}
+    assert rt["spec"]["mlPolicy"] == {"numNodes": 3}
+    assert conv.trainjob["spec"] == {
+        "runtimeRef": {"name": "tf-v1", "kind": "TrainingRuntime"},
+        "trainer": {"numNodes": 3},
+    }
+    ev = rjobs["evaluator"]["template"]["spec"]["template"]["spec"]
+    env = {e["name"]: e.get("value") for e in ev["containers"][0]["env"]}
+    expected_cluster = {
+        "chief": ["$(KTRAIN_JOBSET)-chief-0-0.$(KTRAIN_JOBSET):2222"],
+        "ps": [f"$(KTRAIN_JOBSET)-ps-0-{i}.$(KTRAIN_JOBSET):2223" for i in range(2)],
+        "worker": [f"$(KTRAIN_JOBSET)-node-0-{i}.$(KTRAIN_JOBSET):2222" for i in range(3)],
+    }
+    config = env["TF_CONFIG"].replace("$(KTRAIN_POD_INDEX)", "0")
+    assert json.loads(config) == {
+        "cluster": expected_cluster,
+        "task": {"type": "evaluator", "index": 0},
+        "environment": "cloud",
+    }
+    # the image's command is kept (no wrapper needed with fixed counts)
+    assert ev["containers"][0]["command"] == ["python", "train.py"] and ev["containers"][0]["name"] == "node"
+    assert ev["restartPolicy"] == "Never"  # v1's TFJob default restart policy is Never; unset -> JobSet's
+    assert fields(conv)["spec.tfReplicaSpecs.Worker.restartPolicy"][0] == KEPT
+
+
+def test_mpi_v1_worker_without_command_and_launcher_host_names() -> None:
+    """training-operator mpi/mpijob_controller.go newWorker: no command -> `sleep 365d` (ranks ran
+    through kubectl exec); v2 reaches workers over SSH, so they run sshd (reported). mpi-operator
+    v2beta1 workers live at `<job>-worker-<i>.<job>` (older releases `.<job>-worker`): a launcher
+    arg naming them is rewritten to JobSet's names; a worker the job does not have is flagged."""
+    job: dict[str, Any] = {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "MPIJob",
+        "metadata": {"name": "hv"},
+        "spec": {
+            "mpiReplicaSpecs": {
+                "Launcher": {
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": "mpi",
+                                    "image": "h:1",
+                                    "command": ["mpirun", "-H", "hv-worker-0.hv-worker:1,hv-worker-7:1", "x"],
+                                }
+                            ]
+                        }
+                    }
+                },
+                "Worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "mpi", "image": "h:1"}]}}},
+            }
+        },
+    }
+    conv = one(job)
+    rjobs = {r["name"]: r for r in conv.runtime["spec"]["template"]["spec"]["replicatedJobs"]}
+    worker = rjobs["node"]["template"]["spec"]["template"]["spec"]["containers"][0]
+    assert worker["command"] == ["/usr/sbin/sshd", "-De"]
+    launcher = rjobs["launcher"]["template"]["spec"]["template"]["spec"]["containers"][0]
+    assert launcher["command"][2] == "hv-node-0-0.hv:1,hv-worker-7:1"
+    r = rows(conv)
+    assert r["spec.mpiReplicaSpecs.Worker.template.spec.containers[0].command"][0] == APPROXIMATED
+    assert "sleep 365d" in r["spec.mpiReplicaSpecs.Worker.template.spec.containers[0].command"][2]
+    arg = "spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].command[2]"
+    notes = [row.note for row in conv.rows if row.field == arg]
+    assert any("hv-worker-0.hv-worker is hv-node-0-0.hv" in n for n in notes)
+    assert any("hv-worker-7, which this job does not have" in n for n in notes)
+
+
+def test_generated_runtime_is_named_after_the_job_within_a_dns_label_and_sets_the_trainjobs_ref() -> None:
+    """The runtime is `<job>-v1`, its name cut to 63 characters without a trailing `-` or `.`."""
+    from ktrain.convert.common import Ctx, Settings
+    from ktrain.convert.generated import Generated
+    from ktrain.convert.kinds import KINDS, V1
+    from ktrain.convert.layout import plan
+    from ktrain.convert.roles import read_roles
+    from ktrain.inputs.documents import load_documents
+
+    (doc,) = load_documents(TF_FULL, "tf.yaml")
+    info, ctx = KINDS["TFJob"], Ctx(doc, ())
+    roles = read_roles(ctx, info, doc.data["spec"], V1)
+    name = "a" * 59 + "-bcd"
+    gen = Generated(ctx, info, V1, roles, name, Settings(), plan(info, roles))
+    assert gen.runtime_name == "a" * 59 + "-v1" and len(gen.runtime_name) <= 63
+    trainjob: dict[str, Any] = {"metadata": {"name": name}, "spec": {}}
+    runtime = gen.build(trainjob, "team")
+    assert runtime["kind"] == "TrainingRuntime" and runtime["metadata"]["name"] == gen.runtime_name
+    assert runtime["metadata"]["namespace"] == "team"
+    rjobs = [r["name"] for r in runtime["spec"]["template"]["spec"]["replicatedJobs"]]
+    assert rjobs == ["chief", "ps", "node", "evaluator"]

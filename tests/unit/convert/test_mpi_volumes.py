@@ -119,3 +119,52 @@ def test_a_mount_of_a_volume_no_pod_has_is_refused_with_the_api_servers_words(tm
         "spec.template.spec.replicatedJobs[1].template.spec.template.spec.initContainers[0].volumeMounts[2].name: "
         'Not found: "scratch"' in result.stderr
     ), result.stderr
+
+
+def test_a_volume_name_of_the_wrong_type_is_a_clear_error_not_a_crash() -> None:
+    """Found by tests/fuzz/test_convert_properties.py: `volumes: [{name: []}]` beside an
+    operator mount raised TypeError (a list is no set member) instead of the schema's error."""
+    import pytest
+
+    from ktrain.errors import KtrainError
+    from ktrain.service.convert import check_conversion
+
+    job = mpijob(launcher_volumes=[{"name": [], "emptyDir": {}}])
+    with pytest.raises(KtrainError) as err:
+        for conv in convert_documents(load_documents(yaml.safe_dump(job), "job.yaml")):
+            check_conversion(conv, None)
+    assert "volumes[0].name" in err.value.message and "must be of type string" in err.value.message
+
+
+def test_rename_operator_mounts_renames_per_step_and_keeps_the_pods_own_volumes() -> None:
+    from ktrain.convert.common import Ctx, Role
+    from ktrain.convert.kinds import V1, V2BETA1
+    from ktrain.convert.mpi_volumes import rename_operator_mounts
+
+    (doc,) = load_documents("kind: MPIJob\n", "mpi.yaml")
+
+    def template(*names: str, own: tuple[str, ...] = ()) -> dict[str, Any]:
+        mounts = [{"name": n, "mountPath": f"/m/{n}"} for n in names]
+        return {
+            "spec": {
+                "volumes": [{"name": n, "emptyDir": {}} for n in own],
+                "containers": [{"name": "c", "volumeMounts": mounts}],
+            }
+        }
+
+    role = Role("Launcher", 1, None, {}, ("spec", "mpiReplicaSpecs", "Launcher"), 0)
+    launcher = template("ssh-auth", "mpi-job-config", "data", own=("data",))
+    rename_operator_mounts(Ctx(doc, ()), role, V2BETA1, "launcher", launcher)
+    assert [m["name"] for m in launcher["spec"]["containers"][0]["volumeMounts"]] == [
+        "mpi-ssh-auth",
+        "mpi-hostfile",
+        "data",
+    ]
+    worker = template("mpi-job-config", "ssh-auth", own=("ssh-auth",))  # the hostfile is the launcher's only
+    rename_operator_mounts(Ctx(doc, ()), role, V2BETA1, "node", worker)
+    assert [m["name"] for m in worker["spec"]["containers"][0]["volumeMounts"]] == ["mpi-job-config", "ssh-auth"]
+    v1 = template("mpi-job-kubectl", "mpi-job-config")
+    ctx = Ctx(doc, ())
+    rename_operator_mounts(ctx, role, V1, "launcher", v1)
+    assert [m["name"] for m in v1["spec"]["containers"][0]["volumeMounts"]] == ["mpi-hostfile"]
+    assert [r.status for r in ctx.rows] == [DROPPED, APPROXIMATED]

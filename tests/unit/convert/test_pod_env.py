@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import UPSTREAM
-from test_convert import server_accepts
+from v1convert import server_accepts
 from v1pods.model import REPLICA_KEY, V1Pod, v1_pods
 from v1pods.pods import Pod, jobset_pods, seen
 

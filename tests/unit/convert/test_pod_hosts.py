@@ -103,3 +103,17 @@ def test_a_pod_name_that_is_no_host_is_left_and_reported() -> None:
     assert not any(e["name"] == "KTRAIN_POD_HOST" for e in conv.trainjob["spec"]["trainer"]["env"])
     (row,) = [r for r in conv.rows if r.field.endswith("containers[0].env[0]")]
     assert row.status == APPROXIMATED and "JobSet pod's name" in row.note
+
+
+def test_host_value_builds_jobsets_host_name_from_the_downward_api() -> None:
+    from ktrain.convert.compat import Placement
+    from ktrain.convert.pod_hosts import host_value
+
+    one_job = host_value(Placement("node"))
+    assert [e["name"] for e in one_job] == ["KTRAIN_HOST_JOBSET", "KTRAIN_HOST_POD_INDEX", "KTRAIN_POD_HOST"]
+    assert one_job[-1]["value"] == "$(KTRAIN_HOST_JOBSET)-node-0-$(KTRAIN_HOST_POD_INDEX).$(KTRAIN_HOST_JOBSET)"
+    per_job = host_value(Placement("node", per_job=True))
+    assert per_job[2]["valueFrom"] == {"fieldRef": {"fieldPath": "metadata.labels['jobset.sigs.k8s.io/job-index']"}}
+    assert per_job[-1]["value"] == (
+        "$(KTRAIN_HOST_JOBSET)-node-$(KTRAIN_HOST_JOB_INDEX)-$(KTRAIN_HOST_POD_INDEX).$(KTRAIN_HOST_JOBSET)"
+    )

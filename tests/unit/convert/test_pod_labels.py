@@ -151,3 +151,25 @@ def test_mpi_operator_labels_and_the_worker_index(tmp_path: Path) -> None:
             if e["name"] in ("ROLE", "INDEX")
         }
         assert got == {"ROLE": want[P + "job-role"], "INDEX": want[P + "replica-index"]}
+
+
+def test_static_labels_are_the_v1_controllers_and_reads_finds_them_anywhere() -> None:
+    from ktrain.convert.common import Role
+    from ktrain.convert.kinds import KINDS, V1, V2BETA1
+    from ktrain.convert.pod_labels import reads, static_labels
+
+    master = Role("Master", 1, None, {}, (), 0)
+    assert static_labels(KINDS["PyTorchJob"], V1, master, "pt") == {
+        "training.kubeflow.org/operator-name": "pytorchjob-controller",
+        "training.kubeflow.org/job-name": "pt",
+        "training.kubeflow.org/replica-type": "master",
+        "training.kubeflow.org/job-role": "master",
+    }
+    worker = Role("Worker", 2, None, {}, (), 0)
+    assert static_labels(KINDS["MPIJob"], V2BETA1, worker, "m") == {
+        "training.kubeflow.org/operator-name": "mpi-operator",
+        "training.kubeflow.org/job-name": "m",
+        "training.kubeflow.org/job-role": "worker",
+    }
+    script = {"spec": {"containers": [{"command": ["sh", "-c", "echo training.kubeflow.org/replica-index"]}]}}
+    assert reads(script) == {"training.kubeflow.org/replica-index"} and reads({"spec": {}}) == set()

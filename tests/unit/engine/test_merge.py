@@ -20,6 +20,8 @@ from ktrain.engine.merge import (
     strategic_merge,
 )
 
+from .audit import _container, _spec
+
 Obj = dict[str, Any]
 
 
@@ -735,3 +737,25 @@ def test_runtime_patch_case_gives_the_expected_pod_specs(case: str) -> None:
                 if part in pod_patch:
                     got_part, want_part = got["spec"]["template"][part], want["spec"]["template"][part]
                     _assert_touched_fields_match(pod_patch[part], got_part, want_part, f"{name}.pod.{part}")
+
+
+# --- env merge rules from the engine audit (ENGINE.md §5.4) ---------------------------------------
+
+
+def test_patch_env_with_empty_value_leaves_the_runtime_value_alone() -> None:
+    runtime = _spec({"name": "side", "env": [{"name": "A", "value": "keep"}]})
+    patch = _spec({"name": "side", "env": [{"name": "A", "value": ""}]})
+    merged = merge_runtime_patches(runtime, [patch])
+    assert _container(merged)["env"] == [{"name": "A", "value": "keep"}]
+
+
+def test_patch_env_without_divisor_resets_the_runtime_divisor() -> None:
+    """The typed patch is JSON-encoded with `divisor: "0"` before the strategic merge."""
+    runtime = _spec(
+        {"name": "side", "env": [{"name": "M", "valueFrom": {"resourceFieldRef": {"resource": "x", "divisor": "1Mi"}}}]}
+    )
+    patch = _spec({"name": "side", "env": [{"name": "M", "valueFrom": {"resourceFieldRef": {"resource": "y"}}}]})
+    merged = merge_runtime_patches(runtime, [patch])
+    assert _container(merged)["env"] == [
+        {"name": "M", "valueFrom": {"resourceFieldRef": {"resource": "y", "divisor": "0"}}}
+    ]
