@@ -152,7 +152,7 @@ def test_get_of_a_running_job_reads_only_what_it_shows(srv, kc, cli) -> None:
 def test_get_shows_restarts_against_the_budget_and_the_last_failure_with_no_more_requests(srv, kc, cli) -> None:
     """Issue #35: `Restarts:` from the JobSet's status and `maxRestarts`, `Failure:` from the restart
     event on the JobSet and the Job controller's event on the failed Job (the events `job get`
-    reads anyway): the same four requests as any running job."""
+    reads anyway): the same requests as any running job (its progress' log tail included)."""
     js = seed(srv, "demo", nodes=1)
     js["spec"]["failurePolicy"] = {"maxRestarts": 3}
     js = srv.put_object(js)
@@ -176,6 +176,7 @@ def test_get_shows_restarts_against_the_budget_and_the_last_failure_with_no_more
         ("GET", "jobsets.jobset.x-k8s.io"),
         ("GET", "pods"),
         ("GET", "events"),
+        ("GET", "pods/log"),  # the progress, as for any running JobSet (issue #34)
     ]
     doc = json.loads(cli("job", "get", "demo", "--kubeconfig", kc, "-o", "json").stdout)
     assert doc["restarts"]["restarts"] == 1 and doc["restarts"]["lastFailure"]["job"] == "demo-node-0"
