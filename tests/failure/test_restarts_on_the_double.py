@@ -59,7 +59,16 @@ def test_a_failing_pod_restarts_the_job_up_to_the_budget_then_fails_it(cli, kube
     ]
 
     listed = cli("job", "list", *kube.args())
-    assert listed.stdout.splitlines()[0].split() == ["NAME", "RUNTIME", "NODES", "STATE", "RESTARTS", "AGE", "PROGRESS", "ETA"]
+    assert listed.stdout.splitlines()[0].split() == [
+        "NAME",
+        "RUNTIME",
+        "NODES",
+        "STATE",
+        "RESTARTS",
+        "AGE",
+        "PROGRESS",
+        "ETA",
+    ]
     assert listed.stdout.splitlines()[1].split()[:5] == ["demo", "torch-distributed", "2", "Failed", "2/2"]
 
     got = cli("job", "get", "demo", *kube.args())
