@@ -15,3 +15,16 @@ from ktrain.cluster.kube import connect
 def cluster(kube: Any) -> Any:
     """A connection to the double, as `ktrain --kubeconfig <kube.kubeconfig>` makes it."""
     return connect(ConnectionOptions(kubeconfig=kube.kubeconfig))
+
+
+def rendered(name: str = "demo", runtime: str = "torch-distributed", nodes: int = 2, **overrides: Any) -> list[Any]:
+    """The objects `ktrain job render` makes for a bundled runtime in namespace team-a (what
+    `job create` submits)."""
+    from ktrain.cli.common import registry_from
+    from ktrain.service.render import render_request
+    from ktrain.service.requests import JobOverrides, RenderRequest
+
+    request = RenderRequest(
+        overrides=JobOverrides(runtime=runtime, name=name, nodes=nodes, namespace="team-a", **overrides)
+    )
+    return list(render_request(request, registry_from(None, None)).result.objects)
