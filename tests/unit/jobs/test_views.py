@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ktrain.jobs import state as status
 from ktrain.jobs.views import JobDetails, details_document, why_document
 from ktrain.jobs.why.diagnosis import diagnose
@@ -12,10 +14,10 @@ from .why.objects import NOW, facts, jobset, pod, running
 HEAD = ["name", "namespace", "kind", "runtime", "nodes", "state", "reason", "message", "waiting", "trainerPods"]
 
 
-def details(**extra: object) -> JobDetails:
+def details(**extra: Any) -> JobDetails:
     js = jobset(replicas=2)
     pods = [pod(0, "Running", statuses=running(restarts=2)), pod(1)]
-    return JobDetails(status.summarize(None, js, pods), None, js, pods=pods, **extra)  # type: ignore[arg-type]
+    return JobDetails(status.summarize(None, js, pods), None, js, pods=pods, **extra)
 
 
 def test_the_document_leads_with_the_job_and_keeps_its_key_order() -> None:
