@@ -85,7 +85,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/python_api/backends.py",
         "ktrain/python_api/kubernetes_backend.py",
         "ktrain/python_api/options.py",
-        "ktrain/python_api/sdk_views.py",
         "ktrain/python_api/types.py",
         "ktrain/service/cluster_runtimes.py",
         "ktrain/service/code.py",

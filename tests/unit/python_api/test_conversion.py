@@ -28,6 +28,7 @@ from unittest import mock
 
 import pytest
 import yaml
+from conftest import SHARED
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from kubeflow import trainer as sdk
@@ -38,7 +39,8 @@ from test_code_run import _run_trainer
 
 import ktrain
 import ktrain.options as opt
-from ktrain.errors import ArgumentTypeError, KtrainError, UsageError
+from ktrain import constants as c
+from ktrain.errors import ArgumentTypeError, KtrainError, UsageError, ValidationFailedError
 from ktrain.python_api.conversion import runtime_name
 
 REPO = Path(__file__).resolve().parents[3]
@@ -829,3 +831,47 @@ def test_a_runtime_is_given_by_its_name_or_as_a_runtime_of_either_sdk() -> None:
     assert (runtime_name(mine), runtime_name(theirs)) == ("r1", "r2")  # e.g. from list_runtimes()
     with pytest.raises(ArgumentTypeError, match=r"^runtime must be a runtime name or a Runtime, not int$"):
         runtime_name(3)
+
+
+# --- the data-cache initializer (issue #36) ---------------------------------------------------
+
+
+def test_a_data_cache_initializer_sends_the_sdks_env() -> None:
+    from kubeflow.trainer import DataCacheInitializer as Theirs
+    from kubeflow.trainer.backends.kubernetes.utils import get_dataset_initializer
+
+    from ktrain.python_api.conversion import initializer_parts
+
+    fields = {"storage_uri": "cache://s/t", "metadata_loc": "s3://b/m.json", "num_data_nodes": 4, "iam_role": "r"}
+    sdk = get_dataset_initializer(Theirs(**fields)).to_dict()
+    keywords, spec = initializer_parts(ktrain.Initializer(dataset=ktrain.DataCacheInitializer(**fields)))
+    assert keywords == {"dataset": sdk["storageUri"]}
+    assert spec["dataset"]["env"] == sdk["env"]
+
+
+@pytest.mark.shared
+def test_upstreams_data_cache_runtime_refuses_it_with_the_webhooks_message() -> None:
+    from conftest import need_shared
+
+    need_shared()
+    runtime = SHARED / "reference" / "upstream" / "trainer" / "runtimes" / "torch_distributed_with_cache.yaml"
+    cache = ktrain.DataCacheInitializer(storage_uri="cache://s/t", metadata_loc="s3://b/m.json", num_data_nodes=4)
+    with pytest.raises(ValidationFailedError) as err:
+        _train_offline(cache, runtime)
+    assert (
+        "spec.runtimeRef: must have volumeMount with name - initializer in container dataset-initializer "
+        "of the dataset-initializer job"
+    ) in str(err.value)
+
+
+def _train_offline(cache: Any, runtime: Path) -> None:
+    """What `TrainerClient().train` renders before it submits (no cluster)."""
+    from ktrain.python_api import conversion
+    from ktrain.python_api.request import prepare
+    from ktrain.service.render import render_request
+
+    keywords, spec = conversion.initializer_parts(ktrain.Initializer(dataset=cache))
+    job = {"apiVersion": c.TRAINER_API_VERSION, "kind": c.TRAINJOB_KIND, "spec": {"initializer": spec}}
+    options = {"runtime": "torch-distributed-with-cache", "runtime_files": [str(runtime)], **keywords}
+    request, registry = prepare(job, options, function="train")
+    render_request(request, registry)
