@@ -35,7 +35,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/cli/__init__.py",
         "ktrain/cli/commands/__init__.py",
         "ktrain/cli/commands/completion.py",
-        "ktrain/cli/commands/job_suspend.py",
         "ktrain/cli/generate.py",
         "ktrain/cli/jobinput.py",
         "ktrain/cli/spec.py",
