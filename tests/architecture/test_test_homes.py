@@ -83,7 +83,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/local/venv.py",
         "ktrain/python_api/backends.py",
         "ktrain/python_api/kubernetes_backend.py",
-        "ktrain/python_api/options.py",
         "ktrain/python_api/types.py",
         "ktrain/service/cluster_runtimes.py",
         "ktrain/service/code.py",

@@ -644,16 +644,6 @@ EACH_OPTION = {
 }
 
 
-def test_ktrain_offers_every_option_class_of_the_sdk() -> None:
-    assert set(opt.__all__) == set(sdk_options.__all__)
-    for name in opt.__all__:  # the same fields, in the same order, with the same defaults
-        import dataclasses
-
-        ours, theirs = dataclasses.fields(getattr(opt, name)), dataclasses.fields(getattr(sdk_options, name))
-        assert [(f.name, f.default, f.init) for f in ours] == [(f.name, f.default, f.init) for f in theirs], name
-    assert ktrain.options is opt  # `import ktrain; ktrain.options.Labels`, as `kubeflow.trainer.options.Labels`
-
-
 @pytest.mark.parametrize("trainer", [CONTAINER, None], ids=["container", "no-trainer"])
 @pytest.mark.parametrize("option", list(EACH_OPTION.values()), ids=list(EACH_OPTION))
 def test_each_option_submits_the_sdks_trainjob(sdk_client: Any, ktrain_client: Any, option: Any, trainer: Any) -> None:
@@ -737,34 +727,6 @@ def test_trainer_command_and_args_with_another_trainer_are_refused_by_both(
         assert str(theirs) == ours.message  # the SDK's words
         theirs_too = both(sdk_client, ktrain_client, runtime=runtime, trainer=trainer, options=[_as_sdk(option)])[1]
         assert isinstance(theirs_too, UsageError) and theirs_too.message == ours.message
-
-
-@pytest.mark.parametrize(
-    "build",
-    [
-        lambda m: m.ActiveDeadlineSeconds(0),
-        lambda m: m.ActiveDeadlineSeconds(True),
-        lambda m: m.ActiveDeadlineSeconds(-5),
-        lambda m: m.ContainerPatch(name=""),
-        lambda m: m.ContainerPatch(name="node", env=[{"invalid": "structure"}]),
-        lambda m: m.ContainerPatch(name="node", env=[{"name": "A"}]),
-        lambda m: m.ContainerPatch(name="node", env=[{"name": "A", "valueFrom": {"nope": {}}}]),
-        lambda m: m.ContainerPatch(name="node", volume_mounts=[{"name": "vol"}]),
-        lambda m: m.ContainerPatch(name="node", volume_mounts=[{"name": "vol", "mountPath": "relative"}]),
-    ],
-)
-def test_option_values_the_sdk_refuses_ktrain_refuses_alike(build: Any) -> None:
-    with pytest.raises(ValueError) as theirs:
-        build(sdk_options)
-    with pytest.raises(UsageError) as ours:
-        build(opt)
-    assert _unordered(ours.value.message) == _unordered(str(theirs.value))
-
-
-def _unordered(message: str) -> tuple[str, set[str]]:
-    """The SDK lists the valueFrom keys from a set, in an order that changes per process."""
-    head, _, names = message.partition("one of: ")
-    return head, set(names.split(", "))
 
 
 def test_what_ktrain_refuses_and_the_sdk_lets_through(sdk_client: Any, ktrain_client: Any) -> None:
