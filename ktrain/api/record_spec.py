@@ -9,7 +9,7 @@ Types: ("str",) ("int",) ("bool",) ("float",) ("any",) ("opt", T) ("lit", values
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from ktrain.api.generate import ModelSpec
 
