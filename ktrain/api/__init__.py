@@ -6,7 +6,7 @@ first use, so that importing `ktrain.api.records` (the render path) does not imp
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 

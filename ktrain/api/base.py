@@ -10,7 +10,7 @@ from ktrain import constants as c
 from ktrain.api.policies import ML_POLICY_KEYS
 from ktrain.util.jsondata import deep_copy
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:
     from typing import Any, Protocol

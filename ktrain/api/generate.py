@@ -6,11 +6,14 @@ Run after changing a model in common.py, trainjob.py or runtime.py:  python -m k
 
 from __future__ import annotations
 
+import importlib
 import types
 import typing
 from pathlib import Path
 from pprint import pformat
 from typing import Any, TypedDict
+
+from ktrain.api import base
 
 SPEC_FILE = Path(__file__).with_name("record_spec.py")
 MODULES = ("ktrain.api.common", "ktrain.api.trainjob", "ktrain.api.runtime")
@@ -91,11 +94,7 @@ def _default(info: Any) -> tuple[str, Any]:
 
 
 def build_spec() -> dict[str, ModelSpec]:
-    import importlib
-
     from pydantic import BaseModel
-
-    from ktrain.api import base
 
     out: dict[str, ModelSpec] = {}
     for module_name in MODULES:

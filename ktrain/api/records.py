@@ -18,7 +18,7 @@ from __future__ import annotations
 from ktrain.api import base
 from ktrain.api.record_spec import MODELS
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 

@@ -11,6 +11,7 @@ answer, and no error follows.
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 from collections.abc import Iterable
 
@@ -258,8 +259,6 @@ def check_script(command: list[str], sent: Iterable[str], code_dir: str) -> None
 
 
 def _did_you_mean(wanted: str, paths: set[str]) -> str:
-    import difflib
-
     name = posixpath.basename(wanted)
     same_name = sorted(p for p in paths if posixpath.basename(p) == name)
     close = same_name[:3] or difflib.get_close_matches(wanted, sorted(paths), n=3, cutoff=0.6)

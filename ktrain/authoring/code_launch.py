@@ -16,14 +16,13 @@ as given, while the user's own command keeps Kubernetes' meaning, as without the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ktrain import constants as c
 from ktrain.errors import UsageError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a render with --code milliseconds it does not need
-    from typing import Any
-
-    Obj = dict[str, Any]
+if TYPE_CHECKING:
+    from ktrain.util.jsondata import Obj
 
 PATCH_MANAGER = f"{c.DEFAULT_PATCH_MANAGER}-code"
 CODE_ANNOTATION = c.CODE_DIGEST_KEY  # the code's digest, on the TrainJob and the JobSet

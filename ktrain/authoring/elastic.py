@@ -18,8 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ktrain.errors import UsageError
-
-Obj = dict[str, Any]
+from ktrain.util.jsondata import Obj
 
 
 def parse_elastic(text: str) -> tuple[int, int]:

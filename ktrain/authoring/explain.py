@@ -33,13 +33,15 @@ from ktrain.api.policies import ML_POLICY_KEYS
 from ktrain.api.records import validate
 from ktrain.engine import RenderContext, render
 from ktrain.engine.framework import select_gang_plugins, select_ml_plugin
+from ktrain.engine.plugins.jobset import canonical_resources
 from ktrain.errors import KtrainError
+from ktrain.util.jsondata import Obj
+from ktrain.util.structs import fields
 
 if TYPE_CHECKING:
     from ktrain.api.runtime import TrainingRuntime
     from ktrain.api.trainjob import TrainJob
 
-Obj = dict[str, Any]
 Path = tuple[Any, ...]
 _MISSING = object()
 
@@ -112,8 +114,6 @@ def _template_object(runtime: TrainingRuntime, final: Obj, spec: Obj) -> Obj:
 def _canonical_quantities(spec: Obj) -> Obj:
     """The template with its resource quantities as the JobSet builder writes them (`4096Mi` is
     `4Gi`): a spelling is not a source, so `memory: 4096Mi` stays the template's like its `cpu`."""
-    from ktrain.engine.plugins.jobset import canonical_resources
-
     for rjob in spec.get("replicatedJobs") or []:
         pod = (((rjob.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec")
         if isinstance(pod, dict):
@@ -140,7 +140,6 @@ def explain(
     patches = [p.to_dict() for p in job.spec.runtime_patches or []]
     plain = _without_policies(runtime, keep_ml=False)
     ml_only = _without_policies(runtime, keep_ml=True)
-    from ktrain.util.structs import fields
 
     gated = ctx  # the layers before the feature-gated plugin render without it
     ctx = RenderContext(**{f.name: getattr(gated, f.name) for f in fields(gated) if f.name != "status_server"})

@@ -36,16 +36,19 @@ In a job file the same settings are annotations on the TrainJob (`ktrain.io/max-
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
 from ktrain import constants as c
+from ktrain.authoring.placement import trainer_job_names
+from ktrain.engine.field_errors import dns1123_subdomain_errors
 from ktrain.errors import UsageError
 from ktrain.util.jsondata import deep_copy
-from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 # The JobSet controller's label and annotation on every Job and pod of an attempt (jobset
 # api/jobset/v1alpha2 `RestartsKey`): the attempt number, 0 first.
@@ -86,13 +89,13 @@ FLAGS = {
 }
 
 
-@struct
+@dataclass
 class Checkpoint:
     claim: str
     path: str = DEFAULT_CHECKPOINT_PATH
 
 
-@struct
+@dataclass
 class FailurePolicy:
     """The effective settings of one job (flags over the job file's annotations)."""
 
@@ -183,8 +186,6 @@ def parse_duration_seconds(text: str, what: str) -> int:
 
 def parse_checkpoint(text: str, what: str = "--checkpoint") -> Checkpoint:
     """`CLAIM` or `CLAIM:PATH` (an absolute path in the pod; default /checkpoints)."""
-    from ktrain.engine.field_errors import dns1123_subdomain_errors
-
     claim, sep, path = str(text).partition(":")
     problems = dns1123_subdomain_errors(claim) if claim else ["a PersistentVolumeClaim name is required"]
     if problems:
@@ -362,8 +363,6 @@ def _restarting_rules(failure: Obj) -> bool:
 
 def checkpoint_jobs(runtime_template: Obj) -> list[str]:
     """The trainer's replicated jobs: the pods `spec.trainer.env` reaches (placement's rule)."""
-    from ktrain.authoring.placement import trainer_job_names
-
     return trainer_job_names(runtime_template)
 
 

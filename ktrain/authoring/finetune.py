@@ -12,9 +12,9 @@ controller's torchtune plugin then turns `tune run` + these args into the full c
 from __future__ import annotations
 
 import posixpath
+from dataclasses import dataclass, field
 
 from ktrain.errors import UsageError
-from ktrain.util.structs import field, struct
 
 ENTRYPOINT = ["tune", "run"]
 # SDK `Loss` enum: its member names are what users write; the values are what torchtune reads.
@@ -29,7 +29,7 @@ PEFT_KINDS = ("lora", "qlora", "dora")
 LORA_KEYS = ("rank", "alpha", "dropout", "modules")
 
 
-@struct
+@dataclass
 class Peft:
     """SDK `LoraConfig`: `--lora` / `--qlora` (quantize_base) / `--dora` (use_dora)."""
 
@@ -45,7 +45,7 @@ class Peft:
     use_dora: bool | None = None
 
 
-@struct
+@dataclass
 class FineTuning:
     """SDK `TorchTuneConfig` (less num_nodes / resources_per_node, which are `--nodes` and
     `--cpu/--memory/--resource/--gpus`) with its `TorchTuneInstructDataset`."""

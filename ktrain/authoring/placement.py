@@ -10,12 +10,9 @@ size processes and recipes from it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ktrain import constants as c
 from ktrain.errors import UsageError
-
-Obj = dict[str, Any]
+from ktrain.util.jsondata import Obj
 
 TOLERATION_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"

@@ -18,12 +18,9 @@ makes one PodGroup per JobSet with minAvailable 1, so KAI does not gang-schedule
 
 from __future__ import annotations
 
-from typing import Any
-
 from ktrain import constants as c
 from ktrain.errors import UsageError
-
-Obj = dict[str, Any]
+from ktrain.util.jsondata import Obj
 
 SCHEDULERS = ("default", "kai")
 KAI_SCHEDULER_NAME = "kai-scheduler"

@@ -27,8 +27,8 @@ from __future__ import annotations
 import os
 import sys
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs this path a few ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 

@@ -20,9 +20,13 @@ from __future__ import annotations
 
 import json
 import sys
+import typing
 from pathlib import Path
 from typing import Any
 
+from ktrain.cli.commands import command_functions
+from ktrain.cli.helptext import KEEP, PROG, sections
+from ktrain.cli.spec import info_of
 from ktrain.completion.scripts import generated_files
 from ktrain.completion.tree import TREE_FILE
 
@@ -41,8 +45,6 @@ def _first_line(text: str | None) -> str:
 
 def _value_type(param: Any) -> str:
     """The Python type a value converts to (`int`; `str` for `list[str]`), as typer declared it."""
-    import typing
-
     annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
     if typing.get_origin(annotation) in (list, tuple, set):
         annotation = typing.get_args(annotation)[0]
@@ -167,8 +169,6 @@ def build_tree() -> dict[str, Any]:
     """
     import typer.main
 
-    from ktrain.cli.commands import command_functions
-    from ktrain.cli.spec import info_of
     from ktrain.cli.typer_app import app
 
     root = _command(typer.main.get_command(app))
@@ -197,8 +197,6 @@ def tree_text(tree: dict[str, Any]) -> str:
 def commands_doc(tree: dict[str, Any] | None = None) -> str:
     """Markdown for every command of `ktrain` (docs/commands.md), from the command tree: the same
     usage, descriptions, option names, metavars and notes as `--help` (`ktrain.cli.helptext`)."""
-    from ktrain.cli.helptext import KEEP, PROG, sections
-
     tree = build_tree() if tree is None else tree
     out = ["# ktrain command reference", ""]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sys
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from collections.abc import Callable
 
 

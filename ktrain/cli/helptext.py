@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 import sys
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the help path a few ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Any
 
 PROG = "ktrain"

@@ -16,8 +16,8 @@ from ktrain.cli.common import connection, parse_pairs, registry_from
 from ktrain.cli.spec import Argument, Option
 from ktrain.util.structs import struct
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Annotated, Any
 
 

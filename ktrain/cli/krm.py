@@ -28,14 +28,13 @@ from ktrain import constants as c
 from ktrain.errors import InputError, KtrainError, UsageError, ValidationFailedError
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 
     from ktrain.inputs.registry import RuntimeEntry
     from ktrain.inputs.spelling import Spelling
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 CONFIG_API_VERSION = "ktrain.io/v1alpha1"
 CONFIG_KIND = "KtrainRender"

@@ -9,7 +9,7 @@ import sys
 
 from ktrain.progress.view import bar, eta_cell, metric_text, percent_cell, summary
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import IO, Any
 

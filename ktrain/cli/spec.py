@@ -16,8 +16,8 @@ completion and the fast parser read, docs/commands.md — is generated from the 
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar
 

@@ -20,8 +20,10 @@ import typer.core
 
 from ktrain import __version__
 from ktrain.cli.commands import GROUPS, command_functions
+from ktrain.cli.helptext import node_at, render_help
 from ktrain.cli.jobinput import JobInput
 from ktrain.cli.spec import Argument, Option, info_of
+from ktrain.completion.tree import load_tree
 from ktrain.util.structs import fields
 
 JOB_INPUT = "job_input"  # a command parameter of this name receives the JobInput options as one value
@@ -43,15 +45,10 @@ class _TreeHelp:
     same text the typer-free fast path prints."""
 
     def get_help(self, ctx: Any) -> str:
-        from ktrain.cli.helptext import render_help
-
         return render_help(_help_path(ctx)).rstrip("\n")  # click's echo adds the newline back
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         """What follows the command in `Usage: ...` (error messages too): the tree's usage."""
-        from ktrain.cli.helptext import node_at
-        from ktrain.completion.tree import load_tree
-
         return [node_at(load_tree(), _help_path(ctx)).get("usage", "[OPTIONS]")]
 
 

@@ -13,16 +13,15 @@ from ktrain.cluster.kube import ApiNotFoundError, BrokenAnswerError, KubeCluster
 from ktrain.cluster.names import check_name, check_namespace
 from ktrain.cluster.transport import LIST_CHUNK, StatusError, TransportError, percent_encode
 from ktrain.errors import InternalError
-from ktrain.util.jsondata import loads
+from ktrain.util.jsondata import Obj, loads
 from ktrain.util.structs import struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 
     from ktrain.cluster.transport import Response, Timeout
 
-Obj = dict[str, "Any"]
 
 APPLY_CONTENT_TYPE = "application/apply-patch+yaml"
 # What ktrain accepts for answers: JSON for objects; for pods/log the server negotiates the media

@@ -26,7 +26,7 @@ import time
 
 from ktrain.errors import ClusterError, UsageError
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 

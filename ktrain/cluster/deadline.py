@@ -9,7 +9,7 @@ import time
 from ktrain.cluster.kube import KubeCluster
 from ktrain.cluster.transport import STREAM_IDLE_SECONDS
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar

@@ -45,7 +45,7 @@ import time
 from ktrain.cluster.transport import MAX_BODY_BYTES, TransportError, encode_query
 from ktrain.errors import UsageError
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     import ssl
     from collections.abc import Iterator

@@ -17,7 +17,7 @@ from ktrain.cluster.names import check_namespace
 from ktrain.cluster.transport import StatusError, TransportError
 from ktrain.errors import ApiError, ClusterUnreachableError, ConflictError, ExitCode, KtrainError, UsageError
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar

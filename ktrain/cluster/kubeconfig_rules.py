@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ktrain.errors import UsageError
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 

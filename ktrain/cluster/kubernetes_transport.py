@@ -22,19 +22,21 @@ import http.client
 import socket
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import urllib3
 from kubernetes import client, config
 from kubernetes.config.config_exception import ConfigException
 from urllib3 import exceptions as u3
 
+from ktrain.cluster.credentials import Credentials
+from ktrain.cluster.http_transport import StrictAnswer
 from ktrain.cluster.transport import MAX_BODY_BYTES, TransportError, encode_query
 from ktrain.errors import ClusterUnreachableError, UsageError
+from ktrain.util.text import printable
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ktrain.cluster.credentials import ClientCert, Credentials
+    from ktrain.cluster.credentials import ClientCert
     from ktrain.cluster.transport import Timeout
 
 
@@ -53,8 +55,6 @@ def from_kubeconfig(
     plain-HTTP server: kubectl sends no credentials there); `proxy`: the one
     `ktrain.cluster.kube.proxy_of` found, for clients whose loader does not read `proxy-url`
     (before kubernetes 36)."""
-    from ktrain.cluster.credentials import Credentials
-
     configuration = client.Configuration()
     own = {k: v for k, v in user.items() if k in CLIENT_USER_FIELDS and v is not None}
     document = {  # null is the zero value, as in client-go's decoding: absent
@@ -140,8 +140,6 @@ def _strict_answers(pool_manager: Any) -> None:
     uses http.client's answer, which skips any number of `100 Continue` and takes a 103 as final.
     Each of the pool manager's pool classes (plain, TLS, SOCKS) gets a subclass whose connection
     class answers with it; urllib3 wraps whatever `response_class` gives (urllib3 2.x)."""
-    from ktrain.cluster.http_transport import StrictAnswer
-
     classes = dict(pool_manager.pool_classes_by_scheme)
     for scheme, pool_class in classes.items():
         base = pool_class.ConnectionCls
@@ -341,7 +339,6 @@ class _Response:
     def __init__(self, raw: Any, deadline: float | None) -> None:
         self._raw = raw
         self.status = int(raw.status)
-        from ktrain.util.text import printable
 
         self.reason = printable(str(raw.reason or ""))
         self._deadline = deadline

@@ -19,7 +19,7 @@ from ktrain.errors import ApiError
 from ktrain.progress.logs import MAX_TAIL_BYTES, from_log
 from ktrain.progress.status import TrainerStatus, of_trainjob
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 

@@ -24,14 +24,13 @@ from ktrain.errors import (
     KtrainError,
     NotFoundError,
 )
+from ktrain.util.jsondata import Obj
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Any
 
     from ktrain.jobs.logs import LogOptions
-
-Obj = dict[str, "Any"]
 
 
 JOBSET = k.JOBSET

@@ -10,7 +10,7 @@ from ktrain.cluster import client as k
 from ktrain.cluster.kube import KubeCluster
 from ktrain.errors import ApiError
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 

@@ -17,8 +17,8 @@ server answered, with a status outside 2xx) and `TransportError` (no answer).
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the cluster commands a few ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Protocol
 

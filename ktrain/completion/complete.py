@@ -19,8 +19,8 @@ import sys
 from ktrain.completion import providers
 from ktrain.completion.request import ENV_VAR, Answer, Request, canonical_name, find_option
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Any
 
 SHELLS = ("bash", "zsh", "fish", "powershell")

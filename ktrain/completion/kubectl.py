@@ -19,7 +19,7 @@ DIRECTIVE_NO_SPACE = 2
 DIRECTIVE_NO_FILE_COMP = 4
 DIRECTIVE_FILTER_DIRS = 16
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from ktrain.completion.request import Answer
 

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 
+from ktrain.completion.request import ENV_VAR
 from ktrain.inputs import parse_cache as cache
 
 TIME_LIMIT = 10.0
@@ -24,8 +25,6 @@ def command_env() -> dict[str, str]:
     """The environment for the commands asked: not in completion mode. The refresh is started by
     the completer, whose `_KTRAIN_COMPLETE` it inherits; with it `ktrain job list -o name` would
     answer completions instead of names (issue #19)."""
-    from ktrain.completion.request import ENV_VAR
-
     return {key: value for key, value in os.environ.items() if key != ENV_VAR and not key.startswith("COMP_")}
 
 

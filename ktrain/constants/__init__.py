@@ -6,7 +6,7 @@ kubeflow/trainer v2.3.0 (see ENGINE.md §14.1). No environment reads here.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Final
 

@@ -13,7 +13,6 @@ from ktrain.convert.common import (
     PATCH_MANAGER,
     PATCHABLE_POD,
     Ctx,
-    Obj,
     Role,
     Settings,
     default_pull_policy,
@@ -32,6 +31,7 @@ from ktrain.convert.kinds import KindInfo
 from ktrain.convert.layout import MERGING_KINDS, ROLE_SWITCH, Plan
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
 from ktrain.inputs.documents import Path
+from ktrain.util.jsondata import Obj
 
 
 class _Onto:

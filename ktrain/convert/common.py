@@ -4,15 +4,14 @@ the v1 spec-level fields collect for a generated runtime, and small helpers."""
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 from typing import Any
 
 from ktrain.convert.kinds import KindInfo
 from ktrain.convert.report import Row
 from ktrain.errors import InputError
 from ktrain.inputs.documents import Document, Path, path_text
-from ktrain.util.structs import struct
-
-Obj = dict[str, Any]
+from ktrain.util.jsondata import Obj
 
 PATCH_MANAGER = "ktrain.io/convert"
 # What a runtime patch may set on a pod (ENGINE.md §2.3), besides containers.
@@ -47,7 +46,7 @@ SERVER_SET_METADATA = (
 TF_SPLIT_ROLES = ("Chief", "Master", "PS", "Evaluator")
 
 
-@struct
+@dataclass
 class Role:
     type: str  # v1 replica type, e.g. "Worker"
     replicas: int

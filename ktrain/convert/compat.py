@@ -16,10 +16,13 @@ variable the user set explicitly is kept here instead.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ktrain import constants as c
-from ktrain.convert.common import Obj, Role, int_port
+from ktrain.convert.common import Role, int_port
 from ktrain.convert.kinds import KindInfo
-from ktrain.util.structs import struct
+from ktrain.engine.plugins.base import AUTO, cpu_count, gpu_count
+from ktrain.util.jsondata import Obj
 
 JOB_GLOBAL_INDEX_LABEL = "jobset.sigs.k8s.io/job-global-index"
 GLOBAL_INDEX_FIELD_PATH = f"metadata.labels['{JOB_GLOBAL_INDEX_LABEL}']"
@@ -38,7 +41,7 @@ ELASTIC_ENV = (
 )
 
 
-@struct(frozen=True)
+@dataclass(frozen=True)
 class Placement:
     rjob: str
     per_job: bool = False  # one Job per v1 replica (else one pod per v1 replica in one Job)
@@ -75,7 +78,7 @@ def user_kept_note(env: list[Obj], names: set[str]) -> str:
     return f"; the user's own {', '.join(mine)} kept as written (v1 appended its value after it, and that one won)"
 
 
-@struct
+@dataclass
 class Torch:
     """The PyTorchJob fields setPodEnv reads."""
 
@@ -184,8 +187,6 @@ def effective_v1_nproc(torch: Torch) -> str:
 def v2_nproc_per_node(num_proc: int | None, resources: Obj | None) -> str:
     """What Trainer v2's torch policy sets PET_NPROC_PER_NODE to (ENGINE.md §6.2): numProcPerNode,
     else `auto` when the node asks for a GPU, else its CPU count."""
-    from ktrain.engine.plugins.base import AUTO, cpu_count, gpu_count
-
     if num_proc is not None:
         return str(num_proc)
     if gpu_count(resources or {}) > 0:

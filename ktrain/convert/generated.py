@@ -8,7 +8,7 @@ import copy
 
 from ktrain import constants as c
 from ktrain.convert import podenv
-from ktrain.convert.common import Ctx, Obj, Role, Settings, int_port
+from ktrain.convert.common import Ctx, Role, Settings, int_port
 from ktrain.convert.compat import (
     Placement,
     Torch,
@@ -24,6 +24,7 @@ from ktrain.convert.layout import ROLE_SWITCH, Plan
 from ktrain.convert.mpi_volumes import rename_operator_mounts
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
 from ktrain.inputs.documents import Path
+from ktrain.util.jsondata import Obj
 
 MAX_INT32 = 2147483647
 JOB_DEFAULT_BACKOFF_LIMIT = 6  # a Job's spec.backoffLimit when unset (k8s.io/api batch/v1)

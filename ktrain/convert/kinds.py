@@ -4,7 +4,7 @@ kubeflow/mpi-operator `pkg/apis/kubeflow/v2beta1`)."""
 
 from __future__ import annotations
 
-from ktrain.util.structs import struct
+from dataclasses import dataclass
 
 V1 = "kubeflow.org/v1"
 V2BETA1 = "kubeflow.org/v2beta1"
@@ -36,7 +36,7 @@ TORCH_ELASTIC_FIELDS = (
 PADDLE_ELASTIC_FIELDS = ("minReplicas", "maxReplicas", "maxRestarts", "metrics")
 
 
-@struct(frozen=True)
+@dataclass(frozen=True)
 class KindInfo:
     kind: str
     api_versions: tuple[str, ...]

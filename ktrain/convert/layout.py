@@ -12,7 +12,9 @@ job, and v1 host names in commands, args and env values rewritten to JobSet's.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+import re
+from dataclasses import dataclass
+from typing import Any
 
 from ktrain import constants as c
 from ktrain.convert.common import Role
@@ -20,10 +22,6 @@ from ktrain.convert.compat import Layout, Placement
 from ktrain.convert.kinds import KindInfo
 from ktrain.convert.pod_labels import PER_ROLE, reads
 from ktrain.inputs.documents import Path
-from ktrain.util.structs import struct
-
-if TYPE_CHECKING:
-    import re
 
 MERGING_KINDS = ("PyTorchJob", "XGBoostJob")
 TRAINER_ORDER = {
@@ -50,7 +48,7 @@ exec "$@"
 ROLE_SWITCH = ["/bin/sh", "-c", _ROLE_SWITCH_SCRIPT, "ktrain-role"]
 
 
-@struct
+@dataclass
 class Plan:
     layout: Layout
     trainer: Role  # the replica type whose step carries the TrainJob's trainer
@@ -119,7 +117,7 @@ def plan(info: KindInfo, roles: list[Role]) -> Plan:
 # --------------------------------------------------------------------------- host names
 
 
-@struct
+@dataclass
 class HostRewrite:
     path: Path  # of the string, relative to the replica spec's template
     old: str
@@ -128,8 +126,6 @@ class HostRewrite:
 
 
 def _host_pattern(name: str, types: list[str]) -> re.Pattern[str]:
-    import re
-
     alternatives = "|".join(re.escape(t) for t in sorted(types, key=len, reverse=True))
     n = re.escape(name)
     label = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"

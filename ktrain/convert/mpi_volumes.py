@@ -18,10 +18,11 @@ hostfile only) on the launcher.
 from __future__ import annotations
 
 from ktrain import constants as c
-from ktrain.convert.common import Ctx, Obj, Role
+from ktrain.convert.common import Ctx, Role
 from ktrain.convert.kinds import V1
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
 from ktrain.engine.plugins.mpi import HOSTFILE_VOLUME, SSH_AUTH_VOLUME
+from ktrain.util.jsondata import Obj
 
 RENAMED = {
     "v2beta1": {"ssh-auth": SSH_AUTH_VOLUME, "mpi-job-config": HOSTFILE_VOLUME},

@@ -24,11 +24,12 @@ import copy
 import re
 
 from ktrain import constants as c
-from ktrain.convert.common import Ctx, Obj, Role
+from ktrain.convert.common import Ctx, Role
 from ktrain.convert.compat import Layout, Placement
 from ktrain.convert.kinds import KindInfo
 from ktrain.convert.report import APPROXIMATED, KEPT
 from ktrain.inputs.documents import Path
+from ktrain.util.jsondata import Obj
 
 HOST_VAR = "KTRAIN_POD_HOST"
 SHELL_HOSTNAME = "HOSTNAME"  # the container's host name: v1's pod name (a Service of that name)

@@ -27,11 +27,12 @@ import re
 from typing import Any
 
 from ktrain import constants as c
-from ktrain.convert.common import Ctx, Obj, Role
+from ktrain.convert.common import Ctx, Role
 from ktrain.convert.compat import Layout, Placement
 from ktrain.convert.kinds import V1, KindInfo
 from ktrain.convert.report import APPROXIMATED, KEPT
 from ktrain.inputs.documents import Path
+from ktrain.util.jsondata import Obj
 
 PREFIX = "training.kubeflow.org/"
 OPERATOR_NAME = PREFIX + "operator-name"

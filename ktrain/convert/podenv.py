@@ -25,11 +25,10 @@ SetClusterSpec with `mxnet.go` genMXConfig.
 
 from __future__ import annotations
 
-from typing import Any
+import json
 
 from ktrain import constants as c
-
-Obj = dict[str, Any]
+from ktrain.util.jsondata import Obj
 
 # Shared shell: parse one KTRAIN_ROLES entry into rj/role/n/port, and list a role's hosts.
 _COMMON = r"""ktrain_role() {
@@ -242,8 +241,6 @@ def _ref_host(rjob: str, index: int | str) -> str:
 
 
 def _json(value: object) -> str:
-    import json
-
     return json.dumps(value, separators=(",", ":"))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ktrain import constants as c
-from ktrain.convert.common import Ctx, Obj, Role, Settings
+from ktrain.convert.common import Ctx, Role, Settings
 from ktrain.convert.kinds import (
     PADDLE_ELASTIC_FIELDS,
     RUN_POLICY_FIELDS,
@@ -17,6 +17,7 @@ from ktrain.convert.kinds import (
 )
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT
 from ktrain.inputs.documents import Path
+from ktrain.util.jsondata import Obj
 
 
 def run_policy(ctx: Ctx, info: KindInfo, spec: Obj, tj_spec: Obj, gen: Settings, api: str = V1) -> None:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-
-from ktrain.util.structs import struct
+from dataclasses import dataclass
 
 KEPT = "kept"
 APPROXIMATED = "approximated"
@@ -12,7 +11,7 @@ DROPPED = "dropped"
 STATUSES = (KEPT, APPROXIMATED, DROPPED)
 
 
-@struct(frozen=True)
+@dataclass(frozen=True)
 class Row:
     field: str  # the v1 field, e.g. spec.pytorchReplicaSpecs.Worker.replicas
     status: str  # kept | approximated | dropped

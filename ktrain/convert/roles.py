@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import difflib
 
-from ktrain.convert.common import RESTART_POLICIES, Ctx, Obj, Role, without_nulls
+from ktrain.convert.common import RESTART_POLICIES, Ctx, Role, without_nulls
 from ktrain.convert.kinds import REPLICA_SPEC_FIELDS, V1, KindInfo, default_restart
 from ktrain.convert.podspec import prune
 from ktrain.convert.report import DROPPED, KEPT
 from ktrain.inputs.documents import Path
+from ktrain.util.jsondata import Obj
 
 
 def read_roles(ctx: Ctx, info: KindInfo, spec: Obj, api: str) -> list[Role]:

@@ -12,12 +12,17 @@ Every v1 field gets a report row: kept, approximated (with why) or dropped (with
 See docs/migrating-from-v1.md for each choice.
 """
 
+from __future__ import annotations
+
 import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from ktrain import constants as c
 from ktrain.convert.bundled import add_patch, onto_runtime
-from ktrain.convert.common import PATCH_MANAGER, SERVER_SET_METADATA, Ctx, Obj, Role, Settings, get
+from ktrain.convert.common import PATCH_MANAGER, SERVER_SET_METADATA, Ctx, Role, Settings, get
 from ktrain.convert.generated import Generated
 from ktrain.convert.kinds import KINDS, KindInfo, spec_fields, supported_text
 from ktrain.convert.layout import Plan, host_rows, plan, rewrite_hosts
@@ -27,10 +32,10 @@ from ktrain.convert.policies import kind_fields, run_policy
 from ktrain.convert.report import APPROXIMATED, DROPPED, KEPT, Row
 from ktrain.convert.roles import read_roles
 from ktrain.inputs.documents import Document, Path, path_text
-from ktrain.util.structs import field, struct
+from ktrain.util.jsondata import Obj
 
 
-@struct
+@dataclass
 class Conversion:
     kind: str
     api_version: str
@@ -110,7 +115,7 @@ def convert(doc: Document, base: Path = (), *, runtime: str | None = None) -> Co
     return done if done is not None else _on_generated_runtime(ctx, job, trainjob, reason)
 
 
-@struct
+@dataclass
 class _Job:
     """A v1 job read and planned, as both ways of carrying it need it."""
 
@@ -288,9 +293,6 @@ def _kind(ctx: Ctx, data: Obj) -> KindInfo:
 
 def derived_name(generate_name: str, spec: Any) -> str:
     """generateName plus 5 characters from the spec's digest (the API server's are random)."""
-    import hashlib
-    import json
-
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
     return generate_name[:58] + digest[:5]
 

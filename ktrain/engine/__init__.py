@@ -9,7 +9,7 @@ from __future__ import annotations
 from ktrain.engine.context import RenderContext, SshKeyPair
 from ktrain.engine.framework import RenderResult, check_inputs, run
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
     from ktrain.api.runtime import TrainingRuntime

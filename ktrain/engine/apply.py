@@ -5,12 +5,11 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from typing import Any
 
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 def _upsert(items: list[Obj], new: Obj, same: Callable[[Obj, Obj], bool]) -> None:

@@ -9,7 +9,7 @@ from ktrain.errors import FieldError
 from ktrain.util.dnsnames import is_dns1035_label, is_dns1123_label, is_dns1123_subdomain
 from ktrain.util.jsondata import quote
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 

@@ -25,15 +25,12 @@ from ktrain.engine.shapes import INT32
 from ktrain.errors import FieldError, ValidationFailedError
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
-    from typing import Any
-
     from ktrain.api.runtime import TrainingRuntime
     from ktrain.api.trainjob import TrainJob
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 INT32_MAX = INT32[1]

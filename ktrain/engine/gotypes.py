@@ -25,11 +25,11 @@ v1alpha2 v0.12.0, trainer `trainjob_types.go`). Fields not listed are kept as wr
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 # struct -> (omitempty scalar fields, {field: struct of the value or of its list items})

@@ -14,7 +14,7 @@ from ktrain.errors import FieldError, ValidationFailedError
 from ktrain.util.jsondata import deep_copy
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
     from collections.abc import Iterator
@@ -23,8 +23,7 @@ if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the en
     from ktrain.api.runtime import MLPolicy, PodGroupPolicy, TrainingRuntime
     from ktrain.api.trainjob import TrainJob
     from ktrain.engine.quantity import Quantity
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 def pod_spec_of(rjob: Obj) -> Obj:

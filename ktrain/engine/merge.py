@@ -29,11 +29,11 @@ from collections.abc import Mapping, Sequence
 from ktrain.engine.gotypes import drop_zero_values
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any, Final
 
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 _DIRECTIVE: Final = "$patch"

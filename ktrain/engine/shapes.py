@@ -19,7 +19,7 @@ from ktrain.api.base import openapi_type
 from ktrain.errors import FieldError
 from ktrain.util.jsondata import dumps
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any, Final
 

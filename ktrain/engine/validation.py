@@ -29,15 +29,14 @@ from ktrain.errors import FieldError
 from ktrain.util.dnsnames import is_dns1035_label
 from ktrain.util.jsondata import dumps
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:  # records (ktrain.api.records) or the pydantic models: the engine reads both alike
     from typing import Any
 
     from ktrain.api.runtime import TrainingRuntime
     from ktrain.api.trainjob import TrainJob
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 # Required fields of an EnvVar's valueFrom sources in the TrainJob CRD (core/v1 EnvVarSource).

@@ -19,11 +19,11 @@ from __future__ import annotations
 from ktrain import constants as c
 from ktrain.errors import FieldError
 
-TYPE_CHECKING = False  # a cold render imports no `typing` (tests/architecture/test_imports.py)
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 CONTAINER_KEYS = ("initContainers", "containers", "ephemeralContainers")
 RJOB_POD = "template.spec.template.spec"
 

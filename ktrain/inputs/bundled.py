@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -30,19 +30,25 @@ launcher. The trainer's wrapper copies it to a writable directory at `MOUNT_PATH
 
 from __future__ import annotations
 
+import base64
 import errno
 import os
+import re
+import subprocess
+from dataclasses import dataclass
 from hashlib import sha256  # only with --code: not on the plain render path
+from typing import TYPE_CHECKING
 
 from ktrain import constants as c
 from ktrain.errors import CodeRefusedError
-from ktrain.util.structs import struct
+from ktrain.inputs.parse_cache import _safe_directory, cache_dir
+from ktrain.inputs.reading import open_regular, read_fd
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a render with --code milliseconds it does not need
+if TYPE_CHECKING:
     from typing import Any
 
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
+
     # Rules in force: (base, up, spec). `base` is the directory (relative to the tree sent) of the
     # ignore file; `up` its path from an ignore file above the tree (git work tree mode only).
     Rules = list[tuple[str, str, Any]]
@@ -100,7 +106,6 @@ def _secret_names() -> Any:
     a pattern without a slash matches any component of the path (a file, or a directory and so
     everything in it); one with a slash matches from the top. Only `*` is special in them. Built
     here so that a tree with no .ktrainignore and no --code-include does not import pathspec."""
-    import re
 
     def glob(pattern: str) -> str:
         return "[^/]*".join(re.escape(part) for part in pattern.split("*"))
@@ -110,7 +115,7 @@ def _secret_names() -> Any:
     return re.compile(f"(?:^|.*/)(?:{anywhere})(?:/|$)|(?:{from_top})(?:/|$)")
 
 
-@struct
+@dataclass
 class CodeFile:
     path: str  # relative, "/"-separated: where it lands in the code directory
     data: bytes
@@ -118,7 +123,7 @@ class CodeFile:
     origin: str = ""  # the file it was read from, absolute ("" when made in memory)
 
 
-@struct
+@dataclass
 class CodeBundle:
     files: list[CodeFile]
 
@@ -187,8 +192,6 @@ def _check_name(path: str) -> None:
 
 def _read_file(path: str, shown: str) -> tuple[bytes, bool]:
     """A regular file's bytes (the shared bounded reader's primitives) and its executable bit."""
-    from ktrain.inputs.reading import open_regular, read_fd
-
     try:
         fd, info = open_regular(path)
     except ValueError as exc:
@@ -294,8 +297,6 @@ def _walk(
 
 
 def _git(args: list[str], cwd: str) -> Any:
-    import subprocess
-
     git = "git"  # found on PATH by the exec (shutil.which would cost the import of shutil)
     try:
         # core.fsmonitor would run a program the repository's config names
@@ -326,8 +327,6 @@ def _work_tree_top(root: str) -> str | None:
 def _empty_repository() -> str | None:
     """An empty bare repository of ktrain's (made once, in its cache): git reads a tree that is in
     no work tree through it, with the same ignore rules."""
-    from ktrain.inputs.parse_cache import _safe_directory, cache_dir
-
     os.makedirs(cache_dir(), mode=0o700, exist_ok=True)
     if not _safe_directory(cache_dir()):  # only this user may write there (git reads its config)
         return None
@@ -508,7 +507,6 @@ def _packed(bundle: CodeBundle) -> list[tuple[Obj, Obj]]:
     cached = bundle.__dict__.get("_packed")
     if cached is not None:
         return cached  # type: ignore[no-any-return]
-    import base64
 
     groups: list[list[CodeFile]] = [[]]
     used = 0

@@ -24,12 +24,20 @@ version and these settings): a tree sent again is scanned only where it changed.
 
 from __future__ import annotations
 
+import codecs
+import io
 import os
+import re
+import sys
+from bisect import bisect_right
+from dataclasses import dataclass
 from hashlib import sha256
+from importlib.util import find_spec
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-from ktrain.util.structs import struct
+from ktrain.inputs.parse_cache import cache_dir, read_json, write_json
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
@@ -69,7 +77,7 @@ KNOWN_EXTENSIONS = frozenset(
 YAML_EXTENSIONS = frozenset({".yaml", ".yml", ".eyaml"})
 
 
-@struct(frozen=True)
+@dataclass(frozen=True)
 class Finding:
     path: str
     line: int
@@ -109,8 +117,6 @@ OWN_FORMATS = (("npm Token", b"npm_", 36), ("Hugging Face Token", b"hf_", 34))
 
 
 def _own_formats(files: list[tuple[str, bytes]]) -> list[Finding]:
-    import re
-
     expression = re.compile(
         rb"(?<![A-Za-z0-9_])("
         + b"|".join(p + b"[A-Za-z0-9]{%d}" % n for _, p, n in OWN_FORMATS)
@@ -244,8 +250,6 @@ def _lines(text: str) -> Iterator[str]:
 def _scan_transformed(path: str, text: str, plugins: list[Any], exact: bool) -> list[Finding]:
     """scan_file on a file a transformer may read: its lines as the transformers give them, else
     as read; if that finds nothing, the eager transformers' lines."""
-    import io
-
     from detect_secrets.core.scan import _is_filtered_out
     from detect_secrets.transformers import get_transformed_file
 
@@ -419,7 +423,6 @@ def _view(text: str) -> bytes:
     """`text` as the screen reads it: one byte a character, any non-ASCII one a byte >= 0x80."""
     if text.isascii():
         return text.encode("ascii")
-    import codecs
 
     try:
         codecs.lookup_error("ktrain-high-byte")
@@ -455,8 +458,6 @@ def _screen(views: list[bytes]) -> list[set[int]]:
     """For each text (as `_view` gives it), the lines (0-based) where a plugin could report
     something: a superset of the lines detect-secrets' plugins report on (as scan_file reads them:
     split at "\\n", right-stripped), found in two passes of re2 over all the texts at once."""
-    from bisect import bisect_right
-
     probes, quoted, table = _probes()
     data = b"\n".join(views)  # no probe matches across a line
     hits = [m.start() for m in probes.finditer(data)]
@@ -496,14 +497,11 @@ def _import_detect_secrets() -> None:
     """Import detect-secrets without `requests`: it imports it to verify secrets over the network,
     which ktrain never asks for (it sets no verification policy) and must never do. A stand-in
     serves the import and raises if ever called; later imports of requests get the real one."""
-    import sys
-
     if "detect_secrets.core.scan" in sys.modules or "requests" in sys.modules:
         import detect_secrets.core.scan
         import detect_secrets.transformers
 
         return
-    from types import ModuleType
 
     class _Absent(ModuleType):
         def __getattr__(self, name: str) -> Any:
@@ -528,8 +526,6 @@ def _import_detect_secrets() -> None:
 
 def _version_file() -> bytes:
     """detect-secrets' __version__.py, found without importing it (b"" if unknown)."""
-    from importlib.util import find_spec
-
     try:
         spec = find_spec("detect_secrets")
     except (ImportError, ValueError):
@@ -559,8 +555,6 @@ def _cache_key() -> str:
 
 
 def _entry() -> str:
-    from ktrain.inputs.parse_cache import cache_dir
-
     return os.path.join(cache_dir(), "code-secrets", "clean.json")
 
 
@@ -568,7 +562,6 @@ def _remembered(key: str) -> dict[str, list[tuple[int, str]]]:
     """What earlier scans found, by content hash (an empty list: nothing)."""
     if not key:
         return {}
-    from ktrain.inputs.parse_cache import read_json
 
     stored = read_json(_entry(), verified=True)
     if not isinstance(stored, dict) or stored.get("key") != key or not isinstance(stored.get("files"), dict):
@@ -583,8 +576,6 @@ def _remembered(key: str) -> dict[str, list[tuple[int, str]]]:
 
 
 def _remember(key: str, known: dict[str, list[tuple[int, str]]], fresh: dict[str, list[tuple[int, str]]]) -> None:
-    from ktrain.inputs.parse_cache import write_json
-
     merged = {**known, **fresh}  # insertion order: the oldest first
     kept = list(merged.items())[-MAX_REMEMBERED:]
     write_json(_entry(), {"key": key, "files": {d: [list(f) for f in found] for d, found in kept}}, verified=True)

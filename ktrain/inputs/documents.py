@@ -10,7 +10,7 @@ from ktrain.errors import FieldError, InputError, ValidationFailedError
 from ktrain.inputs.reading import EXCESSIVE_ALIASING, MAX_ALIAS_TEXT, MAX_YAML_DEPTH, allowed_alias_ratio
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:  # pydantic is imported when a model is parsed, not to read YAML
     from collections.abc import Callable

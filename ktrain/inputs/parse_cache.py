@@ -39,8 +39,8 @@ from ktrain.inputs.reading import (
 )
 from ktrain.util.jsondata import loads
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the completion path 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Any
 
 # Bump when the shape of a cached value changes (the loader's output, for runtimes).

@@ -15,7 +15,7 @@ from ktrain.inputs.bundled import data_path
 from ktrain.inputs.documents import Document, load_documents, parse_model
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:  # a record (ktrain.api.records), or the pydantic model for input pydantic coerced
     from collections.abc import Callable

@@ -27,8 +27,8 @@ own `scan_file` applies them the same way:
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

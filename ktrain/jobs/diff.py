@@ -4,13 +4,11 @@ diff` masks them, dependents owned as `job create` stores them."""
 from __future__ import annotations
 
 from ktrain.jobs.plan import owner_reference
-from ktrain.util.jsondata import deep_copy
+from ktrain.util.jsondata import Obj, deep_copy
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
-    from typing import Any
-
-Obj = dict[str, "Any"]
+    pass
 
 
 # What the server sets and keeps on every object: not part of what was asked for.

@@ -13,13 +13,12 @@ from ktrain.errors import (
     UsageError,
 )
 from ktrain.jobs import state as status
+from ktrain.util.jsondata import Obj
 from ktrain.util.structs import struct
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
-    from typing import Any
-
-Obj = dict[str, "Any"]
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
+    pass
 
 
 DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container"

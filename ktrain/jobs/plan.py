@@ -7,12 +7,11 @@ from __future__ import annotations
 import copy
 
 from ktrain import constants as c
+from ktrain.util.jsondata import Obj
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
-    from typing import Any
-
-Obj = dict[str, "Any"]
+    pass
 
 
 TARGET_JOBSET = "jobset"

@@ -8,11 +8,9 @@ from datetime import datetime, timezone
 from ktrain.jobs.state import COMPLETE, FAILED, JobSummary
 from ktrain.util.structs import struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
-    from typing import Any
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 STATES = {"complete": COMPLETE, "failed": FAILED}
 _TERMINAL_CONDITIONS = ("Complete", "Completed", "Failed")

@@ -25,13 +25,13 @@ target replicated jobs match the failed Job), else the default action, RestartJo
 from __future__ import annotations
 
 from ktrain import constants as c
+from ktrain.util.jsondata import Obj
 from ktrain.util.structs import struct
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
-    from typing import Any
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
+    pass
 
-Obj = dict[str, "Any"]
 
 # jobset pkg/constants
 REACHED_MAX_RESTARTS = "ReachedMaxRestarts"

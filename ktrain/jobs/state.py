@@ -16,13 +16,13 @@ import datetime as dt
 
 from ktrain import constants as c
 from ktrain.jobs.restarts import RestartCount, restart_count
+from ktrain.util.jsondata import Obj
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Any
 
-Obj = dict[str, "Any"]
 
 CREATED = "Created"
 RUNNING = "Running"

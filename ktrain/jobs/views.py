@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from ktrain.jobs import state as status
 from ktrain.jobs.restarts import document as restarts_document
+from ktrain.util.jsondata import Obj
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Any
-
-Obj = dict[str, "Any"]
 
 
 @struct

@@ -29,10 +29,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from typing import TYPE_CHECKING
 
 from ktrain.errors import UsageError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ktrain.local.plan import LocalContainer, LocalPod
 

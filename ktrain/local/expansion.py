@@ -7,7 +7,8 @@ replaced by the variable's value when it is defined (else left as written), `$$`
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 

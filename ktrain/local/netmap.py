@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ktrain.util.structs import field, struct
-
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -32,7 +31,7 @@ _OWN_IP = re.compile(r"(?<![\d.])127\.0\.0\.1:(\d{1,5})(?!\d)")
 ADDRESS_SUFFIXES = ("_ADDR", "_ADDRESS", "_ADDRS", "_HOST", "_URI", "_URL")
 
 
-@struct
+@dataclass
 class NetMap:
     """Which names are pods (`hosts`: every spelling → the pod's host name) and the local port
     of each (pod host name, port) used so far (`ports`)."""

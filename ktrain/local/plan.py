@@ -30,19 +30,21 @@ from __future__ import annotations
 import base64
 import json
 import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ktrain import constants as c
+from ktrain.authoring.code_launch import is_wrapped, wrapper_words
+from ktrain.engine.quantity import Quantity, QuantityError
 from ktrain.errors import UsageError
 from ktrain.local.expansion import expand
 from ktrain.local.netmap import LOCALHOST, NETMAP_ENV, NetMap, Rewriter
-from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 SHIM_MODULE = "ktrain.local.shim"
 SHELLS = ("sh", "/bin/sh", "bash", "/bin/bash", "/usr/bin/env")
@@ -50,7 +52,7 @@ MPI_SKIP_REASON = "MPI worker pods (sshd): mpirun starts every rank on this mach
 _HOSTFILE_LINE = re.compile(r"^\s*(\S+?)(?:\s+slots=(\d+)|:(\d+))?\s*$")
 
 
-@struct
+@dataclass
 class Mount:
     """A volume of the pod, bind-mounted into a container (container mode)."""
 
@@ -59,7 +61,7 @@ class Mount:
     read_only: bool = False
 
 
-@struct
+@dataclass
 class LocalContainer:
     name: str
     argv: list[str]
@@ -75,7 +77,7 @@ class LocalContainer:
     pull_policy: str = ""  # imagePullPolicy as written (empty: not given)
 
 
-@struct
+@dataclass
 class LocalPod:
     name: str  # `node-0-1`: rjob, job index, completion index (what output lines are prefixed with)
     hostname: str  # `<jobset>-node-0-1`
@@ -88,7 +90,7 @@ class LocalPod:
     aliases: list[str] = field(default_factory=list)  # container mode: the names other pods reach it by
 
 
-@struct
+@dataclass
 class Step:
     """One replicated job."""
 
@@ -101,14 +103,14 @@ class Step:
     skipped: str | None = None  # why its pods do not run here
 
 
-@struct
+@dataclass
 class PlannedFile:
     path: str
     data: bytes
     mode: int
 
 
-@struct
+@dataclass
 class RunPlan:
     jobset: str
     namespace: str
@@ -130,7 +132,7 @@ class RunPlan:
         return [p for s in self.steps if s.skipped is None for p in s.pods]
 
 
-@struct
+@dataclass
 class PlanOptions:
     run_dir: str
     alloc_port: Callable[[], int]
@@ -773,8 +775,6 @@ class _Planner:
 
     def _resource_value(self, ref: Obj, ct: Obj, spec: Obj, pod: str, name: str) -> str:
         """resourceFieldRef: the container's limit (else what this machine has), over divisor."""
-        from ktrain.engine.quantity import Quantity, QuantityError
-
         target = ct
         if ref.get("containerName"):
             target = next(
@@ -836,8 +836,6 @@ def _wrapper_layers(argv: list[str]) -> list[tuple[int, str]]:
     """`sh -c SCRIPT NAME PROGRAM...` layers whose script ends in `exec "$@"`: (where PROGRAM
     starts, SCRIPT), outermost first (the `--code` wrapper around a framework wrapper). The
     `--code`/`--pip` wrapper takes its own arguments before the program's (`wrapper_words`)."""
-    from ktrain.authoring.code_launch import is_wrapped, wrapper_words
-
     out = []
     start = 0
     while True:

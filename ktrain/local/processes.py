@@ -23,8 +23,8 @@ import os
 import signal
 import threading
 import time
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 

@@ -21,12 +21,13 @@ files. `decide` is pure; `execute_with_restarts` drives a `ktrain.local.run.Loca
 
 from __future__ import annotations
 
+import re
 import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ktrain import constants as c
-from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
@@ -41,21 +42,21 @@ if TYPE_CHECKING:
         def execute_once(self) -> RunResult: ...
         def restart(self, attempt: int) -> None: ...
 
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 # A rule that restarts without counting could loop for ever on a bug; locally that is a bug in
 # the policy, not a preemption, so the run stops after this many such restarts.
 LOCAL_RESTART_CAP = 100
 
 
-@struct
+@dataclass
 class LocalPolicy:
     max_restarts: int
     rules: list[Obj] = field(default_factory=list)
     pod_rules: dict[str, list[Obj]] = field(default_factory=dict)  # replicated job -> its podFailurePolicy rules
 
 
-@struct
+@dataclass
 class Decision:
     action: str  # RestartJobSet | RestartJobSetAndIgnoreMaxRestarts | FailJobSet | ReachedMaxRestarts
     rule: str | None  # the JobSet rule that matched (None: the default action)
@@ -95,8 +96,6 @@ def _pod_rule(rules: list[Obj], container: str | None, code: int) -> tuple[int, 
 
 
 def _applies(rule: Obj, reason: str, message: str, rjob: str) -> bool:
-    import re
-
     reasons = rule.get("onJobFailureReasons") or []
     if reasons and reason not in reasons:
         return False

@@ -8,29 +8,39 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import sys
 import tempfile
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ktrain.errors import UsageError
-from ktrain.local.plan import PlanOptions, RunPlan, plan_run
-from ktrain.local.runner import GRACE_SECONDS, Runner, RunResult, check_programs, colour_wanted, write_files
-from ktrain.util.structs import field, struct
+from ktrain.local.plan import PlanOptions, RunPlan, ml_policy_of, plan_run
+from ktrain.local.restarts import execute_with_restarts, policy_of
+from ktrain.local.runner import (
+    GRACE_SECONDS,
+    LocalRunError,
+    Runner,
+    RunResult,
+    check_programs,
+    colour_wanted,
+    write_files,
+)
+from ktrain.local.status_server import serve_run, show_progress
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import IO, Any
 
     from ktrain.local.containers import Engine
     from ktrain.local.runner import Runner as RunnerType
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 DEFAULT_MAX_PROCESSES = 64
 _SAFE_PATH = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/_.+-")
 
 
-@struct
+@dataclass
 class LocalRunOptions:
     timeout: float | None = None  # seconds
     max_processes: int = DEFAULT_MAX_PROCESSES
@@ -60,8 +70,6 @@ def _stderr_note(text: str) -> None:
 
 def free_port() -> int:
     """A port nothing listens on now (the kernel's pick; each pod binds it soon after)."""
-    import socket
-
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -176,14 +184,11 @@ class LocalRun:
         """The run's TrainJob status endpoint (processes only: a container cannot reach 127.0.0.1 here)."""
         if not self.options.status or self.engine is not None or self.run_dir is None:
             return None
-        from ktrain.local.status_server import serve_run, show_progress
 
         return serve_run(plan, self.objects, self.run_dir, self.options.on_progress or show_progress)
 
     def execute(self) -> RunResult:
         """Run the pods to the end, restarting the job as its failure policy says (local/restarts.py)."""
-        from ktrain.local.restarts import execute_with_restarts, policy_of
-
         policy = policy_of(self.objects)
         return self.execute_once() if policy is None else execute_with_restarts(self, policy)
 
@@ -268,8 +273,6 @@ def run_objects(objects: list[Obj], ml_policy: str | None, options: LocalRunOpti
 def local_run(outcome: Any, overrides: Any, options: LocalRunOptions | None = None) -> LocalRun:
     """A `LocalRun` of a render outcome, with the request's `--pip` packages (`overrides`: its
     `JobOverrides`); not started."""
-    from ktrain.local.plan import ml_policy_of
-
     opts = options or LocalRunOptions()
     opts.pip = list(overrides.pip or [])
     opts.pip_index_urls = list(overrides.pip_index_urls or [])
@@ -280,8 +283,6 @@ def run_checked(outcome: Any, overrides: Any, options: LocalRunOptions | None = 
     """Run a render outcome to its end (`local_run`); returns the job's name, raises
     `LocalRunError` when the run fails (the CLI's `job run --local`, the Python API's
     `backend="local"`)."""
-    from ktrain.local.runner import LocalRunError
-
     run = local_run(outcome, overrides, options)
     try:
         run.prepare()

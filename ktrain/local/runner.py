@@ -24,12 +24,13 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ktrain.errors import KtrainError, UsageError
+from ktrain.local.containers import container_name, run_argv
 from ktrain.local.plan import LocalContainer, LocalPod, RunPlan, Step, programs
-from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import IO, Any
@@ -43,7 +44,7 @@ GRACE_SECONDS = 5.0
 _COLOURS = ("36", "33", "35", "32", "34", "31", "96", "93", "95", "92", "94", "91")
 
 
-@struct
+@dataclass
 class RunResult:
     exit_code: int
     message: str  # what ended the run, one line (empty on success)
@@ -400,8 +401,6 @@ class Runner:
         return self._watch(_Proc(run, container, popen, key=key))
 
     def _spawn_container(self, run: _PodRun, container: LocalContainer) -> _Proc:
-        from ktrain.local.containers import container_name, run_argv
-
         assert self.engine is not None
         argv, passed = run_argv(
             self.engine.name, self.plan.run_name, run.pod, container, remove=self.remove, pull=self.pull

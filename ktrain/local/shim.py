@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 import sys
 
+from ktrain.local.netmap import NETMAP_ENV, NetMap, Rewriter
+
 
 def main(argv: list[str]) -> int:
-    from ktrain.local.netmap import NETMAP_ENV, NetMap, Rewriter
-
     if not argv:
         sys.stderr.write("ktrain.local.shim: no program to run\n")
         return 2

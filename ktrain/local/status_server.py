@@ -18,12 +18,22 @@ error body is a `metav1.Status`. Anything else is 404 `Not found`.
 
 from __future__ import annotations
 
+import datetime as dt
+import hmac
+import ipaddress
+import json
 import os
+import secrets
+import ssl
+import sys
 import threading
+from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING
 
 from ktrain.progress.status import MAX_METRIC_TEXT, MAX_METRICS, Metric, TrainerStatus, parse_time
+from ktrain.progress.view import summary
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
@@ -45,8 +55,6 @@ class _Refused(Exception):
 
 def go_json(value: Any) -> bytes:
     """What Go's `json.Encoder` writes: no spaces, UTF-8, `<`, `>` and `&` escaped, a newline."""
-    import json
-
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return (text + "\n").encode()
@@ -91,8 +99,6 @@ def _string(value: Any) -> str:
 def decode_request(body: bytes) -> dict[str, Any] | None:
     """`UpdateTrainJobStatusRequest` as Go's decoder reads it: the trainerStatus mapping in the
     CRD's field order (None: absent or null). Raises ValueError where Go's decoder fails."""
-    import json
-
     text = body.decode("utf-8")  # invalid UTF-8 is a decode error too (Go replaces it; close enough)
     decoder = json.JSONDecoder()
     value, end = decoder.raw_decode(text, len(text) - len(text.lstrip()))
@@ -138,8 +144,6 @@ def decode_request(body: bytes) -> dict[str, Any] | None:
 
 def _utc_seconds(text: str) -> str:
     """metav1.Time as it encodes: UTC, whole seconds, `Z`."""
-    from datetime import datetime, timezone
-
     seconds = parse_time(text)
     assert seconds is not None
     return datetime.fromtimestamp(int(seconds // 1), tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -200,9 +204,6 @@ def to_trainer_status(status: dict[str, Any]) -> TrainerStatus:
 def _certificates() -> tuple[bytes, bytes, bytes]:
     """(CA certificate, server certificate, server key), PEM: a CA of this run only, and a
     certificate for 127.0.0.1 and localhost it signed."""
-    import datetime as dt
-    import ipaddress
-
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -260,8 +261,6 @@ class StatusServer:
     def __init__(
         self, directory: str, namespace: str, name: str, on_update: Callable[[TrainerStatus], None] | None = None
     ) -> None:
-        import secrets
-
         self.directory = directory
         self.namespace = namespace
         self.name = name
@@ -284,9 +283,6 @@ class StatusServer:
         return {ENV_URL: self.url, ENV_CA: self.ca_path, ENV_TOKEN: self.token_path}
 
     def start(self) -> StatusServer:
-        import ssl
-        from http.server import ThreadingHTTPServer
-
         os.makedirs(self.directory, mode=0o700, exist_ok=True)
         ca, cert, key = _certificates()
         _write(self.ca_path, ca)
@@ -344,7 +340,6 @@ class StatusServer:
             return 404, status_body(404, "Not found", "NotFound")
         words = (authorization or "").split(" ")
         given = words[1] if len(words) == 2 and words[0] == "Bearer" else ""
-        import hmac
 
         if not hmac.compare_digest(given.encode(), self.token.encode()) or path.split("?", 1)[0] != expected:
             return 403, status_body(403, "Forbidden", "Forbidden")
@@ -370,8 +365,6 @@ class StatusServer:
 
 
 def _handler(server: StatusServer) -> Any:
-    from http.server import BaseHTTPRequestHandler
-
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "ktrain-status"
@@ -457,9 +450,5 @@ def serve_run(
 
 def show_progress(status: TrainerStatus) -> None:
     """One line on stderr per update: `progress: 45% ETA 1h00m loss=0.2347 (status)`."""
-    import sys
-
-    from ktrain.progress.view import summary
-
     sys.stderr.write(f"progress: {summary(status)}\n")
     sys.stderr.flush()

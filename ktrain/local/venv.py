@@ -16,10 +16,11 @@ import os
 import shutil
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 from ktrain.errors import KtrainError
+from ktrain.inputs.parse_cache import cache_dir
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -31,8 +32,6 @@ def base_python(path: str | None) -> str:
 
 
 def venv_dir(python: str, packages: list[str], index_urls: list[str]) -> str:
-    from ktrain.inputs.parse_cache import cache_dir
-
     real = os.path.realpath(python)
     key = json.dumps([real, packages, index_urls], separators=(",", ":"))
     digest = hashlib.sha256(key.encode()).hexdigest()[:20]

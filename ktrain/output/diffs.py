@@ -3,7 +3,11 @@ per object that differs, and the files `KUBECTL_EXTERNAL_DIFF` programs compare.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+import difflib
+from typing import TYPE_CHECKING
+
+from ktrain.output.yamltext import dump
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -22,15 +26,12 @@ def object_text(obj: Any) -> str:
     """The object as YAML; an absent object as nothing (diff -N's empty file)."""
     if obj is None:
         return ""
-    from ktrain.output.yamltext import dump
 
     return dump(sorted_keys(obj))
 
 
 def unified(file_name: str, live: Any, merged: Any) -> str:
     """`diff -u -N LIVE/<file> MERGED/<file>` of one object, without timestamps ("" when equal)."""
-    import difflib
-
     before, after = object_text(live), object_text(merged)
     if before == after:
         return ""

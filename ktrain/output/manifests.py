@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from ktrain.errors import UsageError
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
-    from typing import Any
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 def resource_name(obj: Obj) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ktrain.util.jsondata import quote as quote_json
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any, Protocol

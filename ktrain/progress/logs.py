@@ -30,7 +30,7 @@ from __future__ import annotations
 from ktrain.progress.status import MAX_METRIC_TEXT, MAX_METRICS, Metric, TrainerStatus
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from re import Pattern
 

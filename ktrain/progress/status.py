@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 

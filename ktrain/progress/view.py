@@ -11,7 +11,7 @@ from __future__ import annotations
 from ktrain.progress.status import TrainerStatus, age_seconds, is_stale
 from ktrain.util.text import printable
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -12,7 +12,7 @@ from ktrain.progress.status import TrainerStatus, is_stale
 from ktrain.progress.view import bar, duration, eta_cell, percent_cell, sparkline
 from ktrain.util.text import printable
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 

@@ -20,12 +20,18 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
+from datetime import timedelta
 from enum import Enum
 from typing import Any
 
+from ktrain.authoring import failure_policy as fp
+from ktrain.authoring import finetune
+from ktrain.authoring.elastic import parse_elastic
+from ktrain.authoring.failure_policy import parse_checkpoint, parse_duration_seconds, parse_restart_strategy
+from ktrain.authoring.placement import parse_node_selector, parse_toleration
 from ktrain.errors import ArgumentTypeError, KtrainError, UsageError
+from ktrain.util.jsondata import Obj
 
-Obj = dict[str, Any]
 INT32_MAX = 2**31 - 1
 
 # JobOverrides field -> the Kubeflow SDK's name for it, which the Python API uses.
@@ -214,8 +220,6 @@ def _flag_error(exc: KtrainError, flag: str, arg: str) -> UsageError:
 
 
 def node_selector(value: object, arg: str) -> dict[str, str]:
-    from ktrain.authoring.placement import parse_node_selector
-
     pairs = text_map(value, arg)
     try:
         return parse_node_selector([f"{k}={v}" for k, v in pairs.items()])
@@ -228,8 +232,6 @@ TOLERATION_KEYS = {"key": str, "operator": str, "value": str, "effect": str, "to
 
 def tolerations(value: object, arg: str) -> list[Obj]:
     """Kubernetes tolerations (dicts), or kubectl's taint syntax `KEY[=VALUE][:EFFECT]`."""
-    from ktrain.authoring.placement import parse_toleration
-
     out: list[Obj] = []
     if value is None:
         return out
@@ -259,7 +261,6 @@ def elastic(value: object, arg: str) -> tuple[int, int] | None:
     """`(MIN, MAX)` or `"MIN:MAX"`."""
     if value is None:
         return None
-    from ktrain.authoring.elastic import parse_elastic
 
     if isinstance(value, str):
         try:
@@ -278,8 +279,6 @@ def elastic(value: object, arg: str) -> tuple[int, int] | None:
 
 def exit_codes(value: object, arg: str) -> list[int] | None:
     """`2`, `[2, 42]` or `"2,42"` (authoring/failure_policy.py)."""
-    from ktrain.authoring import failure_policy as fp
-
     if value is None:
         return None
     if isinstance(value, str):
@@ -293,17 +292,11 @@ def exit_codes(value: object, arg: str) -> list[int] | None:
 
 
 def restart_strategy(value: object, arg: str) -> str | None:
-    from ktrain.authoring.failure_policy import parse_restart_strategy
-
     return None if value is None else parse_restart_strategy(text(value, arg), arg)
 
 
 def ttl(value: object, arg: str) -> int | None:
     """Seconds (an int), a duration string (`"7d"`) or a `datetime.timedelta`."""
-    from datetime import timedelta
-
-    from ktrain.authoring.failure_policy import parse_duration_seconds
-
     if value is None:
         return None
     if isinstance(value, timedelta):
@@ -315,8 +308,6 @@ def ttl(value: object, arg: str) -> int | None:
 
 def checkpoint(value: object, arg: str) -> Any:
     """`"CLAIM"`, `"CLAIM:/path"` or `(CLAIM, PATH)`."""
-    from ktrain.authoring.failure_policy import parse_checkpoint
-
     if value is None:
         return None
     if isinstance(value, (list, tuple)):
@@ -355,8 +346,6 @@ def enum_value(value: object, arg: str, allowed: dict[str, str]) -> str | None:
 def fine_tuning_of(config: object, arg: str) -> Any:
     """A TorchTuneConfig as ktrain's FineTuning (the fine-tuning flags); its num_nodes and
     resources_per_node are the trainer's (`ktrain.python_api.conversion.trainer_keywords`)."""
-    from ktrain.authoring import finetune
-
     if kind_of(config) != "TorchTuneConfig":
         raise wrong_type(arg, "a TorchTuneConfig", config)
     dtypes = {d.upper(): d for d in finetune.DTYPES}
@@ -384,8 +373,6 @@ def fine_tuning_of(config: object, arg: str) -> Any:
 
 
 def _peft_of(lora: object, arg: str) -> Any:
-    from ktrain.authoring import finetune
-
     if lora is None:
         return None
     if kind_of(lora) != "LoraConfig":

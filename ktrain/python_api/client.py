@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+import queue
+import threading
 import warnings
 from collections.abc import Iterator
 from typing import Any
 
+from ktrain.errors import NotFoundError, UsageError
+from ktrain.jobs.logs import LogOptions, LogSelection
+from ktrain.jobs.views import details_document, why_document
 from ktrain.python_api import arguments as a
+from ktrain.service.cluster_runtimes import runtime_file_notes
+from ktrain.service.connection import ConnectionOptions, check_name
+from ktrain.service.job_delete import delete_job
+from ktrain.service.job_get import get_job
+from ktrain.service.job_list import list_jobs
+from ktrain.service.job_logs import stream_logs
+from ktrain.service.job_wait import wait_for_job
+from ktrain.service.job_why import why_job
+from ktrain.service.submit import TARGET_TRAINJOB, controller_runtime_note, objects_for_target, refuse_for_target
+from ktrain.util.jsondata import Obj
 
-Obj = dict[str, Any]
 WAIT_CONDITIONS = ("complete", "failed", "running")
 
 
@@ -26,8 +40,6 @@ def warn(messages: list[str], depth: int = 0) -> None:
 
 def job_name(value: object, arg: str = "name") -> str:
     """A job name, checked as the API server would before any request (InvalidNameError)."""
-    from ktrain.service.connection import check_name
-
     return check_name(a.text(value, arg), "job")
 
 
@@ -53,8 +65,6 @@ class Client:
         self._cluster: Any = None
 
     def _options(self) -> Any:
-        from ktrain.service.connection import ConnectionOptions
-
         return ConnectionOptions(
             kubeconfig=self.kubeconfig,
             context=self.context,
@@ -73,15 +83,8 @@ class Client:
     def _submit(self, request: Any, registry: Any, *, target: str = "jobset", depth: int = 0) -> str:
         """`ktrain job create --target TARGET`: render with the cluster's runtimes preferred, then
         apply with rollback (ktrain.service.job_create.create_job); returns the job's name."""
-        from ktrain.service.cluster_runtimes import runtime_file_notes
         from ktrain.service.job_create import create_job
         from ktrain.service.render import render_resolving
-        from ktrain.service.submit import (
-            TARGET_TRAINJOB,
-            controller_runtime_note,
-            objects_for_target,
-            refuse_for_target,
-        )
 
         refuse_for_target(request.overrides, target)
         cluster = self.connect()
@@ -109,24 +112,16 @@ class Client:
 
     def list(self, *, selector: object = None) -> list[Obj]:
         """`ktrain job list -o json`: the objects that stand for the jobs (TrainJob, else JobSet)."""
-        from ktrain.service.job_list import list_jobs
-
         chosen = a.optional_text(selector, "selector")
         return [job.obj for job in list_jobs(self.connect(), selector=chosen)]
 
     def get(self, name: object) -> Obj:
         """`ktrain job get NAME -o json`: the job's state as ktrain derives it."""
-        from ktrain.jobs.views import details_document
-        from ktrain.service.job_get import get_job
-
         checked = job_name(name)
         return details_document(get_job(self.connect(), checked, explain=True))
 
     def why(self, name: object) -> Obj:
         """`ktrain job why NAME -o json`: why the job is (not) running; `running` says which."""
-        from ktrain.jobs.views import why_document
-        from ktrain.service.job_why import why_job
-
         return why_document(*why_job(self.connect(), job_name(name)))
 
     def logs(self, name: object, *, follow: object = False, step: object = None, node: object = None) -> Iterator[str]:
@@ -142,12 +137,6 @@ class Client:
         )
 
     def _lines(self, name: str, *, follow: bool, step: str | None, node: int | None) -> Iterator[str]:
-        import queue
-        import threading
-
-        from ktrain.jobs.logs import LogOptions, LogSelection
-        from ktrain.service.job_logs import stream_logs
-
         cluster = self.connect()
         lines: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=10_000)
 
@@ -179,9 +168,6 @@ class Client:
     def wait(self, name: object, *, condition: object = "complete", timeout: object = None) -> str:
         """`ktrain job wait --for CONDITION`: returns the state reached; raises as the CLI exits
         (WaitTimeoutError on timeout, JobFailedError when the job ended otherwise)."""
-        from ktrain.errors import UsageError
-        from ktrain.service.job_wait import wait_for_job
-
         checked = job_name(name)
         wanted = a.text(condition, "condition")
         if wanted not in WAIT_CONDITIONS:
@@ -191,9 +177,6 @@ class Client:
 
     def delete(self, name: object) -> None:
         """`ktrain job delete NAME`: the job and every object it owns."""
-        from ktrain.errors import NotFoundError
-        from ktrain.service.job_delete import delete_job
-
         checked = job_name(name)
         cluster = self.connect()
         if not delete_job(cluster, checked, cluster.namespace):

@@ -17,8 +17,8 @@ from typing import Any
 
 from ktrain.errors import ArgumentTypeError, UsageError
 from ktrain.python_api import arguments as a
-
-Obj = dict[str, Any]
+from ktrain.python_api.types import DEFAULT_TRAINING_RUNTIME
+from ktrain.util.jsondata import Obj
 
 CUSTOM_TRAINERS = ("CustomTrainer", "CustomTrainerContainer")
 BUILTIN_TRAINER = "BuiltinTrainer"
@@ -140,8 +140,6 @@ def data_cache_env(source: object, where: str) -> list[Obj]:
 
 def runtime_name(runtime: object, arg: str = "runtime") -> str:
     """A runtime given as its name or as a Runtime (`list_runtimes()`, `get_runtime()`)."""
-    from ktrain.python_api.types import DEFAULT_TRAINING_RUNTIME
-
     if runtime is None:
         return DEFAULT_TRAINING_RUNTIME
     if isinstance(runtime, str):

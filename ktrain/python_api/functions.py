@@ -13,8 +13,7 @@ from typing import Any
 from ktrain.errors import UsageError
 from ktrain.python_api import arguments as a
 from ktrain.python_api.request import function_request, prepare, unique_name
-
-Obj = dict[str, Any]
+from ktrain.util.jsondata import Obj
 
 
 def render(job: object = None, **options: Any) -> list[Obj]:

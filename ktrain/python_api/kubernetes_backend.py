@@ -12,6 +12,11 @@ from ktrain.python_api import arguments as a
 from ktrain.python_api import types as t
 from ktrain.python_api.backends import TrainerBackend
 from ktrain.python_api.client import Client, job_name
+from ktrain.python_api.sdk_views import events_of, runtime_of, step_selection, trainer_status_of, trainjob_of
+from ktrain.service.cluster_runtimes import fetch_runtime_entries
+from ktrain.service.job_get import get_job, job_events
+from ktrain.service.job_list import list_jobs
+from ktrain.service.submit import TARGETS
 
 
 class KubernetesBackend(TrainerBackend):
@@ -19,8 +24,6 @@ class KubernetesBackend(TrainerBackend):
     is, the kubeconfig read at once (as the SDK does), nothing sent until a call needs it."""
 
     def __init__(self, config: object, target: object) -> None:
-        from ktrain.service.submit import TARGETS
-
         if getattr(config, "client_configuration", None) is not None:
             raise UsageError(
                 "backend_config.client_configuration: ktrain connects as kubectl does",
@@ -44,8 +47,6 @@ class KubernetesBackend(TrainerBackend):
     def runtime_entries(self) -> list[Any]:
         """Namespaced TrainingRuntimes before cluster-scoped ones of the same name (the SDK's
         preference); with target "jobset", ktrain's local ones too."""
-        from ktrain.service.cluster_runtimes import fetch_runtime_entries
-
         entries, _warnings = fetch_runtime_entries(self.client.connect())
         if self.target == "jobset":
             from ktrain.inputs.registry import RuntimeRegistry
@@ -66,15 +67,10 @@ class KubernetesBackend(TrainerBackend):
         return self.client._submit(request, registry, target=self.target, depth=1)  # warnings at the caller's line
 
     def _runtimes(self) -> dict[str, t.Runtime]:
-        from ktrain.python_api.sdk_views import runtime_of
-
         return {e.runtime.name: runtime_of(e) for e in self.runtime_entries()}
 
     def list_jobs(self, runtime: str | None) -> list[t.TrainJob]:
         """One list of JobSets, TrainJobs and pods (`ktrain.service.job_list`), and the runtimes."""
-        from ktrain.python_api.sdk_views import trainjob_of
-        from ktrain.service.job_list import list_jobs
-
         jobs = list_jobs(self.client.connect())
         runtimes = self._runtimes() if jobs else {}
         return [
@@ -84,9 +80,6 @@ class KubernetesBackend(TrainerBackend):
         ]
 
     def get_job(self, name: object) -> t.TrainJob:
-        from ktrain.python_api.sdk_views import trainer_status_of, trainjob_of
-        from ktrain.service.job_get import get_job
-
         details = get_job(self.client.connect(), job_name(name), events=False, logs=False)
         job = trainjob_of(details.summary, details.pods, self._runtimes())
         job.trainer_status = trainer_status_of(details.trainjob)  # as upstream's progress guide reads it
@@ -94,8 +87,6 @@ class KubernetesBackend(TrainerBackend):
 
     def get_job_logs(self, name: object, step: str, follow: bool) -> Iterator[str]:
         """A step that has no running pod yet gives no lines, as in the SDK."""
-        from ktrain.python_api.sdk_views import step_selection
-
         job = self.get_job(name)
         rjob, rank = step_selection(step, job.runtime)
         found = next((s for s in job.steps if s.name == step and s.status != "Pending"), None)
@@ -104,9 +95,6 @@ class KubernetesBackend(TrainerBackend):
         return self.client.logs(job.name, follow=follow, step=rjob, node=rank)
 
     def get_job_events(self, name: object) -> list[t.Event]:
-        from ktrain.python_api.sdk_views import events_of
-        from ktrain.service.job_get import job_events
-
         checked = job_name(name)
         jobset, pods, events = job_events(self.client.connect(), checked)
         return events_of(checked, jobset, pods, events)

@@ -13,6 +13,7 @@ status is Created before its pods start, Running, then Complete or Failed.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
@@ -20,9 +21,13 @@ from typing import Any
 
 from ktrain import constants as c
 from ktrain.errors import JobFailedError, NotFoundError, NotProvidedError, RuntimeNotFoundError, UsageError
+from ktrain.inputs.registry import RuntimeRegistry
+from ktrain.local.run import LocalRunOptions, local_run
 from ktrain.python_api import arguments as a
 from ktrain.python_api import types as t
 from ktrain.python_api.backends import TrainerBackend
+from ktrain.python_api.client import job_name
+from ktrain.python_api.sdk_views import runtime_of, step_selection
 
 PHASES = {"pending": "Pending", "running": "Running", "succeeded": "Succeeded", "failed": "Failed"}
 PULL_POLICIES = {"IfNotPresent": "missing", "Always": "always", "Never": "never"}
@@ -32,8 +37,6 @@ SDK_RUNTIME_SOURCES = ["github://kubeflow/trainer"]
 
 def run_options(config: object, kind: str) -> Any:
     """The `LocalRunOptions` a backend config stands for (ktrain's or the SDK's, read by field)."""
-    from ktrain.local.run import LocalRunOptions
-
     if kind == "LocalProcessBackendConfig":
         cleanup = a.field_of(config, "cleanup_venv")
         return LocalRunOptions(keep=cleanup is not None and not a.boolean(cleanup, "backend_config.cleanup_venv"))
@@ -186,8 +189,6 @@ class LocalBackend(TrainerBackend):
 
     def runtime_entries(self) -> list[Any]:
         """ktrain's own runtimes, as `ktrain runtime list` shows them."""
-        from ktrain.inputs.registry import RuntimeRegistry
-
         return RuntimeRegistry().entries()
 
     def runtime_missing(self, name: str) -> Exception:
@@ -196,8 +197,6 @@ class LocalBackend(TrainerBackend):
         )
 
     def submit(self, request: Any, registry: Any) -> str:
-        from ktrain.python_api.sdk_views import runtime_of
-
         return self.train(request, registry, runtime_of)
 
     def get_job_events(self, name: object) -> list[t.Event]:
@@ -208,9 +207,6 @@ class LocalBackend(TrainerBackend):
 
     def train(self, request: Any, registry: Any, describe: Callable[[Any], t.Runtime]) -> str:
         """Render and prepare the job, start its pods; `describe`: a runtime entry as the SDK's Runtime."""
-        import copy
-
-        from ktrain.local.run import local_run
         from ktrain.service.render import render_request
 
         outcome = render_request(request, registry)
@@ -235,8 +231,6 @@ class LocalBackend(TrainerBackend):
         return name
 
     def _job(self, name: object) -> LocalJob:
-        from ktrain.python_api.client import job_name
-
         checked = job_name(name)
         job = self.jobs.get(checked)
         if job is None:
@@ -254,8 +248,6 @@ class LocalBackend(TrainerBackend):
         return JobFailedError(f"TrainJob {name} is Failed" + (f": {job.reason}" if job.reason else ""))
 
     def get_job_logs(self, name: object, step: str, follow: bool) -> Iterator[str]:
-        from ktrain.python_api.sdk_views import step_selection
-
         job = self._job(name)
         step_selection(step, job.runtime)  # the step's name, checked as on the cluster
         found = job.steps().get(step)

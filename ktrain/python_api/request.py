@@ -4,17 +4,23 @@ registry (`prepare`), the job named per call (`unique_name`), and a function as 
 
 from __future__ import annotations
 
+import ast
+import inspect
 import os
 import random
 import string
+import textwrap
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ktrain.errors import ArgumentTypeError, UsageError
+from ktrain.inputs.code_bundle import CodeBundle, CodeFile
+from ktrain.inputs.feature_gates import ENV_FEATURE_GATES, ENV_STATUS_SERVER, merged_gates
+from ktrain.inputs.registry import RuntimeRegistry
 from ktrain.python_api import arguments as a
+from ktrain.service.requests import RenderRequest
 
-Obj = dict[str, Any]
 FUNC_FILE = "ktrain_train.py"
 NAME_SUFFIX_LENGTH = 11  # SDK constants.JOB_NAME_UUID_LENGTH
 MAX_JOB_DEPTH = 64  # a job dict nested deeper than any TrainJob is refused, not walked
@@ -77,9 +83,6 @@ def prepare(
 ) -> tuple[Any, Any]:
     """(RenderRequest, runtime registry) for a job (dict, YAML text or path) and keyword arguments
     (job options and REQUEST_KEYWORDS), every one checked here."""
-    from ktrain.inputs.registry import RuntimeRegistry
-    from ktrain.service.requests import RenderRequest
-
     rest = dict(options)
     files = a.path_list(rest.pop("runtime_files", None), "runtime_files")
     dirs = a.path_list(rest.pop("runtimes_dirs", None), "runtimes_dirs")
@@ -102,8 +105,6 @@ def prepare(
 def _literal(value: dict[str, Any], arg: str) -> str:
     """`value` as a Python literal the pod reads back equal (the SDK writes `repr(func_args)`
     into the script): strings, numbers, booleans, None and lists, tuples, dicts, sets of them."""
-    import ast
-
     why = "only Python literals travel to the pod (str, int, float, bool, None; lists, tuples, dicts, sets of them)"
     text = ""
     try:
@@ -133,9 +134,6 @@ def _literal_types(value: object, depth: int = 0) -> bool:
 def function_source(func: Callable[..., Any], func_args: Mapping[str, Any] | None) -> str:
     """The script that runs `func` in the pod, as the SDK's `get_command_using_train_func` writes
     it: the function's source, then `func()` or `func(**func_args)`."""
-    import inspect
-    import textwrap
-
     if not callable(func):
         raise a.wrong_type("func", "a function", func)
     if not inspect.isfunction(func):
@@ -173,8 +171,6 @@ def function_request(
     """(RenderRequest, registry) that run `func(**func_args)` on the runtime's launcher: its
     source goes as the job's code (one file), the trainer command is built once the runtime is
     resolved (ktrain.service.code.launcher_command)."""
-    from ktrain.inputs.code_bundle import CodeBundle, CodeFile
-
     refused = {
         "command": "the command runs the function (pass command= to render / Client().create)",
         "code": "the function is the code (pass code= to render / Client().create)",
@@ -188,7 +184,5 @@ def function_request(
 
 def _feature_gates_from_environment(request: Any) -> None:
     """The controller's feature gates as the CLI's default reads them ($KTRAIN_FEATURE_GATES)."""
-    from ktrain.inputs.feature_gates import ENV_FEATURE_GATES, ENV_STATUS_SERVER, merged_gates
-
     request.feature_gates = merged_gates(os.environ.get(ENV_FEATURE_GATES), None)
     request.status_server = os.environ.get(ENV_STATUS_SERVER) or None

@@ -4,14 +4,21 @@ a job's objects, and the SDK's step names read back (`node-0` ...)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 from ktrain import constants as c
+from ktrain.api.base import runtime_trainer_container
 from ktrain.errors import UsageError
+from ktrain.jobs import state as job_state
+from ktrain.progress.status import of_trainjob, parse_time
 from ktrain.python_api import arguments as a
 from ktrain.python_api import types as t
+from ktrain.python_api.sdk_values import creation_time
+from ktrain.service.code import launcher_command
+from ktrain.service.runtimes import is_torchtune_runtime
+from ktrain.util.jsondata import Obj
 
-Obj = dict[str, Any]
 # ktrain's job states (ktrain.jobs.state) that the SDK has no name for.
 SDK_STATUS = {"Suspended": t.TRAINJOB_CREATED}
 GPU, TPU, NPU = "nvidia.com/gpu", "google.com/tpu", "huawei.com/Ascend910"
@@ -28,10 +35,6 @@ def events_of(name: str, jobset: Obj | None, pods: list[Obj], events: list[Obj])
     and its pods (the newest of each step, the pods `get_job` shows, as the SDK takes them
     from its `get_job`). The SDK adds its step names (`node-0`), which are no object's; Jobs it
     names by them never match, and an unrelated pod called `node-0` would."""
-    from datetime import timezone
-
-    from ktrain.jobs import state as job_state
-
     names = {name}
     for rjob in ((jobset or {}).get("spec") or {}).get("replicatedJobs") or []:
         if isinstance(rjob, dict) and isinstance(rjob.get("name"), str):
@@ -98,10 +101,7 @@ def _devices(container: Obj) -> tuple[str, str] | None:
 def runtime_of(entry: Any) -> t.Runtime:
     """A runtime as the SDK describes it (`get_runtime_trainer`): framework, image, devices,
     nodes, and the command a function runs with."""
-    from ktrain.api.base import runtime_trainer_container
     from ktrain.python_api.request import FUNC_FILE
-    from ktrain.service.code import launcher_command
-    from ktrain.service.runtimes import is_torchtune_runtime
 
     runtime = entry.runtime
     framework = str((runtime.metadata.labels or {}).get(c.LABEL_FRAMEWORK) or t.UNKNOWN)
@@ -153,8 +153,6 @@ def step_selection(step: str, runtime: t.Runtime) -> tuple[str, int]:
 
 
 def _step_of(pod: Obj, runtime: t.Runtime) -> t.Step | None:
-    from ktrain.jobs import state as job_state
-
     rjob = job_state.pod_step(pod)
     meta = pod.get("metadata") or {}
     containers = [ct for ct in (pod.get("spec") or {}).get("containers") or [] if isinstance(ct, dict)]
@@ -186,17 +184,12 @@ def _step_of(pod: Obj, runtime: t.Runtime) -> t.Step | None:
 def newest_first(pods: list[Obj]) -> list[Obj]:
     """The pods, the newest of each step first: a restarted pod stands for its step, as `job logs`
     picks it (`get_job`'s steps and `get_job_events`' pods)."""
-    from ktrain.jobs import state as job_state
-
     return sorted(pods, key=lambda p: job_state.pod_order(job_state.summarize_pod(p))[3:], reverse=True)
 
 
 def trainjob_of(summary: Any, pods: list[Obj], runtimes: dict[str, t.Runtime]) -> t.TrainJob:
     """ktrain's view of a job (ktrain.jobs.state) as the SDK's TrainJob: one step per
     initializer and per node (its newest pod), the status in the SDK's four words."""
-    from ktrain.jobs import state as job_state
-    from ktrain.python_api.sdk_values import creation_time
-
     runtime = runtimes.get(summary.runtime or "") or _unknown_runtime(summary.runtime)
     steps: dict[str, t.Step] = {}
     # The newest pod of a step stands for it (a restarted one replaces the old), as `job logs` picks it.
@@ -222,10 +215,6 @@ def trainjob_of(summary: Any, pods: list[Obj], runtimes: dict[str, t.Runtime]) -
 
 def trainer_status_of(trainjob: Obj | None) -> t.TrainerStatus | None:
     """`status.trainerStatus` as the SDK-style `TrainerStatus` (checked: ktrain.progress.status)."""
-    from datetime import datetime, timezone
-
-    from ktrain.progress.status import of_trainjob, parse_time
-
     found = of_trainjob(trainjob)
     if found is None:
         return None

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import logging
 import os
+import ssl
 import threading
 import time
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -61,8 +62,6 @@ def _token(path: str | None) -> str | None:
 
 
 def _ssl_context(ca_file: str | None) -> Any:
-    import ssl
-
     if ca_file and os.path.exists(ca_file):
         return ssl.create_default_context(cafile=ca_file)
     return ssl.create_default_context()

@@ -13,6 +13,9 @@ one the SDK submits, and docs/python-api.md lists where they differ on purpose.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -32,7 +35,6 @@ from ktrain.python_api.sdk_views import runtime_of
 if TYPE_CHECKING:
     from ktrain.python_api.backends import TrainerBackend
 
-Obj = dict[str, Any]
 LOCAL_CONFIGS = ("LocalProcessBackendConfig", "ContainerBackendConfig")
 STATUSES = (t.TRAINJOB_CREATED, t.TRAINJOB_RUNNING, t.TRAINJOB_COMPLETE, t.TRAINJOB_FAILED)
 
@@ -249,10 +251,6 @@ def _callbacks(value: object) -> list[Callable[[t.TrainJob], None]]:
 
 def print_packages() -> None:
     """What `get_runtime_packages` runs in the runtime's image (the SDK's function, as it is)."""
-    import shutil
-    import subprocess
-    import sys
-
     print(f"Python: {sys.version}")  # noqa: T201
     if shutil.which("pip"):
         pip_list = subprocess.run(["pip", "list"], capture_output=True, text=True)  # noqa: S607

@@ -10,8 +10,7 @@ from typing import Any
 from ktrain.cluster import client as k
 from ktrain.cluster.kube import KubeCluster
 from ktrain.errors import ApiError, NotFoundError
-
-Obj = dict[str, Any]
+from ktrain.util.jsondata import Obj
 
 
 def claim_names(value: Any) -> list[str]:

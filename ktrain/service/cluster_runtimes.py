@@ -14,11 +14,9 @@ from ktrain.errors import ApiError, KtrainError
 from ktrain.inputs.documents import Document, parse_model
 from ktrain.inputs.registry import RuntimeEntry, RuntimeRegistry
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
-
-Obj = dict[str, "Any"]
 
 
 SOURCE_CLUSTER = "cluster"

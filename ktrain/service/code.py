@@ -8,14 +8,11 @@ from ktrain.service.overrides import ensure
 from ktrain.service.requests import RenderRequest
 from ktrain.service.runtimes import is_torchtune_runtime
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ktrain.api.runtime import TrainingRuntime
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 def _runtime_trainer_command(runtime: TrainingRuntime) -> list[str]:

@@ -9,7 +9,7 @@ from ktrain.cluster.connection import ConnectionOptions as ConnectionOptions
 from ktrain.cluster.names import check_name as check_name
 from ktrain.cluster.names import check_namespace as check_namespace
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from ktrain.cluster.kube import KubeCluster
 

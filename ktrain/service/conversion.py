@@ -13,14 +13,10 @@ from ktrain.inputs.documents import (
 from ktrain.inputs.registry import RuntimeEntry
 from ktrain.util.jsondata import deep_copy
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ktrain.convert import Conversion
-
-    Obj = dict[str, Any]
 
 
 def converted_document(conv: Conversion) -> Document:

@@ -8,24 +8,30 @@ non-zero after printing what did convert. Every converted job is rendered in mem
 
 from __future__ import annotations
 
-from ktrain import constants as c
-from ktrain.errors import InputError, KtrainError
-from ktrain.inputs.documents import load_documents
-from ktrain.service.job_file import read_text
-from ktrain.util.structs import field, struct
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from ktrain import constants as c
+from ktrain.convert import convert, is_v1_job, job_paths, list_leftovers, supported_text
+from ktrain.engine import RenderContext, render
+from ktrain.engine.validation import validate_runtime_ref
+from ktrain.errors import InputError, KtrainError, RuntimeNotFoundError, ValidationFailedError
+from ktrain.inputs.documents import load_documents, locate_field_errors, parse_model
+from ktrain.inputs.registry import RuntimeRegistry
+from ktrain.output.errors import format_error
+from ktrain.service.conversion import converted_document, converted_runtime_entry
+from ktrain.service.job_file import read_text
+from ktrain.service.runtimes import check_runtime, is_runtime_path, resolve_runtime
 
 if TYPE_CHECKING:
     from typing import Any
 
     from ktrain.convert import Conversion
     from ktrain.inputs.documents import Document, Path
+    from ktrain.util.jsondata import Obj
 
-    Obj = dict[str, Any]
 
-
-@struct
+@dataclass
 class ConvertFailure:
     """A v1 job that did not convert, or whose conversion would not render."""
 
@@ -37,8 +43,6 @@ class ConvertFailure:
 
     def report(self) -> dict[str, Any]:
         """Its entry in `--report json` (`converted: false`, no `runtime` and no `fields`)."""
-        from ktrain.output.errors import format_error
-
         return {
             "kind": self.kind,
             "apiVersion": self.api_version,
@@ -49,7 +53,7 @@ class ConvertFailure:
         }
 
 
-@struct
+@dataclass
 class ConvertOutcome:
     conversions: list[Conversion]
     objects: list[Obj]  # what to print, in document order: converted jobs (+ runtimes) and the rest as is
@@ -68,8 +72,6 @@ def convert_file(path: str, runtime: str | None = None) -> ConvertOutcome:
     """Every Training Operator v1 job of a file (one job, several documents, or a `List`),
     converted (`ktrain job convert`). Other documents (a PVC, a ConfigMap) are kept as they are,
     each with a note; a document that is not an object (a scalar, a list) is left out."""
-    from ktrain.convert import is_v1_job, job_paths, list_leftovers, supported_text
-
     label = "<stdin>" if path == "-" else path
     docs = load_documents(read_text(path), label)
     outcome = ConvertOutcome(conversions=[], objects=[], notes=[])
@@ -118,8 +120,6 @@ def _get(data: Any, path: Path) -> Any:
 
 
 def _convert_one(outcome: ConvertOutcome, doc: Document, at: Path, item: Any, runtime: str | None) -> None:
-    from ktrain.convert import convert
-
     meta = item.get("metadata") if isinstance(item, dict) else None
     meta = meta if isinstance(meta, dict) else {}
     failure = ConvertFailure(
@@ -146,14 +146,6 @@ def check_conversion(conv: Conversion, runtime: str | None) -> None:
     """Render the converted job in memory, as `job render` would render what `convert` prints:
     any problem is raised, located in the v1 file. With `--runtime NAME` the job is rendered on
     that runtime when it is known here (bundled or a local runtimes directory)."""
-    from ktrain.engine import RenderContext, render
-    from ktrain.engine.validation import validate_runtime_ref
-    from ktrain.errors import RuntimeNotFoundError, ValidationFailedError
-    from ktrain.inputs.documents import locate_field_errors, parse_model
-    from ktrain.inputs.registry import RuntimeRegistry
-    from ktrain.service.conversion import converted_document, converted_runtime_entry
-    from ktrain.service.runtimes import check_runtime, is_runtime_path, resolve_runtime
-
     doc = converted_document(conv)
     registry = RuntimeRegistry()
     entry_rt = converted_runtime_entry(conv)  # a generated runtime that does not parse raises here

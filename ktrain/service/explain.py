@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ktrain.authoring.code_launch import is_wrapped, wrapper_words
+from ktrain.authoring.explain import explain
 from ktrain.inputs.documents import Path
 from ktrain.service.requests import RenderOutcome, RenderRequest
-
-TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from typing import Any
 
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
     """For each rendered object, path -> where the field came from (`job render --explain`)."""
-    from ktrain.authoring.explain import explain
-
     original = outcome.document.original if outcome.document is not None else None
     file_spec = (original.get("spec") or {}) if isinstance(original, dict) else None
     file_meta = (original.get("metadata") or {}) if isinstance(original, dict) else {}
@@ -44,7 +44,6 @@ def explain_notes(request: RenderRequest, outcome: RenderOutcome) -> list[Any]:
 
 def _name_the_code_wrapper(obj: Obj, note: Any) -> Any:
     """`--explain`: the words `--code`/`--pip` put before a trainer command are the wrapper's."""
-    from ktrain.authoring.code_launch import is_wrapped, wrapper_words
 
     def source(path: Path) -> str | None:
         found = note(path)

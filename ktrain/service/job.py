@@ -20,15 +20,12 @@ from ktrain.service.requests import RenderRequest
 from ktrain.service.runtimes import check_runtime, resolve_runtime
 from ktrain.util.jsondata import deep_copy
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ktrain.api.trainjob import TrainJob
     from ktrain.authoring.set_paths import Assignment
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 def build_job(request: RenderRequest, registry: RuntimeRegistry) -> tuple[TrainJob, RuntimeEntry, Document | None]:

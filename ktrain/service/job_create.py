@@ -13,13 +13,12 @@ from ktrain.errors import ApiError, ClusterError, ClusterUnreachableError, Confl
 from ktrain.jobs.plan import INSTALL_HINTS, TARGET_TRAINJOB, owner_reference
 from ktrain.service.job_delete import Written, delete_job, wait_deleted
 from ktrain.service.job_suspend import resume
+from ktrain.util.jsondata import Obj
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
-    from typing import Any
-
-Obj = dict[str, "Any"]
+    pass
 
 
 class MissingApiError(ClusterError):

@@ -18,14 +18,12 @@ from ktrain.jobs.plan import (
     looks_like_trainer_jobset,
     owned_by_job,
 )
+from ktrain.util.jsondata import Obj
 from ktrain.util.structs import struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
-
-Obj = dict[str, "Any"]
 
 
 # Objects a job may have besides its JobSet / TrainJob, by name (ENGINE.md §1).

@@ -11,14 +11,12 @@ from ktrain.errors import KtrainError
 from ktrain.jobs.diff import GENERATE_NAME, mask_secrets, stripped, with_owner
 from ktrain.jobs.plan import owned_by_job
 from ktrain.service.job_delete import COMPANION_SUFFIXES, used_companions
-from ktrain.util.jsondata import deep_copy
+from ktrain.util.jsondata import Obj, deep_copy
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
-    from typing import Any
-
-Obj = dict[str, "Any"]
+    pass
 
 
 @struct

@@ -16,15 +16,11 @@ from ktrain.inputs.documents import (
 from ktrain.inputs.registry import RuntimeEntry
 from ktrain.service.conversion import converted_document
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ktrain.authoring.set_paths import Assignment
     from ktrain.convert import Conversion
-
-    Obj = dict[str, Any]
 
 
 def read_text(path: str, what: str = "file") -> str:

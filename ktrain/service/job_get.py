@@ -9,12 +9,11 @@ from ktrain.cluster.reads import job_pods, list_events, list_warning_events
 from ktrain.jobs import state as status
 from ktrain.jobs.restarts import last_failure
 from ktrain.jobs.views import JobDetails
+from ktrain.util.jsondata import Obj
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
-    from typing import Any
-
-Obj = dict[str, "Any"]
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
+    pass
 
 
 @server_shaped

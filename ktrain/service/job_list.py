@@ -9,13 +9,12 @@ from ktrain.cluster.kube import ApiNotFoundError, KubeCluster, server_shaped
 from ktrain.cluster.reads import JOBSET, TRAINJOB, list_custom, list_pods
 from ktrain.errors import ApiError, ClusterError
 from ktrain.jobs import state as status
+from ktrain.util.jsondata import Obj
 from ktrain.util.structs import struct
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
-    from typing import Any
-
-Obj = dict[str, "Any"]
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
+    pass
 
 
 @struct(frozen=True)

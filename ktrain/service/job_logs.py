@@ -27,17 +27,16 @@ from ktrain.jobs.logs import (
     pick_container,
     select_pods,
 )
+from ktrain.util.jsondata import Obj
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     import threading
     from collections.abc import Callable
     from typing import Any
 
     Emit = Callable[[status.PodSummary, str], None]
     Notice = Callable[[str], None]
-
-Obj = dict[str, "Any"]
 
 
 def _emit_lines(cluster: KubeCluster, emit: Emit, pod: Obj, response: Any, timestamps: bool) -> None:

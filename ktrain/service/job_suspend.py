@@ -7,12 +7,11 @@ from ktrain.cluster import client as k
 from ktrain.cluster.kube import KubeCluster, server_shaped
 from ktrain.errors import ConflictError
 from ktrain.service.job_delete import Written
+from ktrain.util.jsondata import Obj
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
-    from typing import Any
-
-Obj = dict[str, "Any"]
+    pass
 
 
 @server_shaped

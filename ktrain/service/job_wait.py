@@ -19,13 +19,12 @@ from ktrain.errors import (
 )
 from ktrain.jobs import state as status
 from ktrain.service.job_why import diagnose_job, job_facts
+from ktrain.util.jsondata import Obj
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
-
-Obj = dict[str, "Any"]
 
 
 # --- waiting --------------------------------------------------------------------------------------

@@ -8,13 +8,13 @@ from ktrain.cluster import client as k
 from ktrain.cluster.kube import KubeCluster, server_shaped
 from ktrain.cluster.reads import find_job
 from ktrain.jobs import state
+from ktrain.util.jsondata import Obj
 from ktrain.util.structs import struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 
-Obj = dict[str, "Any"]
 # The job's pods in one answer up to this many: one list request per look for a 2,000-pod job (the
 # transport's answer bound still splits a page of very large pods).
 PODS_PER_PAGE = 2000

@@ -14,14 +14,14 @@ from ktrain.cluster.kube import ApiNotFoundError, KubeCluster, server_shaped
 from ktrain.cluster.names import check_name
 from ktrain.cluster.reads import JOBSET, TRAINJOB, find_job, get_custom, job_pods, list_warning_events, log_tail
 from ktrain.errors import ApiError, ClusterError, KtrainError
+from ktrain.util.jsondata import Obj
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Any
 
     from ktrain.jobs.why.facts import Facts, Verdict
 
-Obj = dict[str, "Any"]
 
 # At most this many reads beyond the job and its pods (there are eleven kinds; a log read twice at most).
 MAX_READS = 12

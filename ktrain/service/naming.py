@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ktrain.util.jsondata import dumps
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:  # the same interface; typeshed knows _sha2 and _sha256 for some Pythons only
     from hashlib import sha256
@@ -18,11 +18,8 @@ else:
             from hashlib import sha256
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ktrain.api.runtime import TrainingRuntime
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 def _max_name_length(runtime: TrainingRuntime, data: Obj) -> int:

@@ -18,12 +18,10 @@ from ktrain.service.requests import JobOverrides
 from ktrain.service.runtimes import is_torchtune_runtime
 from ktrain.util.jsondata import deep_copy
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:
-    from typing import Any
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 def ensure(d: Obj, *keys: str) -> Obj:

@@ -7,7 +7,7 @@ from ktrain.errors import ApiError
 from ktrain.jobs.state import COMPLETE, FAILED
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from datetime import datetime
     from typing import Any

@@ -17,12 +17,10 @@ from ktrain.service.job import build_job
 from ktrain.service.requests import RenderOutcome, RenderRequest
 from ktrain.service.runtimes import add_extension_hint, is_runtime_path
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:
     from typing import Any
-
-    Obj = dict[str, Any]
 
 
 def check_ssh_secret(name: str | None) -> None:

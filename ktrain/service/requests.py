@@ -7,17 +7,14 @@ from ktrain.inputs.documents import Document
 from ktrain.inputs.registry import RuntimeEntry
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ktrain.api.trainjob import TrainJob
     from ktrain.authoring.failure_policy import Checkpoint
     from ktrain.authoring.finetune import FineTuning
     from ktrain.inputs.code_bundle import CodeBundle
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 @struct

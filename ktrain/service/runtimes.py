@@ -16,14 +16,11 @@ from ktrain.inputs.documents import (
 )
 from ktrain.inputs.registry import RuntimeEntry, RuntimeRegistry
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ktrain.api.runtime import TrainingRuntime
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 def is_torchtune_runtime(runtime: TrainingRuntime) -> bool:

@@ -14,12 +14,10 @@ from __future__ import annotations
 from ktrain.errors import UsageError
 from ktrain.service.requests import JobOverrides, RenderOutcome, RenderRequest
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:
-    from typing import Any
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 TARGET_JOBSET = "jobset"
 TARGET_TRAINJOB = "trainjob"

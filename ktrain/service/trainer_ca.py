@@ -6,7 +6,7 @@ from __future__ import annotations
 from ktrain.cluster.kube import KubeCluster
 from ktrain.cluster.trainer_ca import read_status_ca
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 

@@ -15,12 +15,10 @@ from ktrain.service.render import check_ssh_secret, require_admissible
 from ktrain.service.requests import RenderRequest, ValidateOutcome
 from ktrain.service.runtimes import is_runtime_path
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:
-    from typing import Any
-
-    Obj = dict[str, Any]
+    pass
 
 
 def validate_request(request: RenderRequest, registry: RuntimeRegistry) -> ValidateOutcome:

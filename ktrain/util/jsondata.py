@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import marshal
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the render and completion paths 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     T = TypeVar("T")
+
+Obj = dict[str, "Any"]  # a JSON object, as read from YAML/JSON or sent to the API server
 
 _json: Any
 try:

@@ -15,7 +15,7 @@ tests/unit/util/test_structs.py holds `@struct` to dataclasses' behaviour.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar, overload

@@ -8,7 +8,7 @@ derives the command tree (completion, fast parser) and docs/commands.md from tha
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 

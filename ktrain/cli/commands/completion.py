@@ -7,12 +7,12 @@ checks each has its command here).
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from ktrain.cli.spec import Option, command
 from ktrain.completion.scripts import SCRIPTS, detect_shell, install, script
 from ktrain.errors import UsageError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Annotated
 

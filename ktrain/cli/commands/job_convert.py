@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from ktrain.cli.common import note
 from ktrain.cli.spec import Option, command
 from ktrain.errors import UsageError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+if TYPE_CHECKING:
     from typing import Annotated
 
 REPORT_FORMATS = ("table", "json", "none")

@@ -13,8 +13,8 @@ from ktrain.cli.guard import Aborted
 from ktrain.cli.spec import CONTEXT, KUBECONFIG, NAMESPACE, REQUEST_TIMEOUT, Argument, Option, command
 from ktrain.errors import NotFoundError, UsageError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Annotated
 
     from ktrain.service.job_delete import Seen

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ktrain.cli.common import report_inputs, warn
 from ktrain.cli.jobinput import JobInput
 from ktrain.cli.spec import REQUEST_TIMEOUT, Argument, command
 from ktrain.errors import ExitCode, KtrainError, UsageError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+if TYPE_CHECKING:
     from typing import Annotated, Any
 
 JOB = Argument(help="The job (TrainJob or JobSet) name.", metavar="NAME")

@@ -8,8 +8,8 @@ from ktrain.cli.common import cluster_for, dump_data, utc_now, warn
 from ktrain.cli.spec import CONTEXT, KUBECONFIG, NAMESPACE, REQUEST_TIMEOUT, Option, command
 from ktrain.errors import UsageError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Annotated
 
 LIST_FORMATS = ("table", "wide", "yaml", "json", "name")

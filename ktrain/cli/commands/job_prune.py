@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from ktrain.cli.common import cluster_for, parse_duration, utc_now
 from ktrain.cli.guard import Aborted
 from ktrain.cli.spec import CONTEXT, KUBECONFIG, NAMESPACE, REQUEST_TIMEOUT, Option, command
 from ktrain.errors import UsageError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Annotated, Any
 

@@ -6,13 +6,14 @@ the JobSet as local processes (see README, "Run a job locally").
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ktrain.cli.common import note, parse_timeout, report_inputs
 from ktrain.cli.jobinput import JobInput
 from ktrain.cli.spec import Option, command
 from ktrain.errors import UsageError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+if TYPE_CHECKING:
     from typing import Annotated
 
 

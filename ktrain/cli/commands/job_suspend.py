@@ -4,12 +4,12 @@ controller passes it on, else its JobSet)."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from ktrain.cli.common import cluster_for
 from ktrain.cli.spec import CONTEXT, KUBECONFIG, NAMESPACE, REQUEST_TIMEOUT, Argument, command
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+if TYPE_CHECKING:
     from typing import Annotated
 
 NAMES = Argument(help="Job names.", show_default=False)

@@ -13,8 +13,8 @@ import sys
 from ktrain.cli.common import connection, registry_from, warn
 from ktrain.cli.spec import CONTEXT, KUBECONFIG, NAMESPACE, Option, command
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs the fast path a few ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Annotated, Any
 
 RUNTIME_FILE = Option("--runtime-file", help="A runtime YAML file.")

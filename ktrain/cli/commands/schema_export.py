@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from ktrain.cli.spec import Option, command
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Annotated
 

@@ -15,11 +15,11 @@ from ktrain.engine.apply import (
 from ktrain.engine.info import RuntimeInfo
 from ktrain.errors import FieldError
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
-    from typing import Any, ClassVar
+    from typing import ClassVar
 
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 AUTO = "auto"  # torch's numProcPerNode: one process per GPU, as torchrun decides

@@ -7,7 +7,7 @@ from ktrain.engine.info import RuntimeInfo
 from ktrain.engine.plugins.base import Plugin
 from ktrain.engine.plugins.gang import min_member, min_resources
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 

@@ -12,11 +12,9 @@ from ktrain.engine.plugins.base import Plugin, gpu_count, resources_for_detectio
 from ktrain.engine.plugins.plainml import enforce_plain
 from ktrain.errors import FieldError, UsageError
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
-    from typing import Any
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 INIT_CONTAINER = "flux-installer"

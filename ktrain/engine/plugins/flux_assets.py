@@ -18,7 +18,7 @@ Everything here is a pure function of its arguments (stdlib `hashlib` only).
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Final
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from ktrain.engine.info import RuntimeInfo
     from ktrain.engine.quantity import Quantity

@@ -11,11 +11,11 @@ from ktrain.engine.plugins.base import Plugin, trainer_env
 from ktrain.errors import FieldError
 from ktrain.util.dnsnames import is_dns1123_subdomain
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 def _initializer(info: RuntimeInfo, ps: PodSet, container_name: str, source: Any) -> None:

@@ -23,14 +23,11 @@ from ktrain.engine.plugins.base import (
 )
 from ktrain.errors import FieldError, KtrainError, ValidationFailedError
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ktrain.api.runtime import MPIMLPolicySource
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 
 OPENMPI = "OpenMPI"

@@ -22,13 +22,10 @@ from ktrain.engine.apply import env_var, upsert_env_vars, upsert_volume_mounts, 
 from ktrain.engine.info import RuntimeInfo
 from ktrain.engine.plugins.base import Plugin
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
-    from typing import Any
-
     from ktrain.engine.context import StatusServer
-
-    Obj = dict[str, Any]
+    from ktrain.util.jsondata import Obj
 
 ENV_SERVER_URL = "KUBEFLOW_TRAINER_SERVER_URL"
 ENV_CA_CERT = "KUBEFLOW_TRAINER_SERVER_CA_CERT"

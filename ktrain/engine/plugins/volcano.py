@@ -8,7 +8,7 @@ from ktrain.engine.plugins.base import Plugin
 from ktrain.engine.plugins.gang import min_member, min_resources
 from ktrain.errors import FieldError
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
 if TYPE_CHECKING:
     from typing import Any
 

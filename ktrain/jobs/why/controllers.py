@@ -25,8 +25,8 @@ from ktrain.jobs.why.facts import (
 from ktrain.jobs.why.pods import STARTING
 from ktrain.jobs.why.queues import quota_from_usage, quota_verdict
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     import datetime as dt
 
 

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 from ktrain import constants as c
 from ktrain.jobs import state as js
+from ktrain.util.jsondata import Obj
 from ktrain.util.structs import field, struct
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     import datetime as dt
     from typing import Any
-
-
-Obj = dict[str, "Any"]
 
 
 # --- verdict codes ----------------------------------------------------------------------------------

@@ -26,12 +26,12 @@ from ktrain.jobs.why.facts import (
 from ktrain.jobs.why.nodes import NodeView, matches_node, one_of, untolerated, with_usage
 from ktrain.jobs.why.queues import QUEUED
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     import datetime as dt
 
     from ktrain.engine.quantity import Quantity
-    from ktrain.jobs.why.facts import Obj
+    from ktrain.util.jsondata import Obj
 
 
 NO_SCHEDULER = "NoScheduler"

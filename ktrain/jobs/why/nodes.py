@@ -9,12 +9,12 @@ from __future__ import annotations
 from ktrain.jobs.why.facts import Facts, Read, meta, need, read_kind, spec_of, status_of
 from ktrain.util.structs import struct
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Any
 
     from ktrain.engine.quantity import Quantity
-    from ktrain.jobs.why.facts import Obj
+    from ktrain.util.jsondata import Obj
 
 
 NODES = read_kind("nodes", "nodes")

@@ -8,11 +8,11 @@ from ktrain import constants as c
 from ktrain.jobs.why.facts import Facts, Read, Verdict, meta, plural, pod_name, spec_of, status_of
 from ktrain.jobs.why.nodes import NODE_PODS, FitError, NodeView, label_census
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     from typing import Any
 
-    from ktrain.jobs.why.facts import Obj
+    from ktrain.util.jsondata import Obj
 
 
 POD_AFFINITY = "PodAffinity"  # required pod affinity / anti-affinity (its own, or other pods')

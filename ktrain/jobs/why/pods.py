@@ -30,11 +30,11 @@ from ktrain.jobs.why.facts import (
 from ktrain.jobs.why.nodes import amount, q_of
 from ktrain.jobs.why.volumes import MULTI_ATTACH, multi_attach
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     import datetime as dt
 
-    from ktrain.jobs.why.facts import Obj
+    from ktrain.util.jsondata import Obj
 
 
 FAILED = "Failed"

@@ -24,12 +24,12 @@ from ktrain.jobs.why.facts import (
 )
 from ktrain.jobs.why.nodes import amount, asks_of, pod_ask, resources_of
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     import datetime as dt
 
     from ktrain.engine.quantity import Quantity
-    from ktrain.jobs.why.facts import Obj
+    from ktrain.util.jsondata import Obj
 
 
 SUSPENDED = "Suspended"

@@ -23,11 +23,11 @@ from ktrain.jobs.why.facts import (
 )
 from ktrain.jobs.why.pods import container_trouble
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs every cluster command 3 ms to import
+TYPE_CHECKING = False  # fast path, no `typing` at run time: docs/architecture.md, "The fast path"
+if TYPE_CHECKING:
     import datetime as dt
 
-    from ktrain.jobs.why.facts import Obj
+    from ktrain.util.jsondata import Obj
 
 
 RENDEZVOUS_WAIT = "RendezvousWait"
