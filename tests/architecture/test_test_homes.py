@@ -26,7 +26,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/authoring/code_launch.py",
         "ktrain/authoring/elastic.py",
         "ktrain/authoring/explain.py",
-        "ktrain/authoring/failure_policy.py",
         "ktrain/authoring/scheduling.py",
         "ktrain/authoring/starter.py",
         "ktrain/authoring/templating.py",
