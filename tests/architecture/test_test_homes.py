@@ -25,7 +25,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/api/trainjob.py",
         "ktrain/authoring/code_launch.py",
         "ktrain/authoring/explain.py",
-        "ktrain/authoring/starter.py",
         "ktrain/authoring/templating.py",
         "ktrain/cli/__init__.py",
         "ktrain/cli/commands/__init__.py",
