@@ -23,7 +23,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/api/common.py",
         "ktrain/api/runtime.py",
         "ktrain/api/trainjob.py",
-        "ktrain/authoring/code_launch.py",
         "ktrain/cli/__init__.py",
         "ktrain/cli/commands/__init__.py",
         "ktrain/cli/commands/job_prune.py",
