@@ -15,106 +15,26 @@ Complete or Failed condition.
 
 from __future__ import annotations
 
-import base64
-import os
-import stat
-import subprocess
-import sys
-import tempfile
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pod_run import kubelet_expand
+from jobset_controller import JobSetController
 
 from ktrain import constants as c
 
 JSON = dict[str, Any]
-
-TORCHRUN = """#!{python}
-import os, sys
-argv = sys.argv[1:]
-args = argv[next(i for i, a in enumerate(argv) if not a.startswith("--")):]  # torchrun's own options first
-os.environ["RANK"] = os.environ.get("PET_NODE_RANK", "0")
-os.environ["WORLD_SIZE"] = os.environ.get("PET_NNODES", "1")
-os.execv(sys.executable, [sys.executable, *args])
-"""
-MPIRUN = """#!{python}
-import os, sys
-argv = sys.argv[1:]
-while argv and argv[0].startswith("-"):
-    argv = argv[2:] if argv[0] in ("--hostfile", "-np") else argv[1:]
-os.execvp(argv[0], argv)
-"""
-PYTHON = """#!/bin/sh
-# `python -m pip install ...` is recorded, anything else runs the real interpreter.
-if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then echo "$@" >> "$PIP_LOG"; exit 0; fi
-exec {python} "$@"
-"""
-COMPLETE = {
-    "type": "Complete",
-    "status": "True",
-    "reason": "JobsCompleted",
-    "message": "jobs completed",
-    "lastTransitionTime": "2025-01-01T00:00:00Z",
-}
-FAILED = {
-    "type": "Failed",
-    "status": "True",
-    "reason": "JobsFailed",
-    "message": "a job failed",
-    "lastTransitionTime": "2025-01-01T00:00:00Z",
-}
+TRAINJOB_TYPES = {"Completed": "Complete", "Failed": "Failed"}
 
 
-def _write_exe(path: Path, text: str) -> None:
-    path.write_text(text)
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
-
-
-class TrainerController:
+class TrainerController(JobSetController):
     """Start with `with TrainerController(srv, namespace): ...`; `handled` names the TrainJobs run."""
 
-    def __init__(self, srv: Any, namespace: str, workdir: Path | None = None) -> None:
-        self.srv = srv
-        self.namespace = namespace
-        self.workdir = workdir or Path(tempfile.mkdtemp(prefix="trainer-controller-"))
-        self.handled: list[str] = []
-        self.errors: list[BaseException] = []
-        self.pip_log = self.workdir / "pip.log"
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="trainer-controller", daemon=True)
-        bin_dir = self.workdir / "bin"
-        bin_dir.mkdir(parents=True, exist_ok=True)
-        _write_exe(bin_dir / "torchrun", TORCHRUN.format(python=sys.executable))
-        _write_exe(bin_dir / "mpirun", MPIRUN.format(python=sys.executable))
-        for name in ("python", "python3"):
-            _write_exe(bin_dir / name, PYTHON.format(python=sys.executable))
-        self.bin_dir = bin_dir
-
-    def __enter__(self) -> TrainerController:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=30)
-        if self.errors:
-            raise self.errors[0]
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                for trainjob in self.srv.objects("trainjobs", self.namespace):
-                    if trainjob["metadata"]["name"] not in self.handled:
-                        self.handled.append(trainjob["metadata"]["name"])
-                        self.reconcile(trainjob)
-            except BaseException as exc:  # reported by __exit__: a test must not pass on a broken controller
-                self.errors.append(exc)
-                return
-            time.sleep(0.05)
+    def reconcile_all(self) -> None:
+        for trainjob in self.srv.objects("trainjobs", self.namespace):
+            if trainjob["metadata"]["name"] not in self.handled:
+                self.handled.append(trainjob["metadata"]["name"])
+                self.reconcile(trainjob)
 
     # -- the Trainer controller ------------------------------------------------------------------
 
@@ -156,97 +76,6 @@ class TrainerController:
             }
         ]
         stored = self.srv.put_object(jobset)
-        codes = [self._run_pod(stored, rjob, rank) for rjob, rank in self._trainer_pods(jobset)]
-        done = COMPLETE if all(code == 0 for code in codes) else FAILED
+        ended = self.run_jobset(stored)
+        done = {**ended, "type": TRAINJOB_TYPES[ended["type"]]}
         self.srv.set_status("trainjobs", name, {"conditions": [done]}, namespace=self.namespace)
-
-    @staticmethod
-    def _trainer_pods(jobset: JSON) -> list[tuple[JSON, int]]:
-        pods = []
-        for rjob in jobset["spec"]["replicatedJobs"]:
-            labels = rjob["template"].get("metadata", {}).get("labels", {})
-            if labels.get(c.LABEL_ANCESTOR) != c.ANCESTOR_TRAINER and rjob["name"] != c.LAUNCHER:
-                continue
-            for rank in range(int(rjob["template"]["spec"].get("parallelism") or 1)):
-                pods.append((rjob, rank))
-        return pods
-
-    # -- the Job controller and the kubelet --------------------------------------------------------
-
-    def _volumes(self, pod: JSON, root: Path) -> dict[str, Path]:
-        """volume name -> a local directory holding what the kubelet would project there (ConfigMaps,
-        emptyDirs)."""
-        by_volume: dict[str, Path] = {}
-        for volume in pod.get("volumes") or []:
-            if "emptyDir" in volume:  # e.g. the writable copy of --code's files
-                (root / volume["name"]).mkdir(parents=True, exist_ok=True)
-                by_volume[volume["name"]] = root / volume["name"]
-                continue
-            sources = (volume.get("projected") or {}).get("sources") or []
-            if volume.get("configMap"):
-                sources = [{"configMap": volume["configMap"]}]
-            if not sources or not all("configMap" in s for s in sources):
-                continue
-            target = root / volume["name"]
-            for source in sources:
-                ref = source["configMap"]
-                cm = self.srv.get_object("configmaps", ref["name"], self.namespace)
-                assert cm is not None, f"ConfigMap {ref['name']} is not on the double"
-                items = ref.get("items") or [{"key": k, "path": k} for k in (cm.get("data") or {})]
-                for item in items:
-                    path = target / item["path"]
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    if item["key"] in (cm.get("data") or {}):
-                        path.write_text(cm["data"][item["key"]])
-                    else:
-                        path.write_bytes(base64.b64decode(cm["binaryData"][item["key"]]))
-            by_volume[volume["name"]] = target
-        return by_volume
-
-    def _run_pod(self, jobset: JSON, rjob: JSON, rank: int) -> int:
-        name = jobset["metadata"]["name"]
-        pod_spec = rjob["template"]["spec"]["template"]["spec"]
-        container = next(ct for ct in pod_spec["containers"] if ct["name"] == c.NODE)
-        pod_name = f"{name}-{rjob['name']}-0-{rank}-x{len(self.handled)}"
-        root = self.workdir / pod_name
-        root.mkdir(parents=True, exist_ok=True)
-        local = self._volumes(pod_spec, root)
-        mounts = {m["mountPath"]: local[m["name"]] for m in container.get("volumeMounts") or [] if m["name"] in local}
-        argv = [*container.get("command", []), *container.get("args", [])]
-        # longest first: /opt/ktrain/code-src before /opt/ktrain/code
-        for mount_path, directory in sorted(mounts.items(), key=lambda m: -len(m[0])):
-            argv = [word.replace(mount_path, str(directory)) for word in argv]
-        env = {"PATH": f"{self.bin_dir}:{os.environ['PATH']}", "HOME": str(root), "PIP_LOG": str(self.pip_log)}
-        for var in container.get("env") or []:
-            if "value" in var:
-                env[var["name"]] = str(var["value"])
-            elif c.JOB_COMPLETION_INDEX_ANNOTATION in str((var.get("valueFrom") or {}).get("fieldRef", {})):
-                env[var["name"]] = str(rank)
-        env["JOB_COMPLETION_INDEX"] = str(rank)
-        # the kubelet expands $(VAR) in command and args ($$ is a literal $), as tests/pod_run.py does
-        pod_env = {var["name"]: str(var["value"]) for var in container.get("env") or [] if "value" in var}
-        argv = [kubelet_expand(word, pod_env) for word in argv]
-        self.srv.add_pod(
-            pod_name,
-            self.namespace,
-            labels={
-                c.JOBSET_NAME_LABEL: name,
-                c.JOBSET_RJOB_NAME_LABEL: rjob["name"],
-                c.JOBSET_JOB_INDEX_LABEL: "0",
-                c.JOB_COMPLETION_INDEX_ANNOTATION: str(rank),
-            },
-            annotations={c.JOB_COMPLETION_INDEX_ANNOTATION: str(rank)},
-            phase="Running",
-            containers=[{k: v for k, v in container.items() if k in ("name", "image", "resources", "env")}],
-            owner=jobset,
-        )
-        run = subprocess.run(argv, env=env, cwd=root, capture_output=True, text=True, timeout=120, check=False)
-        self.srv.append_log(pod_name, run.stdout + run.stderr, container=c.NODE, namespace=self.namespace)
-        with self.srv.cluster.lock:
-            pod = self.srv.get_object("pods", pod_name, self.namespace)
-            pod["status"]["phase"] = "Succeeded" if run.returncode == 0 else "Failed"
-            pod["status"]["containerStatuses"][0]["state"] = {
-                "terminated": {"exitCode": run.returncode, "reason": "Completed" if run.returncode == 0 else "Error"}
-            }
-            self.srv.put_object(pod)
-        return run.returncode

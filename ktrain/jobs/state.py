@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 
 from ktrain import constants as c
+from ktrain.jobs.restarts import RestartCount, restart_count
 from ktrain.util.structs import field, struct
 
 TYPE_CHECKING = False
@@ -280,6 +281,7 @@ class JobSummary:
     pods: list[PodSummary] = field(default_factory=list)
     # Why a job that is not running is not getting there (see `stall_reason`), or None.
     stalled: str | None = None
+    restarts: RestartCount | None = None  # the JobSet's, against its budget (ktrain.jobs.restarts)
 
     @property
     def resource_name(self) -> str:
@@ -379,6 +381,7 @@ def summarize(trainjob: Obj | None, jobset: Obj | None, pods: list[Obj]) -> JobS
         steps=step_counts(jobset) if jobset else [],
         pods=sort_pods([summarize_pod(p) for p in pods]),
         stalled=stall_reason(state, trainjob, jobset, pods),
+        restarts=restart_count(jobset),
     )
 
 

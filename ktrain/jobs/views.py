@@ -4,6 +4,7 @@ in a fixed key order."""
 from __future__ import annotations
 
 from ktrain.jobs import state as status
+from ktrain.jobs.restarts import document as restarts_document
 from ktrain.util.structs import field, struct
 
 TYPE_CHECKING = False
@@ -23,6 +24,7 @@ class JobDetails:
     verdict: Any = None
     pods: list[Obj] = field(default_factory=list)  # as read (the summary's are sorted and summarized)
     progress: Any = None  # ktrain.progress.status.TrainerStatus: trainerStatus, else the rank-0 log's
+    failure: Any = None  # the last failure (ktrain.jobs.restarts.Failure), when one is recorded
 
 
 def details_document(details: JobDetails) -> Obj:
@@ -39,6 +41,7 @@ def details_document(details: JobDetails) -> Obj:
         "message": s.message,
         "waiting": s.stalled,  # why a job that is not running is not getting there (issue #19)
         "trainerPods": {"ready": s.trainer_pods_ready, "expected": s.trainer_pods_expected},
+        "restarts": restarts_document(s.restarts, details.failure),  # issue #35; None without a JobSet
         "conditions": s.conditions,
         "replicatedJobs": [
             {

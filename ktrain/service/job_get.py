@@ -7,6 +7,7 @@ from ktrain.cluster.kube import KubeCluster, server_shaped
 from ktrain.cluster.reads import find_job as find_job
 from ktrain.cluster.reads import job_pods, list_events, list_warning_events
 from ktrain.jobs import state as status
+from ktrain.jobs.restarts import last_failure
 from ktrain.jobs.views import JobDetails
 
 TYPE_CHECKING = False
@@ -47,9 +48,9 @@ def get_job(
     from ktrain.cluster.progress_read import job_progress
 
     ran = logs and summary.state in (status.RUNNING, status.COMPLETE)
-    return JobDetails(
-        summary, trainjob, jobset, warnings, verdict, pods, job_progress(cluster, trainjob, summary, logs=ran)
-    )
+    failure = last_failure(jobset, pods, all_warnings)  # from what was read: no request of its own
+    progress = job_progress(cluster, trainjob, summary, logs=ran)
+    return JobDetails(summary, trainjob, jobset, warnings, verdict, pods, progress, failure=failure)
 
 
 @server_shaped

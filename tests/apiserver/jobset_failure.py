@@ -25,7 +25,15 @@ JSON = dict[str, Any]
 
 # jobset pkg/constants: condition reasons and messages
 REACHED_MAX_RESTARTS = ("ReachedMaxRestarts", "jobset failed due to reaching max number of restarts")
-FAIL_JOBSET_ACTION = ("FailJobSetFailurePolicyAction", "jobset failed due to FailJobSet failure policy action")
+FAIL_JOBSET_ACTION = ("FailJobSetFailurePolicyAction", "applying FailJobSet failure policy action")
+# the restart actions' Warning events on the JobSet (failure_policy.go, the action appliers)
+RESTART_EVENTS = {
+    "RestartJobSet": ("RestartJobSetFailurePolicyAction", "applying RestartJobSet failure policy action"),
+    "RestartJobSetAndIgnoreMaxRestarts": (
+        "RestartJobSetAndIgnoreMaxRestartsFailurePolicyAction",
+        "applying RestartJobSetAndIgnoreMaxRestarts failure policy action",
+    ),
+}
 FAILED_JOBS = ("FailedJobs", "jobset failed due to one or more job failures")
 BACKOFF_LIMIT_MESSAGE = "Job has reached the specified backoff limit"
 

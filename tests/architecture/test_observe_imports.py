@@ -9,7 +9,8 @@ from pathlib import Path
 
 JOBS = Path(__file__).resolve().parents[2] / "ktrain" / "jobs"
 # What a module of ktrain.jobs may import: the standard library's pure parts and ktrain's pure layers.
-PURE = {"__future__", "datetime", "typing", "decimal", "copy", "collections.abc"}
+# `re`: matching JobSet's onJobFailureMessagePatterns (ktrain.jobs.restarts, imported where it matches).
+PURE = {"__future__", "datetime", "typing", "decimal", "copy", "collections.abc", "re"}
 PURE_KTRAIN = ("ktrain.jobs", "ktrain.engine", "ktrain.util", "ktrain.api")
 
 

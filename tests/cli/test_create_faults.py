@@ -166,18 +166,6 @@ def test_interrupted_while_a_write_is_in_flight_rolls_it_back_too(cli, kube, mon
     assert left_on(kube.srv) == set()
 
 
-def test_only_a_write_that_may_have_reached_the_server_counts_as_possibly_stored() -> None:
-    from ktrain.cluster.kube import NotSentError
-    from ktrain.errors import ApiError, ClusterUnreachableError
-    from ktrain.service.job_create import possibly_applied
-
-    assert possibly_applied(ClusterUnreachableError("connection reset"))  # sent, answer lost
-    assert possibly_applied(ApiError("timeout", status=504)) and possibly_applied(ApiError("boom", status=500))
-    assert possibly_applied(KeyboardInterrupt())
-    assert not possibly_applied(NotSentError("connection refused"))  # never sent
-    assert not any(possibly_applied(ApiError("no", status=code)) for code in (400, 403, 404, 409, 422))
-
-
 @pytest.mark.parametrize("scenario", ["mpi", "trainjob"])
 def test_a_write_slower_than_the_request_timeout_is_named_as_possibly_stored(cli, kube, tmp_path, scenario) -> None:
     """Issue #25: the first write outlasts --request-timeout; the rollback's DELETE finds nothing

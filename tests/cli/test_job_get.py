@@ -147,3 +147,42 @@ def test_get_of_a_running_job_reads_only_what_it_shows(srv, kc, cli) -> None:
     before = len(srv.requests)
     assert cli("job", "why", "demo", "--kubeconfig", kc).exit_code == 0
     assert ("GET", "pods/log") in [(q.method, q.resource) for q in srv.requests[before:]]
+
+
+def test_get_shows_restarts_against_the_budget_and_the_last_failure_with_no_more_requests(srv, kc, cli) -> None:
+    """Issue #35: `Restarts:` from the JobSet's status and `maxRestarts`, `Failure:` from the restart
+    event on the JobSet and the Job controller's event on the failed Job (the events `job get`
+    reads anyway): the same requests as any running job (its progress' log tail included)."""
+    js = seed(srv, "demo", nodes=1)
+    js["spec"]["failurePolicy"] = {"maxRestarts": 3}
+    js = srv.put_object(js)
+    srv.set_status("jobsets", "demo", {"restarts": 1, "restartsCountTowardsMax": 1})
+    pod(srv, js, rank=0, phase="Running")
+    backoff = "Job has reached the specified backoff limit"
+    restarted = "applying RestartJobSet failure policy action (first failed job: demo-node-0)"
+    srv.add_event(("Job", "demo-node-0"), "BackoffLimitExceeded", backoff, type="Warning")
+    srv.add_event(js, "RestartJobSetFailurePolicyAction", restarted, type="Warning")
+    before = len(srv.requests)
+    r = cli("job", "get", "demo", "--kubeconfig", kc)
+    assert r.exit_code == 0, r.stderr
+    assert (
+        "Restarts:   1 of 3 (maxRestarts)\n"
+        "Failure:    job demo-node-0 failed\n"
+        "            BackoffLimitExceeded: Job has reached the specified backoff limit\n"
+        "            no rule matched, the default: RestartJobSet, a restart counted against maxRestarts\n"
+    ) in r.stdout
+    assert [(q.method, q.resource) for q in srv.requests[before:]] == [
+        ("GET", "trainjobs.trainer.kubeflow.org"),
+        ("GET", "jobsets.jobset.x-k8s.io"),
+        ("GET", "pods"),
+        ("GET", "events"),
+        ("GET", "pods/log"),  # the progress, as for any running JobSet (issue #34)
+    ]
+    doc = json.loads(cli("job", "get", "demo", "--kubeconfig", kc, "-o", "json").stdout)
+    assert doc["restarts"]["restarts"] == 1 and doc["restarts"]["lastFailure"]["job"] == "demo-node-0"
+
+
+def test_get_of_a_jobset_without_a_failure_policy_shows_no_restarts_line(srv, kc, cli) -> None:
+    seed(srv, "demo", nodes=1)
+    r = cli("job", "get", "demo", "--kubeconfig", kc)
+    assert "Restarts:" not in r.stdout and "Failure:" not in r.stdout

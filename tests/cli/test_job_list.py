@@ -38,7 +38,7 @@ def test_list_shows_each_state_of_engine_spec_section_10(srv, kc, cli) -> None:
 
     assert r.exit_code == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0].split() == ["NAME", "RUNTIME", "NODES", "STATE", "AGE", "PROGRESS", "ETA"]
+    assert lines[0].split() == ["NAME", "RUNTIME", "NODES", "STATE", "RESTARTS", "AGE", "PROGRESS", "ETA"]
     rows = {line.split()[0]: line.split() for line in lines[1:]}
     assert {name: row[3] for name, row in rows.items()} == {
         "complete": "Complete",
@@ -48,7 +48,8 @@ def test_list_shows_each_state_of_engine_spec_section_10(srv, kc, cli) -> None:
         "suspended": "Suspended",
     }
     assert rows["running"][1:3] == ["-", "2"]  # ktrain's JobSets carry no runtime name
-    assert rows["running"][4].endswith("s")  # AGE, kubectl style
+    assert {row[4] for row in rows.values()} == {"0"}  # no failure policy: a JobSet that never restarts
+    assert rows["running"][5].endswith("s")  # AGE, kubectl style
 
 
 def test_list_shows_a_trainjob_once_with_its_runtime_and_skips_foreign_jobsets(srv, kc, cli) -> None:
@@ -93,8 +94,43 @@ def test_list_shows_a_trainjob_once_with_its_runtime_and_skips_foreign_jobsets(s
 
     assert r.exit_code == 0, r.stderr
     rows = [line.split() for line in r.stdout.splitlines()[1:]]
-    assert [row[:5] for row in rows] == [["tj", "torch-distributed", "3", "Created", rows[0][4]]]
-    assert rows[0][5:9] == ["-", "-", "TrainJob", "0/3"]  # no progress reported: PROGRESS and ETA are -
+    assert [row[:6] for row in rows] == [["tj", "torch-distributed", "3", "Created", "0", rows[0][5]]]
+    assert rows[0][6:10] == ["-", "-", "TrainJob", "0/3"]  # no progress reported: PROGRESS and ETA are -
+
+
+def test_restarts_are_the_jobsets_against_its_budget_from_the_lists_already_made(srv, kc, cli) -> None:
+    """RESTARTS (issue #35): `status.restarts` and `restartsCountTowardsMax` of `maxRestarts`; a
+    TrainJob's from its JobSet; `-` before the JobSet exists. No request beyond the three lists."""
+    for name, restarts, counted in (("loop", 3, 3), ("preempted", 2, 1)):
+        js = seed(srv, name)
+        js["spec"]["failurePolicy"] = {"maxRestarts": 5}
+        srv.put_object(js)
+        srv.set_status("jobsets", name, {"restarts": restarts, "restartsCountTowardsMax": counted})
+    srv.put_object(
+        {
+            "apiVersion": c.TRAINER_API_VERSION,
+            "kind": "TrainJob",
+            "metadata": {"name": "waiting", "namespace": "default"},
+            "spec": {"runtimeRef": {"name": "torch-distributed"}},
+        }
+    )
+    srv.clear_requests()
+
+    r = cli("job", "list", "--kubeconfig", kc)
+
+    assert r.exit_code == 0, r.stderr
+    cells = {
+        line.split()[0]: line[r.stdout.index("RESTARTS") :].split("  ")[0].strip() for line in r.stdout.splitlines()[1:]
+    }
+    assert cells == {"loop": "3/5", "preempted": "2 (1/5)", "waiting": "-"}
+    assert [(q.verb, q.resource) for q in srv.requests_for()] == [
+        ("list", "jobsets.jobset.x-k8s.io"),
+        ("list", "trainjobs.trainer.kubeflow.org"),
+        ("list", "pods"),
+    ]
+    doc = json.loads(cli("job", "list", "--kubeconfig", kc, "-o", "json").stdout)
+    loop = next(item for item in doc["items"] if item["metadata"]["name"] == "loop")
+    assert (loop["status"]["restarts"], loop["status"]["restartsCountTowardsMax"]) == (3, 3)  # as served
 
 
 def test_list_all_namespaces_adds_the_namespace_column(srv, kc, cli) -> None:

@@ -64,6 +64,22 @@ def _section(title: str, header: list[str], rows: list[list[str]], empty: str = 
     return ["", f"{title}:", body]
 
 
+def _restart_lines(details: Any) -> list[str]:
+    """`Restarts:` against the budget (a JobSet with a failure policy, or one that restarted) and
+    `Failure:`, the last failure: its Job, pod, exit code or condition, and the rule that fired."""
+    from ktrain.jobs.restarts import failure_lines, restarts_text
+    from ktrain.util.text import printable
+
+    count = details.summary.restarts
+    out = []
+    if count is not None and (count.budget is not None or count.restarts):
+        out.append("Restarts:   " + restarts_text(count))
+    if details.failure is not None:
+        lines = [printable(line) for line in failure_lines(details.failure, count)]
+        out += ["Failure:    " + lines[0], *("            " + line for line in lines[1:])]
+    return out
+
+
 def _progress_section(details: Any, now: dt.datetime) -> list[str]:
     """`Progress:` (ktrain.progress.view.section): how far the run is, when the job has run."""
     from ktrain.jobs import state as status
@@ -108,6 +124,7 @@ def format_details(details: Any, now: dt.datetime) -> str:
         if verdict.next_step:
             out.append("Next:       " + printable(verdict.next_step))
         out += ["Not read:   " + printable(line) for line in verdict.unread]
+    out += _restart_lines(details)
     out.append(f"Age:        {status.age(s.created, now)}")
     why = [printable(line) for line in _why_waiting(s, explained=verdict is not None)]
     if why:

@@ -27,10 +27,15 @@ def list_jobs(
     namespace: Annotated[str | None, NAMESPACE] = None,
     request_timeout: Annotated[float, REQUEST_TIMEOUT] = 30.0,
 ) -> None:
-    """List training jobs: TrainJobs, and JobSets made from Trainer runtimes."""
+    """List training jobs: TrainJobs, and JobSets made from Trainer runtimes.
+
+    RESTARTS is the JobSet's restarts against its budget (--max-restarts): 1/3; restarts that do not
+    count (a preemption, with --restart-on-preemption) put the total in front: 2 (1/3).
+    """
     if output not in LIST_FORMATS:
         raise UsageError(f"unknown output format {output!r}: use " + ", ".join(LIST_FORMATS))
     from ktrain.jobs import state as status
+    from ktrain.jobs.restarts import restarts_cell
     from ktrain.service.job_list import list_jobs as list_training_jobs
 
     cluster = cluster_for(kubeconfig, context, namespace, request_timeout)
@@ -58,6 +63,8 @@ def list_jobs(
     if all_namespaces:
         headers.insert(0, "NAMESPACE")
     now = utc_now()
+    at = headers.index("AGE")  # RESTARTS where kubectl puts a pod's, before AGE
+    headers.insert(at, "RESTARTS")
     rows = []
     for job in jobs:
         s, obj = job.summary, job.obj
@@ -70,6 +77,7 @@ def list_jobs(
             row += [s.kind, pods, queue or "-", priority or "-", s.reason or "-", *progress.wide_cells(trainer_status)]
         if all_namespaces:
             row.insert(0, s.namespace)
+        row.insert(at, restarts_cell(s.restarts))
         rows.append(row)
     from ktrain.output.tables import print_table
 

@@ -12,7 +12,8 @@ recorded in `Facts.unread` and decided without.
 The first reason that holds wins, in this order (each area a module of `ktrain.jobs.why`, its reads
 named beside its verdicts):
 
-1. the job ended (Complete / Failed: `pods`);
+1. the job ended (Complete / Failed: `pods`), by its failure policy (a fail-fast exit, the restart
+   budget spent: `restarts`);
 2. suspended: by Kueue (its Workload's QuotaReserved/Admitted condition, the ClusterQueue), by a
    queue label on a cluster without Kueue, or by hand (`queues`);
 3. missing controllers: a TrainJob without a JobSet (Trainer), a JobSet without Jobs (JobSet)
@@ -25,7 +26,8 @@ named beside its verdicts):
 5. pods that fail: image pulls, crash loops (the last log lines), OOM kills (the limit hit), a
    ReadWriteOnce volume attached to another node (Multi-Attach) (`pods`);
 6. pods that are never created (ResourceQuota, admission: `controllers`, `queues`);
-7. running, or running but stuck at the rendezvous (rank 0's last log lines: `rendezvous`).
+7. restarting in a loop (the JobSet's restarts, the same Job failing each time: `restarts`);
+8. running, or running but stuck at the rendezvous (rank 0's last log lines: `rendezvous`).
 
 The texts decoded here are the emitters' own; each parser names the file that writes them.
 """
@@ -58,6 +60,7 @@ from ktrain.jobs.why.pods import (
 )
 from ktrain.jobs.why.queues import suspended_of
 from ktrain.jobs.why.rendezvous import running_of
+from ktrain.jobs.why.restarts import ended_of, loop_of
 from ktrain.jobs.why.scheduling import unschedulable_of
 
 TYPE_CHECKING = False
@@ -90,7 +93,7 @@ def _diagnose(f: Facts, now: dt.datetime) -> Verdict:
     if state == js.COMPLETE:
         return Verdict(SUCCEEDED, f"job {f.name} completed" + (f" ({reason})" if reason else ""))
     if state == js.FAILED:
-        return failed_of(f, reason, message)
+        return ended_of(f, reason) or failed_of(f, reason, message)
     if state == js.SUSPENDED:
         return suspended_of(f, main, kind, now)
     if f.trainjob is not None and f.jobset is None:
@@ -102,7 +105,7 @@ def _diagnose(f: Facts, now: dt.datetime) -> Verdict:
             next_step=f"`ktrain job get {f.name}` shows its conditions; ask for read access to pods",
         )
     if state == js.RUNNING:
-        return running_of(f, now)
+        return loop_of(f, running=True) or running_of(f, now)
     return _created(f, now)
 
 
@@ -120,6 +123,9 @@ def _created(f: Facts, now: dt.datetime) -> Verdict:
         verdict = unscheduled(f, pod, now)
         if verdict is not None:
             return verdict
+    looping = loop_of(f, running=False)  # a pod failed again, or pods recreated by a restart
+    if looping is not None:
+        return looping
     for pod in live:
         verdict = container_trouble(f, pod, now)
         if verdict is not None:

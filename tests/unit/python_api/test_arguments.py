@@ -25,6 +25,8 @@ import ktrain
 from ktrain.errors import ArgumentTypeError, KtrainError
 from ktrain.python_api import arguments
 from ktrain.python_api.request import REQUEST_KEYWORDS, function_source
+from ktrain.service.requests import JobOverrides
+from ktrain.util.structs import fields, struct
 
 REPO = Path(__file__).resolve().parents[3]
 NS = "team-a"
@@ -276,3 +278,28 @@ def test_the_reported_cases() -> None:
         ktrain.Client(kubeconfig=os.devnull).get(2**64)
     assert isinstance(err.value, TypeError)
     assert sys.getrecursionlimit() >= 1000  # a 5000-deep job dict is refused, not recursed into
+
+
+# --- the job keywords, derived from JobOverrides ----------------------------------------------
+
+
+def test_every_job_override_is_a_keyword_and_a_new_plain_one_needs_no_code(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    table = arguments.job_keywords()
+    assert {field for field, _check in table.values()} == {f.name for f in fields(JobOverrides)}
+
+    @struct
+    class WithOneMore(JobOverrides):
+        kueue_priority_class: str | None = None
+
+    monkeypatch.setattr("ktrain.service.requests.JobOverrides", WithOneMore)
+    assert arguments.job_overrides({"kueue_priority_class": "high"}, function="render").kueue_priority_class == "high"
+    with pytest.raises(ArgumentTypeError, match="kueue_priority_class must be a string, not int"):
+        arguments.job_overrides({"kueue_priority_class": 3}, function="render")
+
+
+def test_an_unknown_keyword_is_a_type_error_with_the_close_names() -> None:
+    with pytest.raises(ArgumentTypeError) as err:
+        ktrain.render(runtime="torch-distributed", kueue_q="q")
+    assert "render() got an unexpected keyword argument 'kueue_q'" in err.value.message
+    assert "kueue_queue" in str(err.value.hint)
+    assert isinstance(err.value, TypeError) and isinstance(err.value, KtrainError)

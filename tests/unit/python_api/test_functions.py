@@ -1,12 +1,10 @@
-"""The Python API without a cluster: cheap to import, every job flag of the CLI as a keyword with the
-CLI's result, and `ktrain.train`'s function called as the Kubeflow SDK calls it, `func(**func_args)`,
-from what is rendered."""
+"""`ktrain.render`, `ktrain.validate` and `ktrain.train` (ktrain/python_api/functions.py) without a
+cluster: every job flag of the CLI as a keyword with the CLI's result, and `ktrain.train`'s function
+called as the Kubeflow SDK calls it, `func(**func_args)`, from what is rendered."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,28 +14,14 @@ from test_code_run import _run_trainer
 import ktrain
 from ktrain.errors import ArgumentTypeError, KtrainError, UsageError, ValidationFailedError
 from ktrain.inputs.registry import RuntimeRegistry
-from ktrain.python_api import arguments, train_request
-from ktrain.python_api.request import function_source
+from ktrain.python_api import arguments
+from ktrain.python_api.functions import train_request
 from ktrain.service.render import render_request
 from ktrain.service.requests import JobOverrides, RenderRequest
-from ktrain.util.structs import fields, struct
+from ktrain.util.structs import fields
+from unit.python_api.functions_to_run import record, train_fn
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def test_import_ktrain_loads_no_heavy_module() -> None:
-    heavy = ("typer", "pydantic", "kubernetes", "jinja2", "rich", "ruamel", "yaml")
-    for statement in ("import ktrain", "from ktrain import TrainerClient, CustomTrainer, TorchTuneConfig, render"):
-        code = f"import sys\n{statement}\nprint([m for m in {heavy!r} if m in sys.modules])"
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-        assert out.stdout.strip() == "[]", statement
-
-
-def test_every_name_of_the_python_api_is_a_ktrain_attribute() -> None:
-    from ktrain import _PYTHON_API, python_api
-
-    assert set(_PYTHON_API) == set(python_api.__all__) - {"function_source", "train_request"}
-    assert all(getattr(ktrain, name) is getattr(python_api, name) for name in _PYTHON_API)
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_render_equals_the_flags_render() -> None:
@@ -408,28 +392,6 @@ def test_every_job_flag_is_exercised() -> None:
     assert plain <= keywords
 
 
-def test_every_job_override_is_a_keyword_and_a_new_plain_one_needs_no_code(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    table = arguments.job_keywords()
-    assert {field for field, _check in table.values()} == {f.name for f in fields(JobOverrides)}
-
-    @struct
-    class WithOneMore(JobOverrides):
-        kueue_priority_class: str | None = None
-
-    monkeypatch.setattr("ktrain.service.requests.JobOverrides", WithOneMore)
-    assert arguments.job_overrides({"kueue_priority_class": "high"}, function="render").kueue_priority_class == "high"
-    with pytest.raises(ArgumentTypeError, match="kueue_priority_class must be a string, not int"):
-        arguments.job_overrides({"kueue_priority_class": 3}, function="render")
-
-
-def test_an_unknown_keyword_is_a_type_error_with_the_close_names() -> None:
-    with pytest.raises(ArgumentTypeError) as err:
-        ktrain.render(runtime="torch-distributed", kueue_q="q")
-    assert "render() got an unexpected keyword argument 'kueue_q'" in err.value.message
-    assert "kueue_queue" in str(err.value.hint)
-    assert isinstance(err.value, TypeError) and isinstance(err.value, KtrainError)
-
-
 def test_render_keeps_content_derived_names() -> None:
     first = ktrain.render(runtime="torch-distributed", num_nodes=2)
     assert first == ktrain.render(runtime="torch-distributed", num_nodes=2)  # GitOps relies on it
@@ -437,14 +399,6 @@ def test_render_keeps_content_derived_names() -> None:
 
 
 # --- func(**func_args) ------------------------------------------------------------------------
-
-
-def train_fn(lr, epochs=1, fail=False):  # type: ignore[no-untyped-def]
-    import os
-
-    print("lr", lr, "epochs", epochs, "rank", os.environ.get("RANK"))  # noqa: T201 - runs in the pod
-    if fail:
-        raise SystemExit(7)
 
 
 def test_train_calls_the_function_with_its_args_as_keywords_on_every_rank(tmp_path: Path) -> None:
@@ -465,10 +419,6 @@ def test_train_failure_exit_code_comes_back(tmp_path: Path) -> None:
     assert result.returncode == 7
 
 
-def record(**kwargs):  # type: ignore[no-untyped-def]
-    print(repr(kwargs))  # noqa: T201 - runs in the pod
-
-
 def test_func_args_arrive_as_the_same_python_values(tmp_path: Path) -> None:
     args = {"t": (1, 2.5), "s": {"a", "b"}, "n": None, "q": 'it\'s "$HOME" `x` \\n', "big": 2**70, "d": {"k": [True]}}
     request = train_request(record, runtime="torch-distributed", func_args=args, name="v", num_nodes=2)
@@ -477,30 +427,6 @@ def test_func_args_arrive_as_the_same_python_values(tmp_path: Path) -> None:
     import ast
 
     assert [ast.literal_eval(line) for line in result.stdout.splitlines()] == [args, args]
-
-
-def test_func_args_are_checked_before_anything_is_sent() -> None:
-    with pytest.raises(UsageError, match=r"func_args do not fit train_fn\(lr, epochs=1, fail=False\).*'lr'"):
-        function_source(train_fn, {"epochs": 2})
-    with pytest.raises(UsageError, match="unexpected keyword argument 'momentum'"):
-        function_source(train_fn, {"lr": 1, "momentum": 0.9})
-    for bad in ({"lr": object()}, {"lr": float("nan")}, {"lr": float("inf")}, {"lr": 10**5000}):
-        with pytest.raises(UsageError, match="only Python literals travel"):
-            function_source(train_fn, bad)
-    with pytest.raises(ArgumentTypeError, match="a key of func_args must be a string"):
-        function_source(record, {1: 2})
-    with pytest.raises(ArgumentTypeError, match="func_args must be a dict, not list"):
-        function_source(train_fn, [1])  # type: ignore[arg-type]
-    assert function_source(train_fn, None).rstrip().endswith("train_fn()")
-
-
-def test_only_a_named_function_can_run() -> None:
-    with pytest.raises(UsageError, match="lambda"):
-        function_source(lambda: None, None)
-    with pytest.raises(ArgumentTypeError, match="func must be a function defined with `def`, not method"):
-        function_source(Path("x").exists, None)
-    with pytest.raises(ArgumentTypeError, match="func must be a function, not int"):
-        function_source(5, None)  # type: ignore[arg-type]
 
 
 def test_train_uses_the_runtime_launcher() -> None:
@@ -530,10 +456,3 @@ def test_train_refuses_what_the_function_replaces() -> None:
     for keyword in ("command", "code"):
         with pytest.raises(ArgumentTypeError, match=f"does not take {keyword}="):
             train_request(train_fn, runtime="torch-distributed", **{keyword: ["x"]})
-
-
-def test_python_api_doc_examples_run() -> None:
-    import doctest
-
-    failures, tests = doctest.testfile(str(REPO / "docs" / "python-api.md"), module_relative=False)
-    assert tests > 0 and failures == 0

@@ -1,5 +1,6 @@
-"""The kubeconfig shape cache (ktrain.cluster.kubeconfig): a warm read gives exactly what PyYAML
-parses, without importing it, and the cache holds no value of the file."""
+"""`ktrain.cluster.kubeconfig`: the files of $KUBECONFIG merged by clientcmd's rules (the first file to
+define a name wins it), and the shape cache: a warm read gives exactly what PyYAML parses, without
+importing it, and the cache holds no value of the file."""
 
 from __future__ import annotations
 
@@ -10,12 +11,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ktrain.cluster import kubeconfig
+from ktrain.cluster.kubeconfig import Merged
+from ktrain.errors import UsageError
 from ktrain.inputs import parse_cache
+
+from .kubeconfigs import TOKEN, write
 
 SECRET = "eyJhbGciOiJSUzI1NiJ9.c2VjcmV0LXRva2Vu.sig"
 
@@ -150,3 +156,59 @@ def test_a_cached_read_equals_pyyamls_for_any_document(
     if entry.exists():
         entry.unlink()
     assert parse_cache.cache_dir()
+
+
+# --- kubeconfig merging (clientcmd's rules) ----------------------------------------------------
+
+
+def config(name: str, server: str, *, current: str | None = None, namespace: str | None = None) -> dict[str, Any]:
+    context: dict[str, Any] = {"cluster": name, "user": name}
+    if namespace:
+        context["namespace"] = namespace
+    doc: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": name, "cluster": {"server": server, "certificate-authority": "ca.pem"}}],
+        "users": [{"name": name, "user": {"token": f"token-of-{server}"}}],
+        "contexts": [{"name": name, "context": context}],
+    }
+    if current:
+        doc["current-context"] = current
+    return doc
+
+
+def test_the_first_file_to_define_a_name_wins_it_whole(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = write(tmp_path / "a" / "config", config("shared", "https://first"))
+    second = write(tmp_path / "b" / "config", config("shared", "https://second", current="shared", namespace="x"))
+    selected = Merged([str(first), str(second)]).select(None)  # current-context from the second file
+    assert selected.cluster["server"] == "https://first"
+    assert selected.cluster["certificate-authority"] == str(tmp_path / "a" / "ca.pem")
+    assert selected.user == {"token": "token-of-https://first"}
+    assert selected.namespace is None  # the first file's context, which sets no namespace
+
+
+def test_current_context_comes_from_the_first_file_that_sets_one(tmp_path: Path) -> None:
+    one = write(tmp_path / "one", config("one", "https://one"))
+    two = write(tmp_path / "two", config("two", "https://two", current="two"))
+    three = write(tmp_path / "three", config("three", "https://three", current="three"))
+    assert Merged([str(one), str(two), str(three)]).select(None).context == "two"
+
+
+def test_a_context_naming_an_undefined_cluster_or_user_says_which(tmp_path: Path) -> None:
+    doc = config("c", "https://c", current="c")
+    doc["contexts"][0]["context"]["user"] = "ghost"
+    with pytest.raises(UsageError, match="context 'c' uses user 'ghost', which the kubeconfig does not define"):
+        Merged([str(write(tmp_path / "kc", doc))]).select(None)
+    doc["contexts"][0]["context"]["cluster"] = "nowhere"
+    with pytest.raises(UsageError, match="uses cluster 'nowhere'"):
+        Merged([str(write(tmp_path / "kc", doc))]).select(None)
+
+
+def test_a_broken_kubeconfig_names_the_line_and_quotes_no_value(tmp_path: Path) -> None:
+    path = tmp_path / "kc"
+    path.write_text(f"apiVersion: v1\nusers:\n- name: u\n  user:\n    token: {TOKEN}\n   bad: [\n")
+    with pytest.raises(UsageError, match=rf"cannot read kubeconfig {path}:\d+") as info:
+        Merged([str(path)])
+    assert TOKEN not in str(info.value)
