@@ -444,7 +444,7 @@ def test_get_labels_the_units_of_replicated_jobs(cli, kube) -> None:
 
 
 def test_a_template_value_no_template_variable_uses_is_a_warning(cli, tmp_path) -> None:
-    from test_templates import TEMPLATE
+    from unit.authoring.test_templating import TEMPLATE
 
     template = tmp_path / "job.yaml.j2"
     template.write_text(TEMPLATE)

@@ -12,6 +12,7 @@ from ktrain.authoring.set_paths import (
     template_value,
 )
 from ktrain.errors import ExitCode, InputError
+from unit.authoring.rendered import _jobset, _node
 
 
 def test_parse_fields_indexes_selectors_and_quoted_keys() -> None:
@@ -85,3 +86,60 @@ def test_set_integer_longer_than_64_bits_is_an_error(cli) -> None:
     r = cli("render", "--runtime", "torch-distributed", "--set", "trainer.numNodes=" + "9" * 5000)
     assert r.exit_code == ExitCode.INVALID and "must be an integer of at most 64 bits" in r.stderr
     no_traceback(r.stderr)
+
+
+# -- through `job render` (from tests/cli/test_templates.py) --
+
+
+def test_set_on_a_plain_file_sets_fields_by_path(cli, tmp_path) -> None:
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "kind: TrainJob\nmetadata: {name: j}\nspec:\n  runtimeRef: {name: torch-distributed}\n"
+        "  trainer:\n    env:\n      - {name: LR, value: '1'}\n      - {name: WD, value: '0'}\n"
+    )
+    r = cli(
+        "render",
+        "-f",
+        str(job),
+        "--set",
+        "trainer.env[name=LR].value=3e-4",
+        "--set",
+        "trainer.env[1].value=5",
+        "--set",
+        "trainer.env[name=NEW].value=x",
+        "--set",
+        "spec.trainer.command=[python, t.py]",
+        "--set",
+        'metadata.labels["app.kubernetes.io/name"]=demo',
+        "--set",
+        "trainer.resourcesPerNode.limits.cpu=2",
+    )
+    assert r.exit_code == 0, r.stderr
+    node = _node(_jobset(r.stdout))
+    env = {e["name"]: e.get("value") for e in node["env"]}
+    assert env["LR"] == "3e-4" and env["WD"] == "5" and env["NEW"] == "x"
+    assert node["command"] == ["python", "t.py"]
+    assert node["resources"]["limits"]["cpu"] == "2"
+
+
+def test_set_type_errors_point_into_the_argument(cli) -> None:
+    r = cli("render", "--runtime", "torch-distributed", "--set", "trainer.numNodes=abc")
+    assert r.exit_code == ExitCode.INVALID
+    assert "--set: spec.trainer.numNodes must be an integer, got 'abc'" in r.stderr
+    assert "    trainer.numNodes=abc\n" + " " * 21 + "^" in r.stderr
+    r = cli("render", "--runtime", "torch-distributed", "--set", "trainer.numNode=2")
+    assert "did you mean 'numNodes'?" in r.stderr and "    trainer.numNode=2\n" + " " * 12 + "^" in r.stderr
+    r = cli("render", "--runtime", "torch-distributed", "--set", "suspend=yes")
+    assert "must be true or false" in r.stderr
+    r = cli("render", "--runtime", "torch-distributed", "--set", "trainer.env[4].value=1")
+    assert "index 4 is out of range" in r.stderr
+    r = cli("render", "--runtime", "torch-distributed", "--set", "trainer.numNodes")
+    assert r.exit_code == ExitCode.INVALID and "PATH=VALUE" in r.stderr
+
+
+def test_set_alone_can_name_the_runtime(cli) -> None:
+    r = cli("render", "--set", "runtimeRef.name=torch-distributed", "--set", "trainer.numNodes=3", "-o", "json")
+    assert r.exit_code == 0, r.stderr
+    import json
+
+    assert json.loads(r.stdout)["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] == 3

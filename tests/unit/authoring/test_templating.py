@@ -1,10 +1,21 @@
-"""Job templates, values files and `--set`: what a data scientist types, and the errors they get."""
+"""Job templates, values files and `--set` (`ktrain.authoring.templating`): what a data scientist types,
+and the errors they get."""
 
 from __future__ import annotations
 
-import yaml
+import pytest
 
-from ktrain.errors import ExitCode
+from ktrain.authoring.templating import (
+    NOT_A_TEMPLATE,
+    is_template,
+    load_values,
+    marked_plain,
+    render_template,
+    rendered_label,
+    unused_values,
+)
+from ktrain.errors import ExitCode, InputError
+from unit.authoring.rendered import _jobset, _node
 
 TEMPLATE = """\
 apiVersion: trainer.kubeflow.org/v1alpha1
@@ -21,14 +32,6 @@ spec:
       - name: LR
         value: "{{ optim.lr }}"
 """
-
-
-def _jobset(text: str) -> dict:
-    return [d for d in yaml.safe_load_all(text) if d][-1]
-
-
-def _node(jobset: dict) -> dict:
-    return jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
 
 
 def test_template_with_values_file_and_set(cli, tmp_path) -> None:
@@ -139,60 +142,6 @@ def test_values_or_template_keys_on_a_plain_file_are_errors(cli, tmp_path) -> No
     assert "'trainr' is not a TrainJob field" in r.stderr and "did you mean 'trainer'?" in r.stderr
 
 
-def test_set_on_a_plain_file_sets_fields_by_path(cli, tmp_path) -> None:
-    job = tmp_path / "job.yaml"
-    job.write_text(
-        "kind: TrainJob\nmetadata: {name: j}\nspec:\n  runtimeRef: {name: torch-distributed}\n"
-        "  trainer:\n    env:\n      - {name: LR, value: '1'}\n      - {name: WD, value: '0'}\n"
-    )
-    r = cli(
-        "render",
-        "-f",
-        str(job),
-        "--set",
-        "trainer.env[name=LR].value=3e-4",
-        "--set",
-        "trainer.env[1].value=5",
-        "--set",
-        "trainer.env[name=NEW].value=x",
-        "--set",
-        "spec.trainer.command=[python, t.py]",
-        "--set",
-        'metadata.labels["app.kubernetes.io/name"]=demo',
-        "--set",
-        "trainer.resourcesPerNode.limits.cpu=2",
-    )
-    assert r.exit_code == 0, r.stderr
-    node = _node(_jobset(r.stdout))
-    env = {e["name"]: e.get("value") for e in node["env"]}
-    assert env["LR"] == "3e-4" and env["WD"] == "5" and env["NEW"] == "x"
-    assert node["command"] == ["python", "t.py"]
-    assert node["resources"]["limits"]["cpu"] == "2"
-
-
-def test_set_type_errors_point_into_the_argument(cli) -> None:
-    r = cli("render", "--runtime", "torch-distributed", "--set", "trainer.numNodes=abc")
-    assert r.exit_code == ExitCode.INVALID
-    assert "--set: spec.trainer.numNodes must be an integer, got 'abc'" in r.stderr
-    assert "    trainer.numNodes=abc\n" + " " * 21 + "^" in r.stderr
-    r = cli("render", "--runtime", "torch-distributed", "--set", "trainer.numNode=2")
-    assert "did you mean 'numNodes'?" in r.stderr and "    trainer.numNode=2\n" + " " * 12 + "^" in r.stderr
-    r = cli("render", "--runtime", "torch-distributed", "--set", "suspend=yes")
-    assert "must be true or false" in r.stderr
-    r = cli("render", "--runtime", "torch-distributed", "--set", "trainer.env[4].value=1")
-    assert "index 4 is out of range" in r.stderr
-    r = cli("render", "--runtime", "torch-distributed", "--set", "trainer.numNodes")
-    assert r.exit_code == ExitCode.INVALID and "PATH=VALUE" in r.stderr
-
-
-def test_set_alone_can_name_the_runtime(cli) -> None:
-    r = cli("render", "--set", "runtimeRef.name=torch-distributed", "--set", "trainer.numNodes=3", "-o", "json")
-    assert r.exit_code == 0, r.stderr
-    import json
-
-    assert json.loads(r.stdout)["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] == 3
-
-
 def test_template_from_stdin_is_detected_by_its_braces(cli) -> None:
     r = cli("render", "-f", "-", "--set", "name=s", "--set", "nodes=1", "--set", "optim.lr=1", stdin=TEMPLATE)
     assert r.exit_code == 0, r.stderr
@@ -213,3 +162,70 @@ def test_errors_in_the_rendered_yaml_say_when_lines_moved(cli, tmp_path) -> None
     )
     r = cli("render", "-f", str(moved), "--set", "n=x")
     assert f"{moved} (rendered):" in r.stderr and "    numNodes: x" in r.stderr
+
+
+# -- the module's functions, without the CLI --
+
+
+def test_a_file_is_a_template_by_its_suffix_or_its_braces_unless_its_first_line_says_not() -> None:
+    assert is_template("job.yaml.j2", "kind: TrainJob\n")
+    assert is_template(None, "name: {{ name }}\n") and is_template("job.yaml", "{% if x %}{% endif %}\n")
+    assert not is_template("job.yaml", "kind: TrainJob\n")
+    marked = marked_plain("cmd: 'echo {{ x }}'\n")
+    assert marked.splitlines()[0] == NOT_A_TEMPLATE + " (its {{ and {% are text)"
+    assert not is_template("job.yaml", marked) and not is_template(None, "\ufeff" + marked)
+    assert marked_plain("kind: TrainJob\n") == "kind: TrainJob\n"  # nothing to mark
+
+
+def test_values_files_merge_in_order_and_floats_print_as_written() -> None:
+    values = load_values(
+        [("base.yaml", "optim: {lr: 1e-3, wd: 0.10}\nnodes: 1\n"), ("big.yaml", "nodes: 4\noptim: {wd: 1_0.5}\n")]
+    )
+    assert values["nodes"] == 4 and values["optim"]["lr"] == 0.001
+    assert str(values["optim"]["lr"]) == "1e-3"  # not 0.001
+    assert str(values["optim"]["wd"]) == "1_0.5" and values["optim"]["wd"] == 10.5
+    assert render_template("lr={{ optim.lr }} small={{ optim.lr < 0.01 }}\n", "t.j2", values) == "lr=1e-3 small=True\n"
+    assert load_values([("empty.yaml", "")]) == {}
+
+
+def test_a_bad_values_file_is_an_error_at_its_line() -> None:
+    with pytest.raises(InputError, match="'learning-rate' is not a template variable name") as err:
+        load_values([("v.yaml", "lr: 1\nlearning-rate: 2\n")])
+    assert (err.value.file, err.value.line, err.value.hint) == ("v.yaml", 2, "rename it, e.g. 'learning_rate'")
+    with pytest.raises(InputError, match="one YAML document") as err:
+        load_values([("v.yaml", "a: 1\n---\nb: 2\n")])
+    assert err.value.line == 3
+    with pytest.raises(InputError, match="must be a mapping"):
+        load_values([("v.yaml", "[1, 2]\n")])
+    with pytest.raises(InputError) as err:
+        load_values([("v.yaml", "2x: 1\n")])
+    assert err.value.hint == "rename it, e.g. '_2x'"
+
+
+def test_render_errors_name_the_file_line_and_column() -> None:
+    with pytest.raises(InputError, match="undefined template variable 'nodes'") as err:
+        render_template("kind: TrainJob\nnumNodes: {{ nodes }}\n", "job.j2", {"node": 1})
+    assert (err.value.file, err.value.line, err.value.column) == ("job.j2", 2, 14)
+    assert err.value.hint == "did you mean 'node'? pass it with --set nodes=VALUE or in a --values file"
+    with pytest.raises(InputError, match="template syntax error") as err:
+        render_template("a: 1\nb: {{ x\n", "job.j2", {})
+    assert err.value.line == 2
+    with pytest.raises(InputError, match="ZeroDivisionError") as err:
+        render_template("a: 1\nb: {{ 1 // x }}\n", "job.j2", {"x": 0})
+    assert err.value.line == 2
+    with pytest.raises(InputError, match="cannot include or import other files"):
+        render_template("{% import 'x.j2' as x %}\n", "job.j2", {})
+
+
+def test_unused_set_values_are_named_with_the_closest_variable() -> None:
+    text = "name: {{ name }}\nnodes: {{ num_nodes }}\n"
+    assert unused_values(text, "job.j2", ["name", "num_node", "zzz", "num_node"]) == [
+        "--set num_node: job.j2 uses no template variable 'num_node', the value is ignored (did you mean 'num_nodes'?)",
+        "--set zzz: job.j2 uses no template variable 'zzz', the value is ignored",
+    ]
+    assert unused_values("{{ broken", "job.j2", ["x"]) == []  # the render reports the syntax error
+
+
+def test_the_rendered_label_says_when_lines_no_longer_match_the_template() -> None:
+    assert rendered_label("job.j2", "a\n{{ b }}\n", "a\nB\n") == "job.j2"
+    assert rendered_label("job.j2", "{% for i in x %}\n{{ i }}\n{% endfor %}\n", "1\n2\n3\n4\n") == "job.j2 (rendered)"

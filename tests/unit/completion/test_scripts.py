@@ -1,6 +1,7 @@
-"""Done-when check: TAB in a real interactive bash (driven through tmux) completes ktrain.
+"""The shell completion scripts (`ktrain.completion.scripts`): where `install` puts them, and the
+done-when check: TAB in a real interactive bash (driven through tmux) completes ktrain.
 
-Skips when tmux or bash is not installed. The bash script needs no bash-completion package.
+The tmux checks skip when tmux or bash is not installed. The bash script needs no bash-completion package.
 zsh and fish are checked the same way when they are installed.
 """
 
@@ -16,10 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from ktrain.completion import scripts
 from ktrain.completion.tree import load_tree
 
-REPO = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.skipif(not (shutil.which("tmux") and shutil.which("bash")), reason="needs tmux and bash")
+REPO = Path(__file__).resolve().parents[3]
+needs_tmux = pytest.mark.skipif(not (shutil.which("tmux") and shutil.which("bash")), reason="needs tmux and bash")
 
 
 class Terminal:
@@ -121,6 +123,7 @@ def terminal(tmp_path: Path):  # type: ignore[no-untyped-def]
     term.close()
 
 
+@needs_tmux
 def test_tab_lists_bundled_runtimes_and_completes_a_unique_one(terminal: Terminal) -> None:
     terminal.type("ktrain job render --runtime ")
     terminal.tab(2)
@@ -134,6 +137,7 @@ def test_tab_lists_bundled_runtimes_and_completes_a_unique_one(terminal: Termina
     assert "ktrain job render --runtime deepspeed-distributed" in screen, screen
 
 
+@needs_tmux
 def test_tab_completes_job_logs_steps(terminal: Terminal) -> None:
     if "logs" not in load_tree()["root"]["commands"]["job"].get("commands", {}):
         pytest.skip("`ktrain job logs` is not in the command tree yet")
@@ -144,6 +148,7 @@ def test_tab_completes_job_logs_steps(terminal: Terminal) -> None:
         assert step in screen, screen
 
 
+@needs_tmux
 @pytest.mark.parametrize("shell", ["zsh", "fish"])
 def test_zsh_and_fish_complete_runtime_names(tmp_path: Path, shell: str) -> None:
     if not shutil.which(shell):
@@ -156,3 +161,63 @@ def test_zsh_and_fish_complete_runtime_names(tmp_path: Path, shell: str) -> None
         assert "ktrain job render --runtime=deepspeed-distributed" in screen, screen
     finally:
         term.close()
+
+
+def test_each_shells_script_is_the_checked_in_copy_and_calls_the_completion_entry() -> None:
+    files = scripts.generated_files()
+    assert set(files) == {"ktrain.bash", "_ktrain", "ktrain.fish", "ktrain.ps1"}
+    for name, text in files.items():
+        assert (REPO / "completions" / name).read_text() == text, name
+        assert "_KTRAIN_COMPLETE" in text, name  # the variable the launcher answers a TAB press on
+
+
+@pytest.mark.parametrize(
+    ("shell_path", "shell"),
+    [("/bin/bash", "bash"), ("/usr/bin/zsh", "zsh"), ("/usr/local/bin/fish", "fish"), ("/usr/bin/pwsh", "powershell")],
+)
+def test_the_shell_is_told_by_shell(monkeypatch: pytest.MonkeyPatch, shell_path: str, shell: str) -> None:
+    monkeypatch.setenv("SHELL", shell_path)
+    assert scripts.detect_shell() == shell
+
+
+def test_an_unknown_or_missing_shell_is_not_guessed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHELL", "/bin/tcsh")
+    assert scripts.detect_shell() is None
+    monkeypatch.delenv("SHELL")
+    assert scripts.detect_shell() is None
+
+
+def test_install_targets_follow_xdg_and_quote_the_path_for_the_rc_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    target, rc, line = scripts.install_targets("bash")
+    assert target == tmp_path / ".local/share/bash-completion/completions/ktrain"
+    assert rc == tmp_path / ".bashrc"
+    in_home = '"$HOME/.local/share/bash-completion/completions/ktrain"'
+    assert line == f"[ -f {in_home} ] && . {in_home}"
+    # outside $HOME, a path with a quote in it stays one shell word
+    odd = tmp_path.parent / "it's data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(odd))
+    _, _, line = scripts.install_targets("bash")
+    quoted = "'" + str(odd).replace("'", "'\\''") + "/bash-completion/completions/ktrain'"
+    assert line == f"[ -f {quoted} ] && . {quoted}"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    assert scripts.install_targets("fish") == (tmp_path / "cfg/fish/completions/ktrain.fish", None, None)
+
+
+def test_install_keeps_the_rc_files_own_lines_and_adds_its_line_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".zshrc").write_text("export EDITOR=vi")  # no newline at the end
+    first = scripts.install("zsh")
+    assert first == [f"wrote {tmp_path / '.zfunc/_ktrain'}", f"added a line to {tmp_path / '.zshrc'}"]
+    again = scripts.install("zsh")
+    assert again == [f"{tmp_path / '.zfunc/_ktrain'} is up to date"]
+    rc = (tmp_path / ".zshrc").read_text()
+    assert rc.startswith("export EDITOR=vi\n" + scripts.RC_MARKER + "\n")
+    assert rc.count(scripts.RC_MARKER) == 1
+    assert (tmp_path / ".zfunc/_ktrain").read_text() == scripts.script("zsh")

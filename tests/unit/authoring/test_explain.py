@@ -1,4 +1,5 @@
-"""`ktrain job render --explain`: the same YAML, each field commented with where it came from."""
+"""`ktrain job render --explain` (`ktrain.authoring.explain`): the same YAML, each field commented
+with where it came from."""
 
 from __future__ import annotations
 
@@ -6,7 +7,11 @@ import pytest
 import yaml
 from conftest import REPO
 
+from ktrain.authoring.explain import explain
 from ktrain.errors import ExitCode
+from ktrain.inputs.registry import RuntimeRegistry
+from ktrain.service.render import render_request
+from ktrain.service.requests import JobOverrides, RenderRequest
 
 
 def _line(text: str, needle: str) -> str:
@@ -186,3 +191,36 @@ def _uncommented_leaves(text: str) -> list[str]:
         if "  # " not in line:
             missing.append(line)
     return missing
+
+
+def test_explain_credits_each_field_to_the_last_layer_that_changed_it() -> None:
+    overrides = JobOverrides(runtime="torch-distributed", nodes=4, command=["torchrun", "t.py"], env=[("LR", "1")])
+    outcome = render_request(RenderRequest(overrides=overrides), RuntimeRegistry())
+    assert outcome.ctx is not None
+    (jobset,) = outcome.result.objects
+    (note,) = explain(
+        outcome.result.objects,
+        outcome.job,
+        outcome.runtime.runtime,
+        outcome.ctx,
+        None,
+        "derived from the job's content",
+        "default namespace",
+        {"flag": "flag --nodes/--env/--"},  # a caller may rename a layer
+    )
+    job = ("spec", "replicatedJobs", 0, "template", "spec")
+    node = (*job, "template", "spec", "containers", 0)
+    env = [
+        e["name"]
+        for e in jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["env"]
+    ]
+    assert note(("metadata", "name")) == "derived from the job's content"
+    assert note(("metadata", "namespace")) == "default namespace"
+    assert note(("kind",)) == "jobset plugin"  # not the runtime's own kind
+    assert note(("spec", "replicatedJobs", 0, "replicas")) == "CRD default"
+    assert note((*node, "image")) == "runtime template"
+    assert note((*job, "parallelism")) == "flag --nodes/--env/--"
+    assert note((*node, "command", 0)) == "flag --nodes/--env/--"
+    assert note((*node, "env", env.index("LR"), "name")) == "flag --nodes/--env/--"
+    assert note((*node, "env", env.index("PET_NNODES"), "name")) == "torch plugin (ML policy)"
+    assert note(("no", "such", "field")) is None
