@@ -80,7 +80,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/jobs/why/rendezvous.py",
         "ktrain/jobs/why/scheduling.py",
         "ktrain/jobs/why/volumes.py",
-        "ktrain/local/processes.py",
         "ktrain/local/run.py",
         "ktrain/local/venv.py",
         "ktrain/python_api/__init__.py",
