@@ -64,7 +64,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/engine/plugins/jobset.py",
         "ktrain/engine/plugins/torchtune.py",
         "ktrain/engine/plugins/volcano.py",
-        "ktrain/inputs/registry.py",
         "ktrain/inputs/spelling.py",
         "ktrain/jobs/diff.py",
         "ktrain/jobs/logs.py",
