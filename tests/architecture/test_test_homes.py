@@ -58,7 +58,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/completion/request.py",
         "ktrain/completion/scripts.py",
         "ktrain/completion/values.py",
-        "ktrain/constants/__init__.py",
         "ktrain/engine/plugins/base.py",
         "ktrain/engine/plugins/jobset.py",
         "ktrain/engine/plugins/torchtune.py",
