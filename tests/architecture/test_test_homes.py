@@ -21,7 +21,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         # KNOWN-START (one per line, sorted; see the module docstring)
         "ktrain/api/base.py",
         "ktrain/api/common.py",
-        "ktrain/api/trainjob.py",
         "ktrain/authoring/code_launch.py",
         "ktrain/authoring/elastic.py",
         "ktrain/authoring/explain.py",
