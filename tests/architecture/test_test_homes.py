@@ -21,23 +21,17 @@ KNOWN_WITHOUT_HOME = frozenset(
         # KNOWN-START (one per line, sorted; see the module docstring)
         "ktrain/api/base.py",
         "ktrain/api/common.py",
-        "ktrain/api/runtime.py",
-        "ktrain/api/trainjob.py",
         "ktrain/cli/__init__.py",
         "ktrain/cli/commands/__init__.py",
         "ktrain/cli/generate.py",
         "ktrain/cli/jobinput.py",
         "ktrain/cli/spec.py",
         "ktrain/cli/typer_app.py",
-        "ktrain/constants/__init__.py",
-        "ktrain/engine/info.py",
         "ktrain/engine/plugins/base.py",
         "ktrain/engine/plugins/jobset.py",
         "ktrain/engine/plugins/torchtune.py",
         "ktrain/engine/plugins/volcano.py",
-        "ktrain/inputs/registry.py",
         "ktrain/inputs/spelling.py",
-        "ktrain/local/processes.py",
         "ktrain/local/run.py",
         "ktrain/local/venv.py",
         "ktrain/python_api/backends.py",
@@ -55,6 +49,7 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/service/runtimes.py",
         "ktrain/service/submit.py",
         "ktrain/service/validate.py",
+        "ktrain/util/fastpath.py",
         # KNOWN-END
     }
 )

@@ -185,28 +185,6 @@ def test_mpi_node_count_beyond_the_configmap_limit_is_refused_before_building(cl
     _clean(result)
 
 
-@pytest.mark.parametrize("nodes", [1, 9, 10, 11, 99, 100, 101, 1234])
-def test_hostfile_size_is_the_length_of_the_hostfile(nodes: int) -> None:
-    from ktrain.api.records import validate
-    from ktrain.engine import RenderContext, SshKeyPair
-    from ktrain.engine.framework import select_ml_plugin
-    from ktrain.engine.info import build_runtime_info
-    from ktrain.engine.plugins.mpi import hostfile, hostfile_size
-    from ktrain.inputs.documents import load_documents
-
-    runtime = validate("TrainingRuntime", load_documents((MPI_CASE / "runtime.yaml").read_text(), "r")[0].data)
-    job = validate(
-        "TrainJob",
-        {
-            "metadata": {"name": "mp", "namespace": "default"},
-            "spec": {"runtimeRef": {"name": "mpi", "kind": "TrainingRuntime"}, "trainer": {"numNodes": nodes}},
-        },
-    )
-    info = build_runtime_info(job, runtime, RenderContext(ssh_key=SshKeyPair(b"k", b"k\n")))
-    select_ml_plugin(runtime).enforce_ml_policy(info)
-    assert hostfile_size(info) == len(hostfile(info))
-
-
 # --- item 12: int32/int64 ranges -------------------------------------------------------------
 
 

@@ -15,35 +15,7 @@ from ktrain.inputs import documents as loader
 from ktrain.inputs import parse_cache as cache
 from ktrain.inputs import registry
 
-RUNTIME = """\
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: ClusterTrainingRuntime
-metadata:
-  name: cached-rt
-spec:
-  mlPolicy:
-    numNodes: 2
-  template:
-    spec:
-      replicatedJobs:
-      - name: node
-        template:
-          spec:
-            template:
-              spec:
-                containers:
-                - name: node
-                  image: img:1
-"""
-
-
-@pytest.fixture
-def runtimes_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("KTRAIN_CACHE_DIR", str(tmp_path / "cache"))
-    directory = tmp_path / "runtimes"
-    directory.mkdir()
-    (directory / "rt.yaml").write_text(RUNTIME)
-    return directory
+from .runtime_dirs import RUNTIME, _count_reads, _find
 
 
 def _load(directory: Path) -> list[registry.RuntimeEntry]:
@@ -111,88 +83,6 @@ def test_cache_location_follows_the_environment(monkeypatch, tmp_path: Path) -> 
     assert cache.cache_dir() == str(tmp_path / ".cache" / "ktrain")
     monkeypatch.setenv("KTRAIN_CACHE_DIR", str(tmp_path / "mine"))
     assert cache.cache_dir() == str(tmp_path / "mine")
-
-
-# -- the runtime index of a directory: a lookup by name reads only the file holding that name ----
-
-
-def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The runtime files the registry reads (from the parse cache or not)."""
-    calls: list[str] = []
-    real = registry._runtime_documents
-
-    def counting(path: str, source: str):  # type: ignore[no-untyped-def]
-        calls.append(os.path.basename(path))
-        return real(path, source)
-
-    monkeypatch.setattr(registry, "_runtime_documents", counting)
-    return calls
-
-
-def _find(directory: Path, name: str) -> registry.RuntimeEntry | None:
-    return registry.RuntimeRegistry(dirs=[str(directory)], bundled=False).find(name)
-
-
-@pytest.fixture
-def three_runtimes(runtimes_dir: Path) -> Path:
-    for name in ("other-a", "other-b"):
-        (runtimes_dir / f"{name}.yaml").write_text(RUNTIME.replace("cached-rt", name))
-    return runtimes_dir
-
-
-def test_a_lookup_reads_every_file_once_then_only_the_one_holding_the_name(three_runtimes: Path, monkeypatch) -> None:
-    reads = _count_reads(monkeypatch)
-    assert _find(three_runtimes, "cached-rt") is not None
-    assert sorted(reads) == ["other-a.yaml", "other-b.yaml", "rt.yaml"]  # no index yet: every file
-    reads.clear()
-    entry = _find(three_runtimes, "cached-rt")
-    assert entry is not None and entry.runtime.spec.ml_policy.num_nodes == 2
-    assert reads == ["rt.yaml"]
-    reads.clear()
-    assert _find(three_runtimes, "nowhere") is None and reads == []
-
-
-def test_the_index_notes_what_a_file_shadows(three_runtimes: Path, monkeypatch, tmp_path: Path) -> None:
-    higher = tmp_path / "higher"
-    higher.mkdir()
-    (higher / "mine.yaml").write_text(RUNTIME.replace("numNodes: 2", "numNodes: 5"))
-    for _ in range(2):  # without, then with the indexes
-        entry = registry.RuntimeRegistry(dirs=[str(higher), str(three_runtimes)], bundled=False).find("cached-rt")
-        assert entry is not None and entry.runtime.spec.ml_policy.num_nodes == 5
-        assert entry.shadows == [f"dir:{three_runtimes / 'rt.yaml'}"]
-
-
-@pytest.mark.parametrize("change", ["edit", "same-size-and-mtime", "add", "remove", "rename"])
-def test_a_changed_directory_is_read_whole_again(three_runtimes: Path, monkeypatch, change: str) -> None:
-    _find(three_runtimes, "cached-rt")  # writes the index
-    path = three_runtimes / "other-a.yaml"
-    stat = path.stat()
-    if change == "edit":
-        path.write_text(RUNTIME.replace("cached-rt", "renamed-rt"))
-    elif change == "same-size-and-mtime":
-        path.write_text(RUNTIME.replace("cached-rt", "cached-xx").replace("other-a", "cached-rt"))
-        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    elif change == "add":
-        (three_runtimes / "new.yaml").write_text(RUNTIME.replace("cached-rt", "renamed-rt"))
-    elif change == "remove":
-        path.unlink()
-    else:
-        path.rename(three_runtimes / "zz.yaml")
-    reads = _count_reads(monkeypatch)
-    _find(three_runtimes, "renamed-rt")
-    assert len(reads) == len(os.listdir(three_runtimes))  # every file again
-    if change in ("edit", "add"):
-        assert _find(three_runtimes, "renamed-rt") is not None
-
-
-def test_a_broken_file_fails_every_lookup_as_before(three_runtimes: Path) -> None:
-    from ktrain.errors import KtrainError
-
-    _find(three_runtimes, "cached-rt")
-    (three_runtimes / "other-b.yaml").write_text(RUNTIME.replace("numNodes: 2", "numNodes: many"))
-    for _ in range(2):  # an index is only written for a directory read without error
-        with pytest.raises(KtrainError):
-            _find(three_runtimes, "cached-rt")
 
 
 def test_an_index_from_another_ktrain_or_corrupt_is_not_used(three_runtimes: Path, monkeypatch) -> None:

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from base64 import b64decode
 
+import pytest
+from conftest import REPO
+
 from ktrain import constants as c
 from ktrain.engine.plugins.mpi import HOSTFILE_SUFFIX, SSH_AUTH_SECRET_SUFFIX
 from ktrain.errors import ValidationFailedError
 
 from .renders import KEY, container, env, job, objects, of_kind, runtime, step
 
+MPI_CASE = REPO / "tests" / "golden" / "cases" / "mpi" / "launcher-count-from-policy"
 STEPS = (step(c.LAUNCHER, c.ANCESTOR_TRAINER), step(c.NODE, c.ANCESTOR_TRAINER))
 
 
@@ -60,3 +64,25 @@ def test_a_hostfile_over_a_configmap_s_size_is_refused_before_it_is_built() -> N
         assert too_large.path == "spec.trainer.numNodes" and too_large.kind == "TooLong"
     else:
         raise AssertionError("a 5 MB hostfile rendered")
+
+
+@pytest.mark.parametrize("nodes", [1, 9, 10, 11, 99, 100, 101, 1234])
+def test_hostfile_size_is_the_length_of_the_hostfile(nodes: int) -> None:
+    from ktrain.api.records import validate
+    from ktrain.engine import RenderContext, SshKeyPair
+    from ktrain.engine.framework import select_ml_plugin
+    from ktrain.engine.info import build_runtime_info
+    from ktrain.engine.plugins.mpi import hostfile, hostfile_size
+    from ktrain.inputs.documents import load_documents
+
+    runtime = validate("TrainingRuntime", load_documents((MPI_CASE / "runtime.yaml").read_text(), "r")[0].data)
+    job = validate(
+        "TrainJob",
+        {
+            "metadata": {"name": "mp", "namespace": "default"},
+            "spec": {"runtimeRef": {"name": "mpi", "kind": "TrainingRuntime"}, "trainer": {"numNodes": nodes}},
+        },
+    )
+    info = build_runtime_info(job, runtime, RenderContext(ssh_key=SshKeyPair(b"k", b"k\n")))
+    select_ml_plugin(runtime).enforce_ml_policy(info)
+    assert hostfile_size(info) == len(hostfile(info))
