@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 import time
+from _thread import allocate_lock
 
 from ktrain.errors import ClusterError, UsageError
 
@@ -209,8 +209,9 @@ class ExecCredential:
 # One credential per plugin configuration and cluster, for the life of the process (client-go
 # keeps its authenticators in a package-level cache keyed the same way).
 _EXEC_CACHE: dict[str, ExecCredential] = {}
-# `job logs -f --all` streams from several threads: one plugin run serves them all.
-_EXEC_LOCK = threading.Lock()
+# `job logs -f --all` streams from several threads: one plugin run serves them all. (threading.Lock
+# is this; importing `threading` would cost every cluster command about 1 ms.)
+_EXEC_LOCK = allocate_lock()
 
 
 class ExecPlugin:
@@ -411,6 +412,7 @@ class _Terminated(BaseException):
 
 def _on_termination() -> dict[int, Any]:
     import signal
+    import threading
 
     if threading.current_thread() is not threading.main_thread():
         return {}

@@ -39,8 +39,8 @@ import http.client
 import io
 import os
 import socket
-import threading
 import time
+from _thread import allocate_lock  # threading.Lock, without importing threading (~1 ms)
 
 from ktrain.cluster.transport import MAX_BODY_BYTES, TransportError, encode_query
 from ktrain.errors import UsageError
@@ -421,7 +421,7 @@ class HttpTransport:
         # ASCII names as bytes: ssl then skips the `idna` codec (and its unicodedata import)
         name = self.server_hostname
         self._sni: str | bytes = name.encode("ascii") if name.isascii() else name
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._agent = _user_agent()
 
     # -- connections ----------------------------------------------------------------------------

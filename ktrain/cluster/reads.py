@@ -115,11 +115,30 @@ def find_job(cluster: KubeCluster, name: str, namespace: str | None = None) -> t
     trainjob = get_custom(cluster, TRAINJOB, ns, name)
     jobset = get_custom(cluster, JOBSET, ns, name)
     if trainjob is None and jobset is None:
-        raise NotFoundError(
-            f'job "{name}" not found in namespace {ns} (no TrainJob or JobSet of that name)',
-            hint="`ktrain job list` shows the jobs here; -n NAMESPACE or -A to look elsewhere",
-        )
+        raise job_not_found(name, ns)
     return trainjob, jobset
+
+
+def find_jobset(cluster: KubeCluster, name: str, namespace: str | None = None) -> tuple[Obj | None, Obj | None]:
+    """(TrainJob, JobSet) named `name`, the JobSet read first: when it is there the TrainJob is
+    not read and comes back None (`job logs` picks its pods from the JobSet alone, as kubectl
+    reads only the pod); NotFoundError when neither exists."""
+    ns = namespace or cluster.namespace
+    check_name(name, "job")
+    jobset = get_custom(cluster, JOBSET, ns, name)
+    if jobset is not None:
+        return None, jobset
+    trainjob = get_custom(cluster, TRAINJOB, ns, name)
+    if trainjob is None:
+        raise job_not_found(name, ns)
+    return trainjob, None
+
+
+def job_not_found(name: str, namespace: str) -> NotFoundError:
+    return NotFoundError(
+        f'job "{name}" not found in namespace {namespace} (no TrainJob or JobSet of that name)',
+        hint="`ktrain job list` shows the jobs here; -n NAMESPACE or -A to look elsewhere",
+    )
 
 
 def job_pods(cluster: KubeCluster, name: str, namespace: str | None = None) -> list[Obj]:

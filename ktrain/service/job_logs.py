@@ -7,7 +7,7 @@ import time
 
 from ktrain.cluster import reads
 from ktrain.cluster.kube import KubeCluster, server_shaped
-from ktrain.cluster.reads import find_job, iter_lines, job_pods, read_log
+from ktrain.cluster.reads import find_job, find_jobset, get_custom, iter_lines, job_pods, read_log
 from ktrain.cluster.transport import TransportError
 from ktrain.errors import (
     KtrainError,
@@ -69,9 +69,12 @@ def stream_logs(
     (single pod) or a notice (--all). With follow: every selected pod, including pods created or
     restarted later, until the job reaches Complete/Failed (or is deleted)."""
     ns = namespace or cluster.namespace
-    trainjob, jobset = find_job(cluster, name, ns)
+    follow = options.follow and not options.previous
+    # Without -f, the JobSet names the step and the pods are listed once: the TrainJob (not read
+    # when the JobSet is there) would only tell the state of a job that has no pods yet.
+    trainjob, jobset = find_job(cluster, name, ns) if follow else find_jobset(cluster, name, ns)
     step = default_step(jobset, selection)
-    if options.follow and not options.previous:
+    if follow:
         _Follower(
             cluster, name, ns, selection, options, step, emit, notice, reads.POLL_INTERVAL if poll is None else poll
         ).run()
@@ -79,6 +82,8 @@ def stream_logs(
     pods = job_pods(cluster, name, ns)
     chosen = select_pods(pods, selection, step)
     if not chosen:
+        if not pods and jobset is not None:
+            trainjob = get_custom(cluster, reads.TRAINJOB, ns, name)  # its state, for the message
         raise no_pod_error(name, pods, selection, step, status.summarize(trainjob, jobset, pods).state)
     if not selection.all_pods:
         chosen = chosen[-1:]  # after a JobSet restart, the newest pod of that rank

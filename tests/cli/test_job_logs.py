@@ -95,6 +95,46 @@ def test_logs_previous_shows_the_earlier_run(srv, kc, cli) -> None:
     assert p1 is not None
 
 
+def test_logs_read_the_jobset_the_pods_and_the_log_not_the_trainjob(srv, kc, cli) -> None:
+    """`kubectl logs POD` makes two requests (the pod, its log); `job logs` three: the JobSet
+    (which step is the trainer's), the job's pods, the log. Its TrainJob would tell only the
+    state of a job without pods, so it is not read while the JobSet is there (issue #32)."""
+    srv.put_object(
+        {
+            "apiVersion": c.TRAINER_API_VERSION,
+            "kind": "TrainJob",
+            "metadata": {"name": "demo", "namespace": "default"},
+            "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": 2}},
+        }
+    )
+    js = seed(srv, "demo")
+    srv.append_log(pod(srv, js, rank=0)["metadata"]["name"], "rank0\n")
+    srv.clear_requests()
+
+    r = cli("job", "logs", "demo", "--kubeconfig", kc)
+
+    assert (r.exit_code, r.stdout) == (0, "rank0\n"), r.stderr
+    jobsets = f"jobsets.{c.JOBSET_GROUP}"
+    assert [(q.verb, q.resource) for q in srv.requests] == [("get", jobsets), ("list", "pods"), ("get", "pods/log")]
+
+
+def test_logs_of_a_job_without_pods_say_the_state_its_trainjob_gives(srv, kc, cli) -> None:
+    srv.put_object(
+        {
+            "apiVersion": c.TRAINER_API_VERSION,
+            "kind": "TrainJob",
+            "metadata": {"name": "held", "namespace": "default"},
+            "spec": {"runtimeRef": {"name": "torch-distributed"}, "suspend": True},
+        }
+    )
+    seed(srv, "held")  # its JobSet, not suspended itself: only the TrainJob says so
+
+    r = cli("job", "logs", "held", "--kubeconfig", kc)
+
+    assert r.exit_code == ExitCode.ERROR
+    assert "job held has no pods yet (state Suspended)" in r.stderr
+
+
 def test_logs_no_such_rank_lists_the_pods(srv, kc, cli) -> None:
     js = seed(srv, "demo")
     pod(srv, js, rank=0)
