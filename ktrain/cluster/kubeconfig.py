@@ -230,7 +230,7 @@ class Merged:
             return
         if not isinstance(data, dict):
             raise UsageError(f"cannot read kubeconfig {path}: it is not a mapping (a Config object)")
-        from ktrain.cluster.kubeconfig_rules import check_entries
+        from ktrain.inputs.kubeconfig_rules import check_entries
 
         base = os.path.dirname(os.path.abspath(path))
         for key, table, body, resolve in (
@@ -290,7 +290,7 @@ class Merged:
                     hint="`kubectl config view` shows the users",
                 )
             user = self.users[user_name]
-        from ktrain.cluster.kubeconfig_rules import check_usable
+        from ktrain.inputs.kubeconfig_rules import check_usable
 
         check_usable(cluster_name, cluster, str(user_name or ""), user)
         namespace = entry.get("namespace")

@@ -19,7 +19,7 @@ from ktrain.cluster import client as k
 from ktrain.cluster import credentials as creds
 from ktrain.cluster.connection import ConnectionOptions
 from ktrain.cluster.kube import connect
-from ktrain.cluster.kubeconfig_rules import FIELDS
+from ktrain.inputs.kubeconfig_rules import FIELDS
 from ktrain.errors import KtrainError
 
 TOKEN = "fuzz-s3cr3t-token"

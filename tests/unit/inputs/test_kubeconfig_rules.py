@@ -1,4 +1,4 @@
-"""`ktrain.cluster.kubeconfig_rules`: a kubeconfig checked as client-go checks it (its decoder, then
+"""`ktrain.inputs.kubeconfig_rules`: a kubeconfig checked as client-go checks it (its decoder, then
 clientcmd.ConfirmUsable and transport.TLSConfigFor), in messages that name the file, the entry and
 the field, never a value. The same rules across both transports and kubectl:
 tests/unit/cluster/test_kubeconfig_contract.py."""
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ktrain.cluster.kubeconfig_rules import INSECURE_WITH_CA, check_entries, check_usable, proxy_problem
+from ktrain.inputs.kubeconfig_rules import INSECURE_WITH_CA, check_entries, check_usable, proxy_problem
 from ktrain.errors import UsageError
 
 SECRET = "c2VjcmV0LXZhbHVl"  # base64 of a secret: never quoted
