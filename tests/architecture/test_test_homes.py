@@ -44,7 +44,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/service/explain.py",
         "ktrain/service/overrides.py",
         "ktrain/service/prune.py",
-        "ktrain/service/render.py",
         "ktrain/service/requests.py",
         "ktrain/service/runtimes.py",
         "ktrain/service/submit.py",
