@@ -46,8 +46,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/service/prune.py",
         "ktrain/service/requests.py",
         "ktrain/service/runtimes.py",
-        "ktrain/service/submit.py",
-        "ktrain/service/validate.py",
         "ktrain/util/fastpath.py",
         # KNOWN-END
     }
