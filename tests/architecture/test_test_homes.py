@@ -41,9 +41,7 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/service/conversion.py",
         "ktrain/service/convert.py",
         "ktrain/service/explain.py",
-        "ktrain/service/overrides.py",
         "ktrain/service/prune.py",
-        "ktrain/service/requests.py",
         "ktrain/util/fastpath.py",
         # KNOWN-END
     }
