@@ -37,7 +37,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/python_api/backends.py",
         "ktrain/python_api/kubernetes_backend.py",
         "ktrain/python_api/types.py",
-        "ktrain/service/prune.py",
         "ktrain/util/fastpath.py",
         # KNOWN-END
     }
