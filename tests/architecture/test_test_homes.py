@@ -37,18 +37,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/python_api/backends.py",
         "ktrain/python_api/kubernetes_backend.py",
         "ktrain/python_api/types.py",
-        "ktrain/service/cluster_runtimes.py",
-        "ktrain/service/code.py",
-        "ktrain/service/conversion.py",
-        "ktrain/service/convert.py",
-        "ktrain/service/explain.py",
-        "ktrain/service/overrides.py",
-        "ktrain/service/prune.py",
-        "ktrain/service/render.py",
-        "ktrain/service/requests.py",
-        "ktrain/service/runtimes.py",
-        "ktrain/service/submit.py",
-        "ktrain/service/validate.py",
         "ktrain/util/fastpath.py",
         # KNOWN-END
     }
