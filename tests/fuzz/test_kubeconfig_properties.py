@@ -19,8 +19,8 @@ from ktrain.cluster import client as k
 from ktrain.cluster import credentials as creds
 from ktrain.cluster.connection import ConnectionOptions
 from ktrain.cluster.kube import connect
-from ktrain.inputs.kubeconfig_rules import FIELDS
 from ktrain.errors import KtrainError
+from ktrain.inputs.kubeconfig_rules import FIELDS
 
 TOKEN = "fuzz-s3cr3t-token"
 FIELD_NAMES = sorted({(body, field) for body, fields in FIELDS.items() for field in fields})

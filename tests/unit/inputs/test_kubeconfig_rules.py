@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ktrain.inputs.kubeconfig_rules import INSECURE_WITH_CA, check_entries, check_usable, proxy_problem
 from ktrain.errors import UsageError
+from ktrain.inputs.kubeconfig_rules import INSECURE_WITH_CA, check_entries, check_usable, proxy_problem
 
 SECRET = "c2VjcmV0LXZhbHVl"  # base64 of a secret: never quoted
 
