@@ -34,7 +34,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/local/venv.py",
         "ktrain/python_api/backends.py",
         "ktrain/python_api/kubernetes_backend.py",
-        "ktrain/python_api/types.py",
         "ktrain/service/cluster_runtimes.py",
         "ktrain/service/code.py",
         "ktrain/service/conversion.py",
