@@ -32,7 +32,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/inputs/spelling.py",
         "ktrain/local/run.py",
         "ktrain/local/venv.py",
-        "ktrain/python_api/kubernetes_backend.py",
         "ktrain/service/cluster_runtimes.py",
         "ktrain/service/code.py",
         "ktrain/service/conversion.py",
