@@ -22,7 +22,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/api/base.py",
         "ktrain/api/common.py",
         "ktrain/cli/__init__.py",
-        "ktrain/cli/generate.py",
         "ktrain/engine/plugins/base.py",
         "ktrain/engine/plugins/jobset.py",
         "ktrain/engine/plugins/torchtune.py",
