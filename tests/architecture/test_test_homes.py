@@ -21,7 +21,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         # KNOWN-START (one per line, sorted; see the module docstring)
         "ktrain/api/base.py",
         "ktrain/api/common.py",
-        "ktrain/cli/__init__.py",
         "ktrain/engine/plugins/base.py",
         "ktrain/engine/plugins/jobset.py",
         "ktrain/engine/plugins/torchtune.py",
