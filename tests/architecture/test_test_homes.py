@@ -21,12 +21,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         # KNOWN-START (one per line, sorted; see the module docstring)
         "ktrain/api/base.py",
         "ktrain/api/common.py",
-        "ktrain/cli/__init__.py",
-        "ktrain/cli/commands/__init__.py",
-        "ktrain/cli/generate.py",
-        "ktrain/cli/jobinput.py",
-        "ktrain/cli/spec.py",
-        "ktrain/cli/typer_app.py",
         "ktrain/engine/plugins/base.py",
         "ktrain/engine/plugins/jobset.py",
         "ktrain/engine/plugins/torchtune.py",
@@ -34,9 +28,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/inputs/spelling.py",
         "ktrain/local/run.py",
         "ktrain/local/venv.py",
-        "ktrain/python_api/backends.py",
-        "ktrain/python_api/kubernetes_backend.py",
-        "ktrain/python_api/types.py",
         "ktrain/util/fastpath.py",
         # KNOWN-END
     }
