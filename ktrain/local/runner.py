@@ -562,7 +562,11 @@ def output_pieces(stream: IO[bytes], limit: int = PIECE_BYTES) -> Iterator[bytes
         rest += chunk
         start = 0
         for match in ended.finditer(rest):
-            yield match.group()
+            piece = match.group()
+            while len(piece) > limit:
+                yield piece[:limit]
+                piece = piece[limit:]
+            yield piece
             start = match.end()
         rest = rest[start:]
         while len(rest) >= limit:
