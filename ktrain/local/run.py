@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ktrain.errors import UsageError
 from ktrain.local.plan import PlanOptions, RunPlan, ml_policy_of, plan_run
+from ktrain.local.progress_feed import ProgressFeed, rank0_pod
 from ktrain.local.restarts import execute_with_restarts, policy_of
 from ktrain.local.runner import (
     GRACE_SECONDS,
@@ -26,7 +27,6 @@ from ktrain.local.runner import (
     colour_wanted,
     write_files,
 )
-from ktrain.local.progress_feed import ProgressFeed, rank0_pod
 from ktrain.local.status_server import serve_run, show_progress
 
 if TYPE_CHECKING:

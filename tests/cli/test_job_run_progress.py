@@ -81,7 +81,9 @@ def test_a_local_run_shows_a_tqdm_bars_progress_from_the_log(tmp_path: Path) -> 
     done = run_local(tmp_path, TQDM_SCRIPT, "100", "0.01")
     assert done.returncode == 0, done.stderr
     lines = progress_lines(done)
-    assert any(line.startswith("progress: 45% ETA ") and line.endswith(" loss=0.5 (log (tqdm))") for line in lines), lines
+    assert any(line.startswith("progress: 45% ETA ") and line.endswith(" loss=0.5 (log (tqdm))") for line in lines), (
+        lines
+    )
     assert lines[-1] == "progress: 100% ETA 0s loss=0.5 (log (tqdm))"
     assert all(set(line) & {"\r", "\x1b", "\x08"} == set() for line in done.stderr.splitlines())
     assert "[node-0-0] trained" in done.stdout

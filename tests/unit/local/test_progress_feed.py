@@ -31,7 +31,7 @@ def bar(n: int, total: int = 1000) -> str:
 
 
 def test_a_thousand_redraws_in_a_second_show_once_then_the_newest_at_the_end() -> None:
-    progress, shown, clock = feed(interval=3600)  # no timer fires during the test
+    progress, shown, _clock = feed(interval=3600)  # no timer fires during the test
     for n in range(1000):
         progress.line("node-0-0", bar(n))
     assert shown == ["0% ETA 9s loss=0.0 (log (tqdm))"]

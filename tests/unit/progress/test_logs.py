@@ -144,7 +144,6 @@ def test_a_log_without_progress_says_nothing() -> None:
     assert from_log(b"\xff\xfe binary \x00 junk") is None
 
 
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_a_log_fed_piece_by_piece_reads_as_the_whole_log(name: str) -> None:
     from ktrain.progress.logs import LogTail
