@@ -70,7 +70,7 @@ import sys, time
 from tqdm import tqdm
 for i in tqdm(range(int(sys.argv[1])), mininterval=0, miniters=1, postfix={"loss": 0.5}):
     if i == 45:
-        time.sleep(1.5)  # a slow step: the bar at 45% is shown meanwhile
+        time.sleep(3)  # a slow step: the bar at 45% is shown meanwhile (a timer, 1 s at most)
     time.sleep(float(sys.argv[2]))
 print("trained")
 """
