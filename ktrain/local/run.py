@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ktrain.errors import UsageError
 from ktrain.local.plan import PlanOptions, RunPlan, ml_policy_of, plan_run
+from ktrain.local.progress_feed import ProgressFeed, rank0_pod
 from ktrain.local.restarts import execute_with_restarts, policy_of
 from ktrain.local.runner import (
     GRACE_SECONDS,
@@ -58,8 +59,9 @@ class LocalRunOptions:
     container_host: str | None = None  # containers: the engine's address (DOCKER_HOST / CONTAINER_HOST)
     remove: bool = True  # containers: remove them and the run's network afterwards
     on_line: Callable[[str, str], None] | None = None  # (pod, line) instead of printing the pods' lines
-    # What the trainer reports to the run's status endpoint (ktrain.local.status_server); default: a
-    # line on stderr per update. `status=False`: no endpoint.
+    # The run's progress: what the trainer reports to the run's status endpoint
+    # (ktrain.local.status_server), else what its rank-0 pod's output shows (ktrain.local.progress_feed),
+    # throttled; default: a `progress:` line on stderr. `status=False`: no endpoint.
     on_progress: Callable[[Any], None] | None = None
     status: bool = True
 
@@ -137,6 +139,7 @@ class LocalRun:
         self.runner: RunnerType | None = None
         self.cancelled: str | None = None
         self.status_server: Any = None
+        self.progress: ProgressFeed | None = None
 
     def prepare(self) -> None:
         options = self.options
@@ -171,7 +174,10 @@ class LocalRun:
         write_files(plan)
         self.base = base
         self.plan = plan
-        self.status_server = self._serve_status(plan)
+        self.progress = ProgressFeed(
+            self.options.on_progress or show_progress, rank0_pod(plan, self.objects, self.ml_policy)
+        )
+        self.status_server = self._serve_status(plan, self.progress)
         if self.engine is not None:
             self.engine.create_network(plan.run_name)
             self.network = True
@@ -180,12 +186,12 @@ class LocalRun:
                 "where their host names resolve"
             )
 
-    def _serve_status(self, plan: RunPlan) -> Any:
+    def _serve_status(self, plan: RunPlan, progress: ProgressFeed) -> Any:
         """The run's TrainJob status endpoint (processes only: a container cannot reach 127.0.0.1 here)."""
         if not self.options.status or self.engine is not None or self.run_dir is None:
             return None
 
-        return serve_run(plan, self.objects, self.run_dir, self.options.on_progress or show_progress)
+        return serve_run(plan, self.objects, self.run_dir, progress.status)
 
     def execute(self) -> RunResult:
         """Run the pods to the end, restarting the job as its failure policy says (local/restarts.py)."""
@@ -223,6 +229,7 @@ class LocalRun:
             remove=options.remove,
             pull=options.pull,
             on_line=options.on_line,
+            on_output=None if self.progress is None else self.progress.line,
         )
         if self.cancelled is not None:
             self.runner.cancel(self.cancelled)
@@ -245,6 +252,9 @@ class LocalRun:
         if self.status_server is not None:
             self.status_server.stop()
             self.status_server = None
+        if self.progress is not None:
+            self.progress.close()  # the newest progress, once
+            self.progress = None
         if self.engine is not None and self.network and self.plan is not None:
             if self.options.remove:
                 self.engine.remove_network(self.plan.run_name)

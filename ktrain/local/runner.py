@@ -32,7 +32,7 @@ from ktrain.local.containers import container_name, run_argv
 from ktrain.local.plan import LocalContainer, LocalPod, RunPlan, Step, programs
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import IO, Any
 
     from ktrain.local.containers import Engine
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 EXIT_TIMEOUT = 124
 EXIT_ENGINE = 125  # podman/docker run: the engine itself failed (no image, a bad option, ...)
 GRACE_SECONDS = 5.0
+PIECE_BYTES = 64 * 1024  # the most of a process's output heard as one piece
 _COLOURS = ("36", "33", "35", "32", "34", "31", "96", "93", "95", "92", "94", "91")
 
 
@@ -154,12 +155,14 @@ class Runner:
         remove: bool = True,
         pull: str | None = None,
         on_line: Callable[[str, str], None] | None = None,
+        on_output: Callable[[str, str], None] | None = None,
     ) -> None:
         self.plan = plan
         self.engine = engine  # container mode: each container an `<engine> run`
         self.remove = remove  # container mode: remove the containers afterwards
         self.pull = pull  # container mode: the run's pull policy (else each container's)
         self.on_line = on_line  # (pod, line) instead of writing `out`
+        self.on_output = on_output  # (pod, piece) as it comes: each `\r` or `\n`-ended piece (progress)
         self.stop_reason: str | None = None  # `cancel`
         self.base_env = base_env
         self.out = out
@@ -436,7 +439,7 @@ class Runner:
         stream = proc.popen.stdout
         assert stream is not None
         buffer = getattr(self.out, "buffer", None)
-        for line in iter(stream.readline, b""):
+        for line in self._lines(proc, stream):
             if self.on_line is not None:
                 self.on_line(proc.pod.pod.name, line.decode("utf-8", "replace").rstrip("\n"))
                 continue
@@ -453,6 +456,23 @@ class Runner:
                 except (OSError, ValueError):
                     pass  # a closed stdout (`| head`) must not stop the run
         stream.close()
+
+    def _lines(self, proc: _Proc, stream: IO[bytes]) -> Iterator[bytes]:
+        """The container's output lines, as `readline` gives them; with `on_output`, each piece is
+        heard as it comes too (a tqdm bar's redraws end in `\r`, not `\n`)."""
+        if self.on_output is None:
+            yield from iter(stream.readline, b"")
+            return
+        name = proc.pod.pod.name
+        line = bytearray()
+        for piece in output_pieces(stream):
+            self.on_output(name, piece.decode("utf-8", "replace"))
+            line += piece
+            if piece.endswith(b"\n"):
+                yield bytes(line)
+                line.clear()
+        if line:
+            yield bytes(line)
 
     def _wait(self, proc: _Proc, reader: threading.Thread) -> None:
         code = proc.popen.wait()
@@ -525,6 +545,35 @@ class Runner:
     def _restore_signals(self, handlers: dict[int, Any]) -> None:
         for signum, old in handlers.items():
             signal.signal(signum, old)
+
+
+def output_pieces(stream: IO[bytes], limit: int = PIECE_BYTES) -> Iterator[bytes]:
+    """A stream's bytes as they come, cut after each `\r` and `\n`, and where no line end comes
+    within `limit` bytes (bounded, whatever a process writes)."""
+    import re
+
+    ended = re.compile(rb"[^\r\n]*[\r\n]")
+    read = getattr(stream, "read1", stream.read)
+    rest = b""
+    while True:
+        chunk = read(limit)
+        if not chunk:
+            break
+        rest += chunk
+        start = 0
+        for match in ended.finditer(rest):
+            piece = match.group()
+            while len(piece) > limit:
+                yield piece[:limit]
+                piece = piece[limit:]
+            yield piece
+            start = match.end()
+        rest = rest[start:]
+        while len(rest) >= limit:
+            yield rest[:limit]
+            rest = rest[limit:]
+    if rest:
+        yield rest
 
 
 def _killpg(pgid: int, sig: int) -> None:

@@ -376,3 +376,32 @@ def from_log(text: str | bytes) -> TrainerStatus | None:
         source=f"log ({fmt})",
         invalid=invalid,
     )
+
+
+class LogTail:
+    """A log read as it is written (`feed` each piece), keeping only the tail `from_log` reads:
+    at most `MAX_LINES` lines of `MAX_LINE` characters and `MAX_TAIL_BYTES` characters in all,
+    however long the log runs. A tqdm bar redrawn with `\\r` is one line per redraw."""
+
+    def __init__(self) -> None:
+        from collections import deque
+
+        self.lines: deque[str] = deque()
+        self.size = 0
+        self.changed = False  # fed since `status` was last asked
+
+    def feed(self, text: str) -> None:
+        for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+            if not line:
+                continue
+            line = line[:MAX_LINE]
+            self.lines.append(line)
+            self.size += len(line) + 1
+            while len(self.lines) > MAX_LINES or self.size > MAX_TAIL_BYTES:
+                self.size -= len(self.lines.popleft()) + 1
+            self.changed = True
+
+    def status(self) -> TrainerStatus | None:
+        """What the tail shows now (`from_log`)."""
+        self.changed = False
+        return from_log("\n".join(self.lines)) if self.lines else None

@@ -142,3 +142,28 @@ def test_a_hostile_log_is_read_in_bounded_time_and_memory_and_prints_safely() ->
 def test_a_log_without_progress_says_nothing() -> None:
     assert from_log("starting\nepoch done\n{'not': 'a training dict'}\n") is None
     assert from_log(b"\xff\xfe binary \x00 junk") is None
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_a_log_fed_piece_by_piece_reads_as_the_whole_log(name: str) -> None:
+    from ktrain.progress.logs import LogTail
+
+    log = real.fixture(name).decode("utf-8", "replace")
+    tail = LogTail()
+    for start in range(0, len(log), 997):  # pieces that cut lines anywhere
+        tail.feed(log[start : start + 997])
+    assert tail.status() == from_log(log)
+
+
+def test_a_log_tail_stays_bounded_however_long_the_log() -> None:
+    from ktrain.progress.logs import MAX_LINES, LogTail
+
+    tail = LogTail()
+    text = "".join(f"\r {n % 100:3d}%|#   | {n % 100}/100 [00:01<00:09,  9.98it/s, loss={n}]" for n in range(50_000))
+    for start in range(0, len(text), 997):
+        tail.feed(text[start : start + 997])
+    assert tail.size <= MAX_TAIL_BYTES and len(tail.lines) <= MAX_LINES
+    status = tail.status()
+    assert status is not None and status.progress_percentage == 99 and status.metric("loss") is not None
+    tail.feed("x" * (10 * MAX_LINE) + "\n")
+    assert len(tail.lines[-1]) == MAX_LINE and tail.size <= MAX_TAIL_BYTES
