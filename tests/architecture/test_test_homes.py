@@ -20,7 +20,6 @@ KNOWN_WITHOUT_HOME = frozenset(
     {
         # KNOWN-START (one per line, sorted; see the module docstring)
         "ktrain/api/base.py",
-        "ktrain/api/common.py",
         "ktrain/cli/__init__.py",
         "ktrain/cli/commands/__init__.py",
         "ktrain/cli/generate.py",
@@ -49,7 +48,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/service/runtimes.py",
         "ktrain/service/submit.py",
         "ktrain/service/validate.py",
-        "ktrain/util/fastpath.py",
         # KNOWN-END
     }
 )
