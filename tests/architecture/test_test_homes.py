@@ -19,7 +19,6 @@ MIN_LINES = 50
 KNOWN_WITHOUT_HOME = frozenset(
     {
         # KNOWN-START (one per line, sorted; see the module docstring)
-        "ktrain/api/base.py",
         "ktrain/cli/__init__.py",
         "ktrain/cli/commands/__init__.py",
         "ktrain/cli/generate.py",
