@@ -28,7 +28,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/engine/plugins/base.py",
         "ktrain/engine/plugins/jobset.py",
         "ktrain/engine/plugins/torchtune.py",
-        "ktrain/engine/plugins/volcano.py",
         "ktrain/local/run.py",
         "ktrain/local/venv.py",
         "ktrain/python_api/backends.py",
