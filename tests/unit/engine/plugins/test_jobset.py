@@ -11,6 +11,7 @@ import pytest
 from ktrain import constants as c
 from ktrain.api.records import validate
 from ktrain.engine import RenderContext, render
+from ktrain.engine.plugins.jobset import JobSetPlugin
 from ktrain.errors import ValidationFailedError
 
 from .renders import KEY, bundled, bundled_job, container, env, objects, of_kind
@@ -151,3 +152,11 @@ def test_webhook_refusals_the_controller_ignores_are_warnings() -> None:
     assert any("invalid replicatedJob name 'launcher'" in w for w in warnings), warnings
     assert any("spec.network.subdomain" in w for w in warnings), warnings
     assert all(w.startswith("the JobSet webhook would reject this JobSet: ") for w in warnings)
+
+
+@pytest.mark.parametrize("runtime", ["torch-distributed", "deepspeed-distributed", "torchtune-llama3.2-1b"])
+def test_the_jobset_plugin_acts_on_every_runtime(runtime: str) -> None:
+    assert JobSetPlugin.policy_key is None  # no policy selects it
+    done = result(bundled_job(runtime), bundled(runtime))
+    assert JobSetPlugin.name in done.plugins
+    assert len(of_kind(done.objects, "JobSet")) == 1
