@@ -25,7 +25,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/cli/jobinput.py",
         "ktrain/cli/spec.py",
         "ktrain/cli/typer_app.py",
-        "ktrain/engine/plugins/base.py",
         "ktrain/local/run.py",
         "ktrain/local/venv.py",
         "ktrain/python_api/backends.py",
