@@ -26,7 +26,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/cli/spec.py",
         "ktrain/cli/typer_app.py",
         "ktrain/local/run.py",
-        "ktrain/local/venv.py",
         "ktrain/python_api/backends.py",
         "ktrain/python_api/kubernetes_backend.py",
         "ktrain/python_api/types.py",
