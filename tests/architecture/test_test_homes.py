@@ -25,7 +25,6 @@ KNOWN_WITHOUT_HOME = frozenset(
         "ktrain/cli/jobinput.py",
         "ktrain/cli/spec.py",
         "ktrain/cli/typer_app.py",
-        "ktrain/local/run.py",
         "ktrain/python_api/backends.py",
         "ktrain/python_api/kubernetes_backend.py",
         "ktrain/python_api/types.py",
