@@ -173,3 +173,25 @@ def test_tune_mode_reads_the_flags_as_upstream() -> None:
     dora = tune_mode(["model.use_dora=true", "model.quantize_base=true"])
     assert dora.dora and not dora.qlora
     assert tune_mode(["x", "model.lora_attn_modules"]).lora
+
+
+def test_one_process_on_the_runtimes_two_gpus_is_single_device_without_rendezvous() -> None:
+    ct = tune(numProcPerNode=1)
+    assert ct["command"] == [
+        *TUNE,
+        "full_finetune_single_device",
+        "--config",
+        "llama3_2/1B_full_single_device",
+        *IMMUTABLE,
+    ]
+    assert env(ct)["PET_NPROC_PER_NODE"] == "1"
+
+
+def test_several_processes_on_cpus_need_a_rendezvous() -> None:
+    ct = tune(numProcPerNode=2, resourcesPerNode={"limits": {"nvidia.com/gpu": 0}})
+    assert ct["command"][2:6] == [
+        "--rdzv_endpoint=tj-node-0-0.tj:29500",
+        "full_finetune_distributed",
+        "--config",
+        "llama3_2/1B_full",
+    ]
