@@ -19,16 +19,6 @@ MIN_LINES = 50
 KNOWN_WITHOUT_HOME = frozenset(
     {
         # KNOWN-START (one per line, sorted; see the module docstring)
-        "ktrain/api/base.py",
-        "ktrain/api/common.py",
-        "ktrain/engine/plugins/base.py",
-        "ktrain/engine/plugins/jobset.py",
-        "ktrain/engine/plugins/torchtune.py",
-        "ktrain/engine/plugins/volcano.py",
-        "ktrain/inputs/spelling.py",
-        "ktrain/local/run.py",
-        "ktrain/local/venv.py",
-        "ktrain/util/fastpath.py",
         # KNOWN-END
     }
 )

@@ -70,3 +70,21 @@ def env(ct: dict[str, Any]) -> dict[str, Any]:
 
 COMPLETION_INDEX = {"fieldRef": {"fieldPath": c.COMPLETION_INDEX_FIELD_PATH}}
 MASTER = f"j-{c.NODE}-0-0.j"
+
+
+def bundled(name: str) -> dict[str, Any]:
+    """A bundled runtime's document, as its file reads (a copy to edit)."""
+    from ktrain.inputs.registry import RuntimeRegistry
+    from ktrain.util.jsondata import deep_copy
+
+    document = RuntimeRegistry().get(name).document
+    assert document is not None and isinstance(document.data, dict)
+    return deep_copy(document.data)
+
+
+def bundled_job(runtime_name: str, name: str = "j", **trainer: Any) -> dict[str, Any]:
+    """A TrainJob on a bundled ClusterTrainingRuntime."""
+    data = job(**trainer)
+    data["metadata"]["name"] = name
+    data["spec"]["runtimeRef"] = {"name": runtime_name}
+    return data
