@@ -15,16 +15,16 @@ import gc
 import os
 import sys
 
-# The young generation's threshold: a collection per 50,000 new container objects (Python's
+# The young generation's threshold: a collection per 100,000 new container objects (Python's
 # default: 700).
-START_UP_THRESHOLD = 50_000
+START_UP_THRESHOLD = 100_000
 
 
 def run() -> None:
     # Start-up makes tens of thousands of objects that live until exit (modules, classes,
     # functions); at the collector's default pace (a young-generation collection every 700 new
     # objects) a cluster command walks them some 35 times before its first request: 3-4 ms of a
-    # 60 ms `job get` (issue #32). Collections still run, 70 times less often, so a long
+    # 60 ms `job get` (issue #32). Collections still run, 140 times less often, so a long
     # `job logs -f` or `job watch` still frees its garbage cycles.
     gc.set_threshold(START_UP_THRESHOLD, *gc.get_threshold()[1:])
     # What the command made lives until the process ends: leave it to the OS, rather than have the

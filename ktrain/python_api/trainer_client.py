@@ -13,9 +13,6 @@ one the SDK submits, and docs/python-api.md lists where they differ on purpose.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -250,7 +247,12 @@ def _callbacks(value: object) -> list[Callable[[t.TrainJob], None]]:
 
 
 def print_packages() -> None:
-    """What `get_runtime_packages` runs in the runtime's image (the SDK's function, as it is)."""
+    """What `get_runtime_packages` runs in the runtime's image (the SDK's function, as it is: its
+    source is what travels, so it imports what it uses itself)."""
+    import shutil
+    import subprocess
+    import sys
+
     print(f"Python: {sys.version}")  # noqa: T201
     if shutil.which("pip"):
         pip_list = subprocess.run(["pip", "list"], capture_output=True, text=True)  # noqa: S607
