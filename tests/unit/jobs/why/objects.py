@@ -211,3 +211,15 @@ def _affinity(*terms: JSON) -> JSON:
             "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}
         }
     }
+
+
+def check_verdict(facts: Facts, answers: dict[str, Any], code: str, message: str, reads: list[str]) -> None:
+    """One verdict case: its code, the start of its message, the reads it cost, and `ok` only for a
+    running or finished job."""
+    from ktrain.jobs.why.facts import RUNNING, SUCCEEDED
+
+    verdict, made = settle(facts, answers)
+    assert verdict.code == code, verdict
+    assert verdict.message.startswith(message), verdict.message
+    assert made == reads
+    assert verdict.ok is (code in (RUNNING, SUCCEEDED))

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from ktrain.jobs.why.facts import LOG, RUNNING, SUCCEEDED
+from ktrain.jobs.why.facts import LOG, RUNNING
 from ktrain.jobs.why.rendezvous import RENDEZVOUS_WAIT, rendezvous_wait
 
-from .objects import NOW, at, facts, jobset, pod, running, settle
+from .objects import NOW, at, check_verdict, facts, jobset, pod, running
 
 
 @pytest.mark.parametrize(
@@ -82,8 +82,4 @@ CASES: list[tuple[str, Any, dict[str, Any], str, str, list[str]]] = [
     "make, answers, code, message, reads", [case[1:] for case in CASES], ids=[case[0] for case in CASES]
 )
 def test_verdicts(make: Any, answers: dict[str, Any], code: str, message: str, reads: list[str]) -> None:
-    verdict, made = settle(make(), answers)
-    assert verdict.code == code, verdict
-    assert verdict.message.startswith(message), verdict.message
-    assert made == reads
-    assert verdict.ok is (code in (RUNNING, SUCCEEDED))
+    check_verdict(make(), answers, code, message, reads)
