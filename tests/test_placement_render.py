@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import UPSTREAM
-from test_render_bundled import check_crd_schemas
+from unit.service.test_render import check_crd_schemas
 
 from ktrain.authoring.finetune import FineTuning
 from ktrain.authoring.placement import parse_toleration

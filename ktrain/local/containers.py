@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from ktrain.errors import UsageError
 
 if TYPE_CHECKING:
-    from ktrain.local.plan import LocalContainer, LocalPod
+    from ktrain.local.run_plan import LocalContainer, LocalPod
 
 ENGINES = ("podman", "docker")
 RUN_LABEL = "ktrain.local/run"

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ktrain.local.plan import RunPlan
+    from ktrain.local.run_plan import RunPlan
     from ktrain.progress.status import TrainerStatus
 
 INTERVAL = 1.0  # seconds between two progress lines of one run

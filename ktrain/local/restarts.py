@@ -31,7 +31,7 @@ from ktrain import constants as c
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
-    from ktrain.local.plan import RunPlan
+    from ktrain.local.run_plan import RunPlan
     from ktrain.local.runner import RunResult
 
     class LocalRun(Protocol):  # ktrain.local.run.LocalRun, which imports this module

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ktrain.errors import UsageError
-from ktrain.local.plan import PlanOptions, RunPlan, ml_policy_of, plan_run
+from ktrain.local.plan import ml_policy_of, plan_run
 from ktrain.local.progress_feed import ProgressFeed, rank0_pod
 from ktrain.local.restarts import execute_with_restarts, policy_of
+from ktrain.local.run_plan import PlanOptions, RunPlan
 from ktrain.local.runner import (
     GRACE_SECONDS,
     LocalRunError,

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 
 from ktrain.errors import KtrainError, UsageError
 from ktrain.local.containers import container_name, run_argv
-from ktrain.local.plan import LocalContainer, LocalPod, RunPlan, Step, programs
+from ktrain.local.plan import programs
+from ktrain.local.run_plan import LocalContainer, LocalPod, RunPlan, Step
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
