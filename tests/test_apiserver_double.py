@@ -626,6 +626,22 @@ def test_requests_are_recorded_with_verb_and_resource(srv: ApiServerDouble, core
     assert applies[0].json()["metadata"]["name"] == "rec"
 
 
+def test_requests_are_recorded_with_their_target_as_sent_and_the_status_answered(
+    srv: ApiServerDouble, core: client.CoreV1Api
+) -> None:
+    # benchmarks/run.py replays a command's requests from these (benchmarks/http_floor.py)
+    core.create_namespaced_config_map("default", configmap("here"))
+    srv.clear_requests()
+    core.list_namespaced_config_map("default", limit=5, label_selector="a=b")
+    with pytest.raises(client.ApiException):
+        core.read_namespaced_config_map("gone", "default")
+    core.delete_namespaced_config_map("here", "default")
+    listed, missing, deleted = srv.requests
+    assert listed.target == "/api/v1/namespaces/default/configmaps?labelSelector=a%3Db&limit=5"
+    assert (listed.status, missing.status, deleted.status) == (200, 404, 200)
+    assert missing.target == missing.path == "/api/v1/namespaces/default/configmaps/gone"
+
+
 # --- schema validation (needs ../shared) -------------------------------------------------------
 
 

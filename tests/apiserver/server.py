@@ -114,7 +114,7 @@ class Route:
         return ("apply", "patch") if self.verb == "apply" else (self.verb,)
 
 
-@dataclass(frozen=True)
+@dataclass
 class RecordedRequest:
     method: str
     path: str
@@ -125,6 +125,8 @@ class RecordedRequest:
     resource: str  # plural.group (plus /subresource), "" for discovery
     namespace: str | None
     name: str | None
+    target: str = ""  # the request-target as sent: path and query, in the client's order
+    status: int | None = None  # the answer's status code, once sent (None: no answer, e.g. a reset)
 
     def json(self) -> Any:
         return json.loads(self.body) if self.body else None
@@ -233,9 +235,15 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     streaming = False  # set once a chunked response has begun
     media = JSON_TYPE  # the negotiated response media type (JSON until negotiated)
+    recorded: RecordedRequest | None = None  # the request being answered
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         """Silence the default access log on stderr."""
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        if self.recorded is not None and self.recorded.status is None:
+            self.recorded.status = code
+        super().send_response(code, message)
 
     def do_GET(self) -> None:
         self._handle("GET")
@@ -320,7 +328,7 @@ class _Handler(BaseHTTPRequestHandler):
             route = double._route(method, split.path, query, self.headers.get("Content-Type", ""))
         except ApiError as err:
             route_error = err  # answered below, after authentication
-        double._record(method, split.path, query, dict(self.headers.items()), body, route)
+        self.recorded = double._record(method, split.path, query, dict(self.headers.items()), body, route, self.path)
         try:
             peer = self.connection.getpeercert() if double.tls else None
             double._authenticate(self.headers.get("Authorization"), peer)
@@ -949,16 +957,20 @@ class ApiServerDouble:
         headers: dict[str, str],
         body: bytes,
         route: Route,
-    ) -> None:
+        target: str = "",
+    ) -> RecordedRequest:
         resource = ""
         if route.rtype is not None:
             suffix = f"/{route.subresource}" if route.subresource else ""
             resource = route.rtype.group_resource + suffix
-        req = RecordedRequest(method, path, query, headers, body, route.verb, resource, route.namespace, route.name)
+        req = RecordedRequest(
+            method, path, query, headers, body, route.verb, resource, route.namespace, route.name, target
+        )
         with self._lock:
             self.requests.append(req)
         for hook in list(self.request_hooks):
             hook(req)
+        return req
 
     def _authenticate(self, header: str | None, peer_cert: Any = None) -> None:
         """A bearer token, or (over TLS) a client certificate the test CA signed; the
