@@ -9,10 +9,11 @@ yardsticks — `python -c pass` and, when kubectl is on PATH, `kubectl create jo
 --image=busybox --dry-run=client -o yaml` — round by round (A B A B ...) so machine noise
 cancels out in the ratios. The cluster commands (`job list`, `get`, `logs`, `delete`) run against
 the API-server double of tests/apiserver, each right next to its kubectl counterpart in every
-round, against the same double. A command that does not exit 0 in the warm-up is reported with
-its stderr, not timed. Peak memory is the child's ru_maxrss (os.wait4, in a bare spawner
-process: see SPAWNER). Prints a table of ktrain/kubectl ratios against the targets of issue #17
-and writes JSON to benchmarks/results/ (git-ignored). Not a test: nothing here fails on a slow
+round, against the same double, and beside its http.client floor (benchmarks/http_floor.py: a
+bare script making the requests ktrain's command made). A command that does not exit 0 in the
+warm-up is reported with its stderr, not timed. Peak memory is the child's ru_maxrss (os.wait4,
+in a bare spawner process: see SPAWNER). Prints a table of ktrain/kubectl ratios against the
+targets of issue #17 (and of ktrain/floor against OVER_FLOOR_TARGETS) and writes JSON to benchmarks/results/ (git-ignored). Not a test: nothing here fails on a slow
 machine.
 """
 
@@ -77,6 +78,17 @@ RATIO_TARGETS = {
     "job logs": 1.5,
     "job delete": 1.5,
 }
+
+# Each cluster command's median over its http.client floor's (benchmarks/http_floor.py: a bare
+# script making the very requests the command made, measured in the same rounds): what ktrain
+# itself costs over any program that frames HTTP with http.client, as the project's standard has it.
+OVER_FLOOR_TARGETS = {
+    "job list": 1.10,
+    "job get": 1.10,
+    "job logs": 1.10,
+    "job delete": 1.10,
+}
+FLOOR_SCRIPT = REPO / "benchmarks" / "http_floor.py"
 
 # The cluster commands, against the API-server double of tests/apiserver: a namespace, a running
 # job (TrainJob + its JobSet + one pod with a log), and a job seeded afresh before each delete.
@@ -632,13 +644,56 @@ def watch_many_pods(pods: int, env: dict[str, str], workdir: Path) -> dict[str, 
     }
 
 
+def record_floor(
+    server: Any, row: str, argv: list[str], env: dict[str, str], workdir: Path, seed: Callable[[], None] | None
+) -> tuple[list[str], int] | str:
+    """Run a ktrain command once (untimed, after `seed`) and write the spec of its http.client
+    floor: the requests it sent, as it sent them (method, path and query, Accept/Content-Type,
+    body) with the status each got, the server, its CA, and the bearer token if ktrain sent one.
+    Returns (the floor's command, its requests per run), or why there is no floor."""
+    if seed is not None:
+        seed()
+    start = len(server.requests)
+    _, _, code = run_once(argv, env)
+    sent = server.requests[start:]
+    if code != 0:
+        return f"ktrain exited {code} in the run that records its requests"
+    if not sent or any(r.status is None for r in sent):
+        return "ktrain's requests were not all answered in the run that records them"
+    token = None
+    for r in sent:
+        scheme, _, value = next((v for k, v in r.headers.items() if k.lower() == "authorization"), "").partition(" ")
+        if scheme.lower() == "bearer":
+            token = value
+    keep = ("accept", "content-type")
+    spec = {
+        "server": server.url,
+        "ca_pem": server.ca_pem.decode() if server.url.startswith("https:") else None,
+        "token": token,
+        "requests": [
+            [
+                r.method,
+                r.target,
+                r.status,
+                {k: v for k, v in r.headers.items() if k.lower() in keep},
+                r.body.decode() if r.body else None,
+            ]
+            for r in sent
+        ],
+    }
+    path = workdir / f"floor-{row.replace(' ', '-')}.json"
+    path.write_text(json.dumps(spec, indent=1) + "\n")
+    return [sys.executable, str(FLOOR_SCRIPT), str(path)], len(sent)
+
+
 def cluster_figures(args: argparse.Namespace, env: dict[str, str], workdir: Path) -> dict[str, Any]:
     """The cluster commands, each interleaved with its kubectl counterpart, against one double.
 
     Both sides are fresh processes with the same kubeconfig talking to the same API-server double
     over the same transport, so its request handling is in both figures.
     kubectl gets a discovery cache of its own (--cache-dir), filled by the warm-up round, as a
-    real user's ~/.kube/cache is.
+    real user's ~/.kube/cache is. A third side, the http.client floor, replays the requests of one
+    untimed ktrain run (record_floor) in the same rounds, with the same seeding and checks.
     """
     sys.path.insert(0, str(REPO / "tests"))
     try:
@@ -693,21 +748,41 @@ def cluster_figures(args: argparse.Namespace, env: dict[str, str], workdir: Path
             ]
             return f"{', '.join(left)} still there after the delete" if left else None
 
+        def floor_check(name: str, expected: int, check: Callable[[], str | None] | None) -> Callable[[], str | None]:
+            def run() -> str | None:
+                if requests[name] != expected:
+                    return f"{requests[name]} requests, where ktrain's recorded run made {expected}"
+                return check() if check is not None else None
+
+            return run
+
         cold = Cold()
-        pairs = []
+        pairs: list[dict[str, Any]] = []
         for row, ktrain_args, kubectl_args in CLUSTER_PAIRS:
             kubectl_args = [pod if a == "{pod}" else a for a in kubectl_args]
-            delete = row == "job delete"
+            before, check = (seed_doomed, doomed_gone) if row == "job delete" else (None, None)
+            ktrain_argv = [*ktrain, *ktrain_args, "--kubeconfig", kubeconfig]
             names = ("ktrain " + " ".join(ktrain_args), "kubectl " + " ".join(kubectl_args))
-            pairs.append({"row": row, "ktrain": names[0], "kubectl": names[1]})
-            for name, argv in (
-                (names[0], [*ktrain, *ktrain_args, "--kubeconfig", kubeconfig]),
-                (names[1], [*kubectl_base, *kubectl_args]),
-            ):
+            pair: dict[str, Any] = {"row": row, "ktrain": names[0], "kubectl": names[1]}
+            floor = record_floor(server, row, ktrain_argv, env, workdir, before)
+            pairs.append(pair)
+            for name, argv in ((names[0], ktrain_argv), (names[1], [*kubectl_base, *kubectl_args])):
                 if name == names[1] and not kubectl:
                     continue
-                before, check = (seed_doomed, doomed_gone) if delete else (None, None)
                 cold.add(name, argv, env, before=counted(name, before), check=counting(name, check), strict=True)
+            if isinstance(floor, str):
+                pair["floor"], pair["floor_problem"] = None, floor
+                continue
+            (floor_argv, expected), pair["floor"] = floor, f"http.client floor of {row}"
+            floor_hook = floor_check(pair["floor"], expected, check)
+            cold.add(
+                pair["floor"],
+                floor_argv,
+                env,
+                before=counted(pair["floor"], before),
+                check=counting(pair["floor"], floor_hook),
+                strict=True,
+            )
         cold.measure(args.rounds, args.warmup)
         commands = {}
         for name in cold.commands:
@@ -738,26 +813,58 @@ LOCAL_ROWS = (  # (cold row, how the table names it); each against kubectl's cli
 
 def ratio_rows(result: dict[str, Any], kubectl_absent: str | None) -> list[dict[str, Any]]:
     """Every ktrain-vs-kubectl figure with its target (RATIO_TARGETS): the local commands against
-    kubectl's client dry run, the cluster commands against their kubectl counterparts."""
+    kubectl's client dry run, the cluster commands against their kubectl counterparts. A cluster
+    row also holds its http.client floor: `floor_ratio` = floor/kubectl, `over_floor` =
+    ktrain/floor, held to OVER_FLOOR_TARGETS (only when the floor made as many requests as ktrain)."""
     cold, cluster = result["cold"], result["cluster"]
     rows = []
 
-    def row(name: str, ktrain: str, kubectl: str, mine: dict[str, Any] | None, theirs: dict[str, Any] | None) -> None:
+    def median(figure: dict[str, Any] | None) -> float | None:
+        return figure.get("median_ms") if figure else None
+
+    def ratio(a: float | None, b: float | None) -> float | None:
+        return round(a / b, 2) if a is not None and b else None
+
+    def row(
+        name: str,
+        ktrain: str,
+        kubectl: str,
+        mine: dict[str, Any] | None,
+        theirs: dict[str, Any] | None,
+        floor: dict[str, Any] | None = None,
+        floor_absent: str | None = None,
+    ) -> None:
         out: dict[str, Any] = {"row": name, "ktrain": ktrain, "kubectl": kubectl, "target": RATIO_TARGETS[name]}
-        out["ktrain_ms"] = mine.get("median_ms") if mine else None
-        out["kubectl_ms"] = theirs.get("median_ms") if theirs else None
+        out["ktrain_ms"], out["kubectl_ms"], out["floor_ms"] = median(mine), median(theirs), median(floor)
         out["ratio"] = out["met"] = out["note"] = None
+        out["floor_ratio"] = out["over_floor"] = out["over_floor_met"] = None
+        out["over_floor_target"] = OVER_FLOOR_TARGETS.get(name)
+        notes = []
         if mine and "requests_per_run" in mine:
-            out["requests_per_run"] = [mine["requests_per_run"], (theirs or {}).get("requests_per_run")]
+            out["requests_per_run"] = [
+                mine["requests_per_run"],
+                (theirs or {}).get("requests_per_run"),
+                (floor or {}).get("requests_per_run"),
+            ]
         if mine is None or out["ktrain_ms"] is None:
-            out["note"] = "ktrain " + str((mine or {}).get("status", "not measured"))
+            notes.append("ktrain " + str((mine or {}).get("status", "not measured")))
         elif theirs is None:
-            out["note"] = kubectl_absent or "kubectl not measured"
+            notes.append(kubectl_absent or "kubectl not measured")
         elif out["kubectl_ms"] is None:
-            out["note"] = "kubectl " + str(theirs.get("status", "not measured"))
+            notes.append("kubectl " + str(theirs.get("status", "not measured")))
         else:
-            out["ratio"] = round(out["ktrain_ms"] / out["kubectl_ms"], 2)
+            out["ratio"] = ratio(out["ktrain_ms"], out["kubectl_ms"])
             out["met"] = out["ratio"] <= out["target"]
+        if out["over_floor_target"] is not None:
+            out["floor_ratio"] = ratio(out["floor_ms"], out["kubectl_ms"])
+            if floor is None or out["floor_ms"] is None:
+                notes.append("floor " + str((floor or {}).get("status", floor_absent or "not measured")))
+            elif floor.get("requests_per_run") != (mine or {}).get("requests_per_run"):
+                notes.append("the floor did not make as many requests as ktrain: ktrain/floor not compared")
+            elif out["ktrain_ms"] is not None:
+                out["over_floor"] = ratio(out["ktrain_ms"], out["floor_ms"])
+                out["over_floor_met"] = out["over_floor"] <= out["over_floor_target"]
+        out["note"] = "; ".join(notes) or None
         rows.append(out)
 
     dry_run = "kubectl " + " ".join(KUBECTL_ARGS)
@@ -769,29 +876,42 @@ def ratio_rows(result: dict[str, Any], kubectl_absent: str | None) -> list[dict[
         return rows
     for pair in cluster["pairs"]:
         commands = cluster["commands"]
-        kubectl = pair["kubectl"]
-        row(pair["row"], pair["ktrain"], kubectl, commands[pair["ktrain"]], commands.get(kubectl))
+        kubectl, floor = pair["kubectl"], pair.get("floor")
+        mine, theirs = commands[pair["ktrain"]], commands.get(kubectl)
+        row(pair["row"], pair["ktrain"], kubectl, mine, theirs, commands.get(floor or ""), pair.get("floor_problem"))
     return rows
 
 
 def print_ratios(rows: list[dict[str, Any]], cluster: dict[str, Any]) -> None:
     width = max(len(r["ktrain"]) for r in rows)
     print(
-        f"\n{'ktrain vs kubectl':{width}} {'ktrain':>9} {'kubectl':>9} {'ratio':>6} {'target':>7}  "
-        f"{'verdict':7} {'requests':>8}  kubectl counterpart"
+        f"\n{'ktrain vs kubectl':{width}} {'ktrain':>9} {'kubectl':>9} {'ratio':>6} {'target':>7}  {'verdict':7} "
+        f"{'floor':>9} {'fl/kc':>6} {'kt/fl':>6} {'target':>7}  {'verdict':7} {'requests':>8}  kubectl counterpart"
     )
 
     def ms(value: float | None) -> str:
         return f"{value:7.1f}ms" if value is not None else "n/a"
 
+    def times(value: float | None) -> str:
+        return f"{value:.2f}" if value is not None else "n/a"
+
+    def verdict(met: bool | None) -> str:
+        return "n/a" if met is None else ("met" if met else "missed")
+
     for r in rows:
-        ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "n/a"
-        verdict = "n/a" if r["met"] is None else ("met" if r["met"] else "missed")
         reqs = r.get("requests_per_run")
         reqs_text = "/".join("-" if n is None else str(n) for n in reqs) if reqs else ""
+        floor_target = r["over_floor_target"]
+        floor_cols = (
+            f"{ms(r['floor_ms']):>9} {times(r['floor_ratio']):>6} {times(r['over_floor']):>6} "
+            f"{'<= ' + format(floor_target, '.2f'):>7}  {verdict(r['over_floor_met']):7}"
+            if floor_target is not None
+            else f"{'':9} {'':6} {'':6} {'':7}  {'':7}"
+        )
         print(
-            f"{r['ktrain']:{width}} {ms(r['ktrain_ms']):>9} {ms(r['kubectl_ms']):>9} {ratio:>6} "
-            f"{'<= ' + format(r['target'], '.1f'):>7}  {verdict:7} {reqs_text:>8}  {r['kubectl']}"
+            f"{r['ktrain']:{width}} {ms(r['ktrain_ms']):>9} {ms(r['kubectl_ms']):>9} {times(r['ratio']):>6} "
+            f"{'<= ' + format(r['target'], '.1f'):>7}  {verdict(r['met']):7} {floor_cols} {reqs_text:>8}  "
+            f"{r['kubectl']}"
         )
         if r["note"]:
             print(f"    n/a: {r['note']}")
@@ -801,11 +921,16 @@ def print_ratios(rows: list[dict[str, Any]], cluster: dict[str, Any]) -> None:
         print(
             f"  Cluster rows: both sides talk to the same API-server double (tests/apiserver, in this process)\n"
             f"  over the same transport ({cluster['transport']} on 127.0.0.1), with the same kubeconfig: its request\n"
-            "  handling is in both figures (requests = HTTP requests per run, ktrain/kubectl). kubectl has a\n"
+            "  handling is in both figures (requests = HTTP requests per run, ktrain/kubectl/floor). kubectl has a\n"
             "  discovery cache (--cache-dir) warmed by the warm-up round. `job delete` deletes JobSet\n"
             f"  {DOOMED_JOB} and its pod, seeded afresh (untimed) before every run of either side; each run\n"
             "  must exit 0 and leave both gone. kubectl waits for the deletion (--wait, its default);\n"
-            "  ktrain also looks for the job's companion objects."
+            "  ktrain also looks for the job's companion objects.\n"
+            "  floor = benchmarks/http_floor.py, a bare standard-library script making the requests ktrain\n"
+            "  made (recorded from one untimed ktrain run: same targets, bodies, token and CA, same statuses\n"
+            "  expected) over one http.client connection, in the same rounds: the least any program that\n"
+            "  frames HTTP with http.client (the project's standard) pays, its import of `email` included.\n"
+            "  fl/kc = floor/kubectl, kt/fl = ktrain/floor (what ktrain itself costs; target OVER_FLOOR_TARGETS)."
         )
 
 
@@ -857,12 +982,20 @@ def check_targets(result: dict[str, Any]) -> list[str]:
     def verdict(ok: bool | None) -> str:
         return "n/a " if ok is None else ("met " if ok else "MISS")
 
-    met = [r for r in result["ratios"] if r["met"]]
-    missed = [r for r in result["ratios"] if r["met"] is False]
-    lines.append(
-        f"{verdict(None if len(met) + len(missed) == 0 else not missed)} ktrain vs kubectl ratios (table above): "
-        f"{len(met)} met, {len(missed)} missed, {len(result['ratios']) - len(met) - len(missed)} n/a"
-    )
+    for key, rows, what in (
+        ("met", result["ratios"], "ktrain vs kubectl ratios"),
+        (
+            "over_floor_met",
+            [r for r in result["ratios"] if r["over_floor_target"] is not None],
+            "ktrain over its floor",
+        ),
+    ):
+        met = [r for r in rows if r[key]]
+        missed = [r for r in rows if r[key] is False]
+        lines.append(
+            f"{verdict(None if len(met) + len(missed) == 0 else not missed)} {what} (table above): "
+            f"{len(met)} met, {len(missed)} missed, {len(rows) - len(met) - len(missed)} n/a"
+        )
     if cold.get("kubectl dry-run", {}).get("status") == "ok" and cold["render torch 4 nodes"]["status"] == "ok":
         mem_ok = cold["render torch 4 nodes"]["peak_rss_mib"] < cold["kubectl dry-run"]["peak_rss_mib"]
         lines.append(

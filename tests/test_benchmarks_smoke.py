@@ -26,6 +26,9 @@ TARGETS = {
     "job logs": 1.5,
     "job delete": 1.5,
 }
+# Each cluster command's median over its http.client floor's (benchmarks/http_floor.py).
+OVER_FLOOR_TARGETS = {"job list": 1.1, "job get": 1.1, "job logs": 1.1, "job delete": 1.1}
+FLOOR = SCRIPT.parent / "http_floor.py"
 
 
 def bench_module() -> ModuleType:
@@ -74,6 +77,10 @@ def test_quick_benchmark_prints_every_figure_and_writes_json(tmp_path: Path) -> 
         assert mine["status"] == "ok" and mine["exit_codes"] == [0], (pair, mine)
         assert mine["runs"] == 2 and mine["requests_per_run"] >= 1
         assert pair["ktrain"] in out.stdout and pair["kubectl"] in out.stdout
+        # its http.client floor made the very requests ktrain made, and got the same answers
+        floor = cluster["commands"][pair["floor"]]
+        assert floor["status"] == "ok" and floor["exit_codes"] == [0], (pair, floor)
+        assert floor["runs"] == 2 and floor["requests_per_run"] == mine["requests_per_run"], (pair, floor)
         if kubectl:
             theirs = cluster["commands"][pair["kubectl"]]
             assert theirs["status"] == "ok" and theirs["exit_codes"] == [0], (pair, theirs)
@@ -83,6 +90,15 @@ def test_quick_benchmark_prints_every_figure_and_writes_json(tmp_path: Path) -> 
     # Every ratio row carries its target; without kubectl each is n/a and says why.
     rows = {r["row"]: r for r in result["ratios"]}
     assert {name: r["target"] for name, r in rows.items()} == TARGETS
+    floors = {name: r["over_floor_target"] for name, r in rows.items() if r["over_floor_target"] is not None}
+    assert floors == OVER_FLOOR_TARGETS
+    for name in OVER_FLOOR_TARGETS:
+        r = rows[name]
+        assert r["floor_ms"] > 0 and r["over_floor"] == round(r["ktrain_ms"] / r["floor_ms"], 2), r
+        assert r["over_floor_met"] is (r["over_floor"] <= r["over_floor_target"])
+        assert r["floor_ratio"] == (round(r["floor_ms"] / r["kubectl_ms"], 2) if kubectl else None), r
+        assert r["requests_per_run"][0] == r["requests_per_run"][2]
+    assert "benchmarks/http_floor.py" in out.stdout and "ktrain over its floor" in out.stdout
     for r in rows.values():
         assert r["ktrain_ms"] > 0, r
         if kubectl:
@@ -108,12 +124,53 @@ def test_without_kubectl_the_ratios_are_na_and_ktrain_figures_stay() -> None:
             "commands": {f"ktrain {row}": dict(ok, requests_per_run=3) for row, _, _ in bench.CLUSTER_PAIRS},
         },
     }
+    # the floors need no kubectl: the last row's ran, made as many requests, and took 32 ms
+    result["cluster"]["pairs"][-1]["floor"] = "floor"
+    result["cluster"]["commands"]["floor"] = dict(ok, median_ms=32.0, requests_per_run=3)
     rows = bench.ratio_rows(result, "kubectl not on PATH")
     assert [r["row"] for r in rows] == list(TARGETS)
     for r in rows:
         assert (r["ktrain_ms"], r["kubectl_ms"], r["ratio"], r["met"]) == (40.0, None, None, None)
-        assert r["note"] == "kubectl not on PATH"
-    assert rows[-1]["requests_per_run"] == [3, None]
+        assert r["note"] == "kubectl not on PATH" + (
+            "; floor not measured" if r["row"] in ("job list", "job get", "job logs") else ""
+        )
+    *_, last = rows
+    assert last["requests_per_run"] == [3, None, 3]
+    assert (last["floor_ms"], last["floor_ratio"], last["over_floor"], last["over_floor_met"]) == (
+        32.0,
+        None,
+        1.25,
+        False,
+    )
+    assert all(r["over_floor"] is None and r["over_floor_met"] is None for r in rows[:-1])
+
+
+@pytest.mark.double
+@needs_script
+def test_the_floor_replays_requests_and_fails_on_an_answer_ktrain_did_not_get(tmp_path: Path) -> None:
+    from apiserver import ApiServerDouble
+
+    def floor(requests: list[list[Any]], token: str | None = "bench-token") -> subprocess.CompletedProcess[str]:
+        spec = {"server": server.url, "ca_pem": server.ca_pem.decode(), "token": token, "requests": requests}
+        (tmp_path / "spec.json").write_text(json.dumps(spec))
+        return subprocess.run([sys.executable, str(FLOOR), str(tmp_path / "spec.json")], capture_output=True, text=True)
+
+    with ApiServerDouble(token="bench-token", tls=True) as server:
+        server.add_namespace("training")
+        gone = "/api/v1/namespaces/training/configmaps/gone"
+        listed = "/api/v1/namespaces/training/configmaps?limit=5"
+        accept = {"Accept": "application/json"}
+        ok = floor([["GET", listed, 200, accept, None], ["GET", gone, 404, accept, None]])
+        assert ok.returncode == 0, ok.stderr
+        sent = server.requests
+        assert [(r.method, r.target, r.status) for r in sent] == [("GET", listed, 200), ("GET", gone, 404)]
+        assert (
+            sent[0].headers["Authorization"] == "Bearer bench-token" and sent[0].headers["Accept"] == accept["Accept"]
+        )
+        bad = floor([["GET", gone, 200, accept, None], ["GET", listed, 200, accept, None]])
+        assert (bad.returncode, bad.stderr) == (1, f"GET {gone}: 404 (ktrain got 200)\n")
+        assert len(server.requests) == 3  # it stopped at the first unexpected answer
+        assert floor([["GET", listed, 200, accept, None]], token=None).returncode == 1  # 401
 
 
 @needs_script
