@@ -13,8 +13,8 @@ round, against the same double, and beside its http.client floor (benchmarks/htt
 bare script making the requests ktrain's command made). A command that does not exit 0 in the
 warm-up is reported with its stderr, not timed. Peak memory is the child's ru_maxrss (os.wait4,
 in a bare spawner process: see SPAWNER). Prints a table of ktrain/kubectl ratios against the
-targets of issue #17 (and of ktrain/floor against OVER_FLOOR_TARGETS) and writes JSON to benchmarks/results/ (git-ignored). Not a test: nothing here fails on a slow
-machine.
+targets of issue #17 (and of ktrain/floor against OVER_FLOOR_TARGETS) and writes JSON to
+benchmarks/results/ (git-ignored). Not a test: nothing here fails on a slow machine.
 """
 
 from __future__ import annotations
