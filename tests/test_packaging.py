@@ -33,6 +33,9 @@ def test_wheel_contains_runtimes_schemas_and_templates(tmp_path) -> None:
     assert "ktrain/engine/plugins/torch.py" in names
     assert "ktrain/authoring/templates/trainjob.yaml.j2" in names  # `ktrain job init` needs it
     assert "ktrain/completion/tree.json" in names  # the completer reads it at every TAB press
+    # the fast path finds its commands by these files: without them every command runs through typer
+    assert "ktrain/cli/fast_commands/job.get.json" in names
+    assert "ktrain/cli/fast_commands/render.json" in names
     # the console scripts: ktrain, the KRM function, the kubectl plugin and its completion
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()

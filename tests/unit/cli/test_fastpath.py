@@ -878,7 +878,7 @@ def test_a_body_whose_parameters_differ_from_the_tree_is_never_called(monkeypatc
     assert parse_command(argv) is not None
     # show_runtime takes a NAME that `runtime list` never gives; render_job takes a JobInput
     for wrong in ("ktrain.cli.commands.runtime_show:show_runtime", "ktrain.cli.commands.job_render:render_job"):
-        monkeypatch.setitem(COMMANDS, ("runtime", "list"), wrong)
+        monkeypatch.setitem(command_node(("runtime", "list")), "handler", wrong)
         assert parse_command(argv) is None
         assert _captured(try_fast, argv, "", monkeypatch) == (None, "", "")
 

@@ -24,6 +24,7 @@ def out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(generate, "TREE_FILE", str(tmp_path / "tree.json"))
     monkeypatch.setattr(generate, "COMPLETIONS_DIR", tmp_path / "completions")
     monkeypatch.setattr(generate, "COMMANDS_DOC", tmp_path / "docs" / "commands.md")
+    monkeypatch.setattr(generate, "FAST_DIR", str(tmp_path / "fast_commands"))
     return tmp_path
 
 
@@ -38,9 +39,23 @@ def test_main_writes_every_generated_file_with_the_text_the_staleness_checks_exp
     assert sorted(p.name for p in (out / "completions").iterdir()) == sorted(scripts)
     for name, text in scripts.items():
         assert (out / "completions" / name).read_text(encoding="utf-8") == text
+    fast = generate.fast_command_files(tree)
+    assert fast and all(path.parent == out / "fast_commands" for path in fast)
+    assert sorted(p.name for p in (out / "fast_commands").iterdir()) == sorted(p.name for p in fast)
+    for path, text in fast.items():
+        assert path.read_text(encoding="utf-8") == text
     written = capsys.readouterr().err.splitlines()
-    assert len(written) == 2 + len(scripts)
+    assert len(written) == 2 + len(scripts) + len(fast)
     assert all(line.startswith("wrote ") for line in written)
+
+
+def test_main_removes_the_file_of_a_command_that_is_no_longer_fast(out: Path) -> None:
+    (out / "fast_commands").mkdir()
+    gone = out / "fast_commands" / "job.frobnicate.json"
+    gone.write_text("{}", encoding="utf-8")
+    assert generate.main() == 0
+    assert not gone.exists()
+    assert (out / "fast_commands" / "job.get.json").is_file()
 
 
 def test_what_it_writes_is_what_the_checkout_holds(out: Path) -> None:
