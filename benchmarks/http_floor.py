@@ -4,8 +4,8 @@ command made, for the cluster rows of benchmarks/run.py.
 Why it exists: ktrain frames HTTP with the standard library's `http.client` (the project's
 standard: ktrain/cluster/http_transport.py says why), and merely importing `http.client`
 (it imports the `email` package) costs 12-15 ms on 2 cores, a quarter of a `kubectl get` against
-the double. So an http.client program may not get to kubectl's time on a request or two; this
-script measures how close one can get. `run.py` records the requests of one ktrain run from the API-server double
+the double. This script measures what an http.client program costs at the least, that import
+included. `run.py` records the requests of one ktrain run from the API-server double
 and times this script beside ktrain and kubectl: ktrain/floor is what ktrain itself costs.
 
     python benchmarks/http_floor.py SPEC.json
