@@ -167,3 +167,15 @@ def test_a_log_tail_stays_bounded_however_long_the_log() -> None:
     assert status is not None and status.progress_percentage == 99 and status.metric("loss") is not None
     tail.feed("x" * (10 * MAX_LINE) + "\n")
     assert len(tail.lines[-1]) == MAX_LINE and tail.size <= MAX_TAIL_BYTES
+
+
+def test_a_log_without_a_keras_time_per_step_never_compiles_the_keras_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines with `/` but no `s/` (`step 3/100`) cannot be Keras bars: they are passed over unparsed."""
+    from ktrain.progress import logs
+
+    monkeypatch.setattr(logs, "_PATTERNS", {})
+    text = "".join(f"[rank0] epoch 1 step {i}/100 loss=0.5 lr=3.0e-05\n" for i in range(1, 50))
+    assert logs.from_log(text) is None
+    assert "keras" not in logs._PATTERNS
+    assert logs.from_log("  3/10 ━━━━━━━━━━━━━━━━━━━━ 1s 5ms/step - loss: 0.5000\n") is not None
+    assert "keras" in logs._PATTERNS
