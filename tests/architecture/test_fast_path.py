@@ -9,8 +9,6 @@ declaration a module is ordinary Python (docs/architecture.md, "The fast path"):
 from __future__ import annotations
 
 import ast
-import base64
-import json
 import os
 import re
 import subprocess
@@ -123,37 +121,11 @@ def _cluster_loads(tmp_path: Path) -> dict[str, set[str]]:
     """The cluster commands against the API-server double, over HTTPS with a client certificate
     (the transport that loads the most: ssl, the credentials)."""
     from apiserver import ApiServerDouble
-
-    from ktrain import constants as c
-    from ktrain.inputs.registry import RuntimeRegistry
-    from ktrain.service.render import render_request
-    from ktrain.service.requests import JobOverrides, RenderRequest
+    from apiserver.seeding import seed_running_job
 
     loads = {}
     with ApiServerDouble(token="t0k3n", tls=True) as srv:
-        doc = srv.kubeconfig()
-        cert, key = srv.client_certificate()
-        doc["users"][0]["user"] = {
-            "client-certificate-data": base64.b64encode(cert).decode(),
-            "client-key-data": base64.b64encode(key).decode(),
-        }
-        kubeconfig = tmp_path / "kubeconfig"
-        kubeconfig.write_text(json.dumps(doc))
-        rendered = render_request(
-            RenderRequest(overrides=JobOverrides(runtime="torch-distributed", name="seen")), RuntimeRegistry()
-        )
-        jobset = None
-        for obj in rendered.result.objects:
-            stored = srv.put_object(obj)
-            jobset = stored if obj["kind"] == "JobSet" else jobset
-        srv.add_pod(
-            "seen-node-0-0-x1",
-            labels={c.JOBSET_NAME_LABEL: "seen", c.JOBSET_RJOB_NAME_LABEL: "node", c.JOBSET_JOB_INDEX_LABEL: "0"},
-            annotations={c.JOB_COMPLETION_INDEX_ANNOTATION: "0"},
-            containers=["node"],
-            owner=jobset,
-        )
-        srv.append_log("seen-node-0-0-x1", "hello from rank 0")
+        kubeconfig = seed_running_job(srv, tmp_path)
         env = {**os.environ, "KTRAIN_NO_FASTPATH": ""}
         env.pop("KTRAIN_KUBE_CLIENT", None)
         for argv in CLUSTER_COMMANDS:

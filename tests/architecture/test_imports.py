@@ -380,42 +380,12 @@ def test_cluster_commands_load_neither_the_kubernetes_client_nor_typer(
 ) -> None:
     """Each cluster command through the console script, against the API-server double (plain and
     HTTPS with a client certificate): the fast path, ktrain's own HTTP client, nothing heavy."""
-    import base64
-
     from apiserver import ApiServerDouble
-
-    from ktrain import constants as c
-    from ktrain.inputs.registry import RuntimeRegistry
-    from ktrain.service.render import render_request
-    from ktrain.service.requests import JobOverrides, RenderRequest
+    from apiserver.seeding import seed_running_job
 
     # a token only over HTTPS: kubectl (and ktrain) send no credentials to an http:// server
     with ApiServerDouble(token="t0k3n" if tls else None, tls=tls) as srv:
-        doc = srv.kubeconfig()
-        if tls:
-            cert, key = srv.client_certificate()
-            doc["users"][0]["user"] = {
-                "client-certificate-data": base64.b64encode(cert).decode(),
-                "client-key-data": base64.b64encode(key).decode(),
-            }
-        kubeconfig = tmp_path / "kubeconfig"
-        kubeconfig.write_text(json.dumps(doc))
-        job = render_request(
-            RenderRequest(overrides=JobOverrides(runtime="torch-distributed", name="seen")), RuntimeRegistry()
-        )
-        jobset = None
-        for obj in job.result.objects:
-            stored = srv.put_object(obj)
-            jobset = stored if obj["kind"] == "JobSet" else jobset
-        assert jobset is not None
-        srv.add_pod(
-            "seen-node-0-0-x1",
-            labels={c.JOBSET_NAME_LABEL: "seen", c.JOBSET_RJOB_NAME_LABEL: "node", c.JOBSET_JOB_INDEX_LABEL: "0"},
-            annotations={c.JOB_COMPLETION_INDEX_ANNOTATION: "0"},
-            containers=["node"],
-            owner=jobset,
-        )
-        srv.append_log("seen-node-0-0-x1", "hello from rank 0")
+        kubeconfig = seed_running_job(srv, tmp_path, client_certificate=tls)
         code = _console_script(*argv, "--kubeconfig", str(kubeconfig))
         # Counted from the launcher's start: importing ktrain.launcher itself may compile it first
         # (no bytecode where PYTHONDONTWRITEBYTECODE is set), which is no command's cost.
