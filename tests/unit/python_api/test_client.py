@@ -107,11 +107,18 @@ def test_client_errors_are_the_cli_errors(kube: Any) -> None:
     assert kube.srv.get_object("jobsets", "x1", NS) is None  # rolled back: nothing half-made
 
 
-def test_cli_create_with_code_then_delete_leaves_nothing(cli: Any, kube: Any, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    project = tmp_path / "project"  # (tmp_path holds the kubeconfig, which --code would refuse)
+@pytest.fixture
+def in_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The working directory is a project with a train.py (`--code .`). Not tmp_path itself: it
+    holds the kubeconfig, which --code would refuse to send."""
+    project = tmp_path / "project"
     project.mkdir()
     (project / "train.py").write_text("print('hi')\n")
     monkeypatch.chdir(project)
+    return project
+
+
+def test_cli_create_with_code_then_delete_leaves_nothing(cli: Any, kube: Any, in_project: Path) -> None:
     r = cli(
         "job",
         "create",
@@ -134,11 +141,7 @@ def test_cli_create_with_code_then_delete_leaves_nothing(cli: Any, kube: Any, tm
     assert not [m for m in kube.srv.objects("configmaps", NS) if m["metadata"]["name"].startswith("cj-code-")]
 
 
-def test_cli_create_trainjob_target_owns_its_code(cli: Any, kube: Any, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    project = tmp_path / "project"  # (tmp_path holds the kubeconfig, which --code would refuse)
-    project.mkdir()
-    (project / "train.py").write_text("print('hi')\n")
-    monkeypatch.chdir(project)
+def test_cli_create_trainjob_target_owns_its_code(cli: Any, kube: Any, in_project: Path) -> None:
     r = cli(
         "job",
         "create",
