@@ -210,7 +210,7 @@ def fast_command_files(tree: dict[str, Any]) -> dict[Path, str]:
         pending += [((*path, name), sub) for name, sub in node.get("commands", {}).items()]
         if "handler" not in node:
             continue
-        entry = {"format": tree["format"], "handler": node["handler"]}
+        entry = {"handler": node["handler"]}
         for table in ("options", "arguments"):
             if table in node:
                 entry[table] = [{k: v for k, v in param.items() if k in PARSE_KEYS} for param in node[table]]
